@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from './errors/index.js';
+
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((value) => (typeof value === 'boolean' ? value : /^(1|true|yes|on)$/i.test(value.trim())));
+
+/** Sizes like `50mb`, `512kb`, `1048576`. */
+const bytes = z.union([z.number(), z.string()]).transform((value, context) => {
+  if (typeof value === 'number') return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!match) {
+    context.addIssue({ code: 'custom', message: `not a size: ${value} (use e.g. 50mb)` });
+    return z.NEVER;
+  }
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? 'b').toLowerCase() as 'b'];
+  return Math.round(Number(match[1]) * unit);
+});
+
+/** Every environment variable Eunoe reads (documented in the README). */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(9099),
+  HOST: z.string().default('0.0.0.0'),
+  PIPELINES_API_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default('data'),
+  FILTERS_DIR: z.string().default('filters'),
+  VALVES_DIR: z.string().default('valves'),
+  PRICING_DIR: z.string().default('pricing'),
+  BODY_LIMIT: bytes.default(50 * 1024 * 1024),
+  UPLOAD_LIMIT: bytes.default(1024 * 1024),
+  HOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  RELOAD_DEBOUNCE_MS: z.coerce.number().int().min(0).default(300),
+  WATCH_FILTERS: bool.default(true),
+  ADD_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  REDIS_URL: z.string().optional(),
+  REDIS_PREFIX: z.string().default('eunoe:'),
+  STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
+  LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(10_000),
+  SQLITE_PATH: z.string().optional(),
+  PRICING_URL: z.string().url().default('https://openrouter.ai/api/v1/models'),
+  PRICING_FETCH: bool.default(true),
+  PRICING_CRON: z.string().default('17 */6 * * *'),
+  PRICING_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  CUSTOM_PRICING_FILE: z.string().optional(),
+  MODEL_ALIASES_FILE: z.string().optional(),
+});
+
+export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string }>;
+
+/**
+ * Parse and freeze the configuration from the environment. Throws ConfigError naming
+ * every bad variable. Relative directories resolve against `cwd`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment: ${lines.join('; ')}`);
+  }
+  const value = parsed.data;
+  const resolve = (dir: string) => path.resolve(cwd, dir);
+  return Object.freeze({
+    ...value,
+    DATA_DIR: resolve(value.DATA_DIR),
+    FILTERS_DIR: resolve(value.FILTERS_DIR),
+    VALVES_DIR: resolve(value.VALVES_DIR),
+    PRICING_DIR: resolve(value.PRICING_DIR),
+    sqlitePath: value.SQLITE_PATH ? resolve(value.SQLITE_PATH) : path.join(resolve(value.DATA_DIR), 'eunoe.db'),
+  });
+}

@@ -1,0 +1,11 @@
+import { EunoeError } from './eunoe-error.js';
+
+/**
+ * What a filter throws to stop a request with its own status and a message the user
+ * reads in Open WebUI, e.g. `throw new FilterError(429, 'Your monthly budget of $20.00 is used up')`.
+ */
+export class FilterError extends EunoeError {
+  constructor(status: number, message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? 'ERR_FILTER_REJECTED', message, status, options);
+  }
+}

@@ -1,0 +1,65 @@
+import { EunoeError } from './eunoe-error.js';
+
+export { EunoeError } from './eunoe-error.js';
+export { FilterError } from './filter-error.js';
+
+/** 400: a request body or valve values failed validation. `fields` lists the issues. */
+export class ValidationError extends EunoeError {
+  constructor(message: string, readonly fields: Array<{ path: string; message: string }> = []) {
+    super('ERR_VALIDATION', message, 400);
+  }
+}
+/** 401: missing or wrong API key. */
+export class UnauthorizedError extends EunoeError {
+  constructor(message = 'Invalid API key') {
+    super('ERR_UNAUTHORIZED', message, 401);
+  }
+}
+/** 404: unknown filter, route or resource. */
+export class NotFoundError extends EunoeError {
+  constructor(message: string) {
+    super('ERR_NOT_FOUND', message, 404);
+  }
+}
+/** 405: known route, wrong method. */
+export class MethodNotAllowedError extends EunoeError {
+  constructor() {
+    super('ERR_METHOD_NOT_ALLOWED', 'Method Not Allowed', 405);
+  }
+}
+/** 413: request body or uploaded file too large. */
+export class PayloadTooLargeError extends EunoeError {
+  constructor(message: string) {
+    super('ERR_TOO_LARGE', message, 413);
+  }
+}
+/** 500: a hook threw (with no status of its own) or returned no body. */
+export class FilterExecutionError extends EunoeError {
+  constructor(readonly filterId: string, readonly hook: string, message: string, options?: { cause?: unknown }) {
+    super('ERR_FILTER_FAILED', message, 500, options);
+  }
+}
+/** 504: a hook ran past the configured timeout. */
+export class FilterTimeoutError extends EunoeError {
+  constructor(readonly filterId: string, readonly hook: string, timeoutMs: number) {
+    super('ERR_FILTER_TIMEOUT', `Filter ${filterId} ${hook} timed out after ${timeoutMs} ms`, 504);
+  }
+}
+/** 503: the state backend cannot answer in time (callers degrade where documented). */
+export class StateUnavailableError extends EunoeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_STATE_UNAVAILABLE', message, 503, options);
+  }
+}
+/** Start-up configuration problem: names the variable or file and what to do. */
+export class ConfigError extends EunoeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_CONFIG', message, 500, options);
+  }
+}
+/** 502: an upstream HTTP service (OpenRouter, a summarizer) failed. */
+export class UpstreamError extends EunoeError {
+  constructor(message: string, readonly upstreamStatus?: number, options?: { cause?: unknown }) {
+    super('ERR_UPSTREAM', message, 502, options);
+  }
+}

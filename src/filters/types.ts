@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Logger } from '../util/logger.js';
+import type { ScopedState } from '../state/scoped-state.js';
+import type { ActiveFlags, FlagSpec } from '../flags/types.js';
+import type { PricingLookup } from '../pricing/types.js';
+import type { Ledger, TokenCorrections } from '../usage/types.js';
+
+/**
+ * Valves every filter has. `pipelines` lists the model ids the filter applies to
+ * (`["*"]` = all models); `priority` orders filters, lower runs first.
+ */
+export const baseValves = z.object({
+  pipelines: z.array(z.string()).default(['*']).describe('Model ids this filter applies to; "*" means every model.'),
+  priority: z.number().int().default(0).describe('Filters run in ascending priority.'),
+});
+
+export type BaseValves = z.infer<typeof baseValves>;
+export type AnyValvesSchema = z.ZodObject<z.ZodRawShape>;
+
+/** The `user` object Open WebUI sends with every inlet/outlet: `{id, email, name, role}` (+ optional `valves`). */
+export interface PipelineUser {
+  id?: string;
+  email?: string;
+  name?: string;
+  role?: string;
+  valves?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** An Open WebUI request or response body: OpenAI-style chat plus Open WebUI keys; unknown keys preserved. */
+export type FilterBody = Record<string, unknown> & { messages?: unknown[]; model?: unknown; metadata?: unknown };
+
+/** Services the host offers to filters. Any of them may be absent; filters degrade. */
+export interface HostServices {
+  pricing?: PricingLookup;
+  ledger?: Ledger;
+  corrections?: TokenCorrections;
+}
+
+/** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */
+export interface HookArgs<V, U> {
+  body: FilterBody;
+  user: PipelineUser | null;
+  valves: V;
+  /** The user's own values merged over the user-valve defaults (`{}` when the filter has none). */
+  userValves: U;
+  logger: Logger;
+  /** Aborted when the hook times out or the client goes away. */
+  signal: AbortSignal;
+  /** This filter's own namespace in the state store. */
+  state: ScopedState;
+  /** Inline `!flag` state for this chat and turn. */
+  flags: ActiveFlags;
+  services: HostServices;
+  filterId: string;
+  requestId: string;
+  hook: 'inlet' | 'outlet';
+}
+
+/** Argument of `onStartup`, `onShutdown` and `onValvesUpdated`. */
+export interface LifecycleArgs<V> {
+  valves: V;
+  logger: Logger;
+  state: ScopedState;
+  services: HostServices;
+  filterId: string;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+
+/** What a filter file's default export describes. Every hook is optional. */
+export interface FilterDefinition<V extends AnyValvesSchema = AnyValvesSchema, U extends AnyValvesSchema | undefined = undefined> {
+  /** Defaults to the file's stem. */
+  id?: string;
+  /** Display name; defaults to the id. */
+  name?: string;
+  /** Admin valves; must extend `baseValves` (`baseValves.extend({...})`). Every field needs a default. */
+  valves?: V;
+  /** Per-user valves; every field needs a default. */
+  userValves?: U;
+  /** Flags this filter registers for the `!flag` grammar. */
+  flags?: FlagSpec[];
+  inlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
+  outlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
+  onStartup?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+  onShutdown?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+  onValvesUpdated?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+}

@@ -1,0 +1,7 @@
+/** What filter files import: `import { defineFilter, baseValves, z } from '../src/sdk.js'`. */
+export { z } from 'zod';
+export { defineFilter } from './filters/define-filter.js';
+export { baseValves } from './filters/types.js';
+export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBody, HostServices } from './filters/types.js';
+export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
+export { FilterError } from './errors/filter-error.js';

@@ -1,0 +1,95 @@
+/**
+ * The state layer every filter and the host use. Two real backends implement it:
+ * SQLite (embedded, the default) and Redis (several replicas). Shaped by what the
+ * features need, not a generic database wrapper:
+ * - documents with optional TTL (session flags, last sequence sent, cached token counts, summaries, user valves);
+ * - atomic counters (rate counters, spend totals);
+ * - append-only records with time-range queries, idempotent by record id (the spend ledger);
+ * - compare-and-set and leases for one-writer jobs (pricing refresh);
+ * - a change channel so replicas learn about valve updates without a restart.
+ */
+
+/** Options for a document write. */
+export interface SetOptions {
+  /** Time to live in milliseconds; absent or 0 = no expiry. */
+  ttlMs?: number;
+}
+
+/** One record of an append-only stream (the ledger). */
+export interface StreamRecord<T = Record<string, unknown>> {
+  /** Caller-chosen unique id inside the stream (e.g. the Open WebUI message id); appends are idempotent by it. */
+  id: string;
+  /** Epoch milliseconds; range queries filter on it. */
+  time: number;
+  data: T;
+}
+
+/** A range query over a stream. `from` inclusive, `to` exclusive, both epoch ms. */
+export interface RangeQuery {
+  from?: number;
+  to?: number;
+  /** Maximum number of records, oldest first. */
+  limit?: number;
+}
+
+/** A held lease; release it when the job is done (it also expires by itself). */
+export interface Lease {
+  readonly name: string;
+  readonly token: string;
+  release(): Promise<void>;
+}
+
+/** Health of a backend as shown in logs and /health. */
+export interface StoreHealth {
+  backend: 'sqlite' | 'redis' | 'memory';
+  ok: boolean;
+  detail?: string;
+  /** Ledger writes accepted while the backend was unreachable, waiting to be flushed (Redis only). */
+  queued?: number;
+}
+
+/**
+ * The state store. Every method is async and bounded in time: on Redis a call that
+ * cannot complete within the configured timeout rejects with StateUnavailableError
+ * (reads) or is queued (ledger appends), never hangs.
+ */
+export interface StateStore {
+  readonly backend: 'sqlite' | 'redis' | 'memory';
+
+  /** Read a JSON document; undefined when absent or expired. */
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Read several documents in one round trip; result aligned with `keys`. */
+  getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
+  /** Write a JSON document (crash-safe: either the old or the new value survives). */
+  set(key: string, value: unknown, options?: SetOptions): Promise<void>;
+  /** Write several documents in one round trip / transaction. */
+  setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void>;
+  /** Delete a document; true when something was deleted. */
+  delete(key: string): Promise<boolean>;
+  /** Keys under a prefix (for listing per-user valves etc.); not for hot paths. */
+  keys(prefix: string): Promise<string[]>;
+  /**
+   * Atomically replace `key` when its current JSON value deep-equals `expected`
+   * (`undefined` = the key must be absent). Returns true when the write happened.
+   */
+  compareAndSet(key: string, expected: unknown, next: unknown, options?: SetOptions): Promise<boolean>;
+
+  /** Atomically add `by` (may be fractional or negative) and return the new value. TTL applies when the counter is created. */
+  increment(key: string, by?: number, options?: SetOptions): Promise<number>;
+
+  /** Append a record to a stream; false (and no change) when a record with that id already exists. */
+  append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean>;
+  /** Records of a stream in time order (ties by insertion order). */
+  range<T extends Record<string, unknown>>(stream: string, query?: RangeQuery): Promise<StreamRecord<T>[]>;
+
+  /** Try to take a named lease for `ttlMs`; undefined when another holder has it. */
+  acquireLease(name: string, ttlMs: number): Promise<Lease | undefined>;
+
+  /** Tell other replicas (and this one) that something changed. */
+  publish(channel: string, message: string): Promise<void>;
+  /** Listen for `publish` on a channel; returns an unsubscribe function. */
+  subscribe(channel: string, handler: (message: string) => void): () => void;
+
+  health(): StoreHealth;
+  close(): Promise<void>;
+}

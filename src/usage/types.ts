@@ -1,0 +1,41 @@
+/** One normalised usage record as kept in the ledger (one per assistant message). */
+export interface UsageRecord {
+  /** Open WebUI assistant message id; the ledger is idempotent by it. */
+  messageId: string;
+  time: number;
+  userId: string;
+  userRole?: string;
+  chatId?: string;
+  model: string;
+  /** The price-table id the model resolved to, when it did. */
+  pricedAs?: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+  /** USD as an exact decimal string. */
+  cost: string;
+  /** reported: the provider's own cost (OpenRouter usage.cost); computed: usage × price table; estimated: tokenizer estimate, no usage; unpriced: usage known, price unknown. */
+  costSource: 'reported' | 'computed' | 'estimated' | 'unpriced';
+  usageSource: 'reported' | 'estimated';
+  /** Open WebUI background task (title, tags) when set. */
+  task?: string;
+}
+
+/** The spend ledger: a host service shared by the accounting filter, spend limits and /usage. */
+export interface Ledger {
+  /** Record one reply; false when that message id was already recorded. */
+  record(entry: UsageRecord): Promise<boolean>;
+  /** Records in [from, to), oldest first. */
+  list(query: { from?: number; to?: number; userId?: string; model?: string; chatId?: string }): Promise<UsageRecord[]>;
+  /** Total USD (exact decimal string) a user spent in [from, to). */
+  spent(userId: string, from: number, to: number): Promise<string>;
+}
+
+/** Learned per-model ratio actual/estimated prompt tokens, fed by accounting, read by the context engine. */
+export interface TokenCorrections {
+  get(model: string): Promise<number | undefined>;
+  observe(model: string, estimated: number, actual: number): Promise<number>;
+}

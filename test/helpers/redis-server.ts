@@ -1,0 +1,76 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+/** True when something answers a Redis PING at host:port within `timeoutMs`. */
+export function redisAnswers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export function redisServerBinary(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() : undefined;
+}
+
+/** A redis-server child process the tests own (so fault tests can stop and restart it). */
+export interface OwnedRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** Start a throwaway redis-server on a free loopback port (no persistence). */
+export async function startOwnedRedis(port?: number): Promise<OwnedRedis> {
+  const binary = redisServerBinary();
+  if (!binary) throw new Error('redis-server is not installed (apt-get install redis-server)');
+  const chosen = port ?? (await freePort());
+  let child: ChildProcess | undefined;
+  const owned: OwnedRedis = {
+    url: `redis://127.0.0.1:${chosen}`,
+    port: chosen,
+    async start() {
+      child = spawn(binary, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      for (let attempt = 0; attempt < 100; attempt++) {
+        if (await redisAnswers('127.0.0.1', chosen, 200)) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`redis-server did not answer on port ${chosen}`);
+    },
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        running.once('exit', () => resolve());
+        running.kill('SIGKILL');
+      });
+    },
+  };
+  await owned.start();
+  return owned;
+}
