@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+
+/** Minimal view of an OpenAI-format message needed to derive its id. */
+interface IdentifiableMessage {
+  role?: unknown;
+  content?: unknown;
+  name?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: unknown;
+}
+
+/** The text an id is derived from: text parts joined; image parts by their URL; tool ids. */
+function identityText(message: IdentifiableMessage): string {
+  const parts: string[] = [String(message.role ?? ''), typeof message.name === 'string' ? message.name : ''];
+  const content = message.content;
+  if (typeof content === 'string') parts.push(content);
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part && typeof part === 'object') {
+        const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } | unknown };
+        if (typeof typed.text === 'string') parts.push(typed.text);
+        else if (typed.image_url && typeof typed.image_url === 'object') parts.push(String((typed.image_url as { url?: unknown }).url ?? ''));
+        else parts.push(JSON.stringify(part));
+      } else parts.push(String(part));
+    }
+  }
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown } }>) {
+      parts.push(`call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}`);
+    }
+  }
+  if (typeof message.tool_call_id === 'string') parts.push(`result:${message.tool_call_id}`);
+  return parts.join('\u0000');
+}
+
+/** Content hash of one message: stable across requests when Open WebUI resends the history. */
+export function contentHash(message: IdentifiableMessage): string {
+  return createHash('sha256').update(identityText(message)).digest('base64url').slice(0, 16);
+}
+
+/**
+ * Stable ids for a message list: the content hash, plus `~n` for the n-th repeat of the
+ * same content (two "ok" replies stay distinct, and keep their ids on the next turn because
+ * Open WebUI only appends). Compute ids on messages whose flag blocks are already stripped.
+ */
+export function messageIds(messages: readonly IdentifiableMessage[]): string[] {
+  const seen = new Map<string, number>();
+  return messages.map((message) => {
+    const hash = contentHash(message);
+    const count = seen.get(hash) ?? 0;
+    seen.set(hash, count + 1);
+    return count === 0 ? hash : `${hash}~${count}`;
+  });
+}
