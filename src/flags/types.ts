@@ -28,6 +28,8 @@ export interface FlagSpec {
 export interface MessageMarks {
   pinned?: boolean;
   tags?: string[];
+  /** Values of message-scoped flags registered by filters (not pin/tag), by key. */
+  flags?: Record<string, FlagValue>;
 }
 
 /** Flags in force for one request, handed to every hook as `flags`. */
@@ -44,6 +46,10 @@ export interface ActiveFlags {
   readonly notices: readonly string[];
   /** Where the persistent state came from this request. */
   readonly source: 'store' | 'replay' | 'none';
+  /** Per-user default flags (user valves) in force under the chat's persistent flags; absent when none. */
+  readonly defaults?: Readonly<Record<string, FlagValue>>;
+  /** True when `key` is in `effective` with a value other than `false` (`!nosum=false` switches nosum off). */
   has(key: string): boolean;
+  /** The effective value of `key` (may be `false`). */
   get(key: string): FlagValue | undefined;
 }
