@@ -1,0 +1,42 @@
+import type { FlagValue, MessageMarks } from './types.js';
+
+/** The JSON document stored per chat key in the host's flags namespace. */
+export interface FlagStateDoc {
+  v: 1;
+  /** `!+key[=value]` flags of the chat. */
+  persistent: Record<string, FlagValue>;
+  /** Keys switched off with `!-key`: they also hide the user's default for that key. */
+  cleared: string[];
+  /** Pins, tags and registered message-scoped flags, by stable message id. */
+  marks: Record<string, MessageMarks>;
+  /** Ids of the messages whose flag blocks have been applied (each exactly once: F12). */
+  applied: string[];
+  /** Epoch ms of the last write (the TTL is refreshed when it gets old). */
+  updatedAt: number;
+}
+
+/** A fresh, empty state. */
+export function emptyFlagState(): FlagStateDoc {
+  return { v: 1, persistent: {}, cleared: [], marks: {}, applied: [], updatedAt: 0 };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** True when a stored value has the shape of a FlagStateDoc (anything else is treated as absent). */
+export function isFlagStateDoc(value: unknown): value is FlagStateDoc {
+  return (
+    isRecord(value) &&
+    value.v === 1 &&
+    isRecord(value.persistent) &&
+    isStringArray(value.cleared) &&
+    isRecord(value.marks) &&
+    isStringArray(value.applied) &&
+    typeof value.updatedAt === 'number'
+  );
+}
+
+/** A deep copy, so folding blocks never changes a document that came from the store. */
+export function cloneFlagState(doc: FlagStateDoc): FlagStateDoc {
+  return structuredClone(doc);
+}

@@ -1,0 +1,103 @@
+import { messageIds } from '../engine/message-id.js';
+import type { FilterBody, PipelineUser } from '../filters/types.js';
+import type { StateStore } from '../state/types.js';
+import type { Logger } from '../util/logger.js';
+import { createActiveFlags } from './active-flags.js';
+import { applyBlock, checkItems, temporaryFlags, type CheckedItem } from './apply-flag-block.js';
+import { chatKey } from './chat-key.js';
+import type { FlagRegistry } from './flag-registry.js';
+import { cloneFlagState, emptyFlagState, type FlagStateDoc } from './flag-state.js';
+import { FLAG_STORE_TIMEOUT_MS, readFlagState, writeFlagState, type FlagStateRead } from './flag-store.js';
+import { parseDefaultFlags } from './parse-default-flags.js';
+import { newestUserIndex, stripFlagBlocks } from './strip-flag-blocks.js';
+import type { ActiveFlags } from './types.js';
+
+/** Options of resolveFlags. */
+export interface ResolveFlagsOptions {
+  body: FilterBody;
+  user: PipelineUser | null;
+  registry: FlagRegistry;
+  /** The host's flags namespace (a ScopedState); one JSON document per chat key. */
+  store: StateStore;
+  hook: 'inlet' | 'outlet';
+  /** TTL of a chat's flag state; refreshed on write. 0 = no expiry. */
+  ttlMs: number;
+  /** The user's default flag block from user valves, e.g. `+nosum,recent=6`. */
+  defaults?: string;
+  logger: Logger;
+  /** Upper bound of each store call (default 1 s); past it the flags are replayed. */
+  timeoutMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+/** A user message's block with its stable id and validated items. */
+interface IdentifiedBlock {
+  index: number;
+  id: string;
+  items: CheckedItem[];
+  notices: string[];
+}
+
+const MAX_WRITE_ATTEMPTS = 3;
+
+/** Fold the not-yet-applied blocks (oldest first) into a copy of the stored state. */
+function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: number, foldBlocks: boolean) {
+  const state: FlagStateDoc = read.doc ? cloneFlagState(read.doc) : emptyFlagState();
+  const notices: string[] = [];
+  let applied = 0;
+  let replayedOlder = 0;
+  for (const block of foldBlocks ? blocks : []) {
+    if (state.applied.includes(block.id)) continue;
+    applyBlock(state, block.items, block.id);
+    notices.push(...block.notices);
+    applied++;
+    if (block.index !== newest) replayedOlder++;
+  }
+  return { state, notices, applied, replayedOlder };
+}
+
+/**
+ * Resolve the flags of one request: strip every known flag block from the user messages, apply
+ * each message's block once to the chat's stored state (replaying the history when the store has
+ * nothing or is down), and take this turn's temporary flags from the newest user message. On the
+ * outlet nothing is written. Never throws because of the store.
+ */
+export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flags: ActiveFlags; body: FilterBody }> {
+  const { body, registry, store, logger } = options;
+  const timeoutMs = options.timeoutMs ?? FLAG_STORE_TIMEOUT_MS;
+  const now = options.now ?? Date.now;
+  const original = Array.isArray(body.messages) ? body.messages : [];
+  const stripped = stripFlagBlocks(original, (key) => registry.has(key));
+  const ids = messageIds(stripped.messages.map((message) => (message && typeof message === 'object' ? message : {})));
+  const blocks: IdentifiedBlock[] = stripped.blocks.map(({ index, block }) => ({ index, id: ids[index] ?? String(index), ...checkItems(block.items, registry) }));
+  const newest = newestUserIndex(stripped.messages);
+  const newestBlock = blocks.find((block) => block.index === newest);
+  const key = chatKey(body, options.user);
+  const defaults = parseDefaultFlags(options.defaults, registry);
+
+  let read = await readFlagState(store, key, { timeoutMs, logger });
+  // On the outlet a stored state already holds everything the inlet applied: only replay without one.
+  let result = fold(read, blocks, newest, options.hook === 'inlet' || !read.doc);
+  for (let attempt = 1; options.hook === 'inlet' && read.reachable && attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+    const stale = read.doc !== undefined && options.ttlMs > 0 && now() - read.doc.updatedAt > options.ttlMs / 4;
+    if (result.applied === 0 && !stale) break;
+    const outcome = await writeFlagState(store, key, read.raw, { ...result.state, updatedAt: now() }, { ttlMs: options.ttlMs, timeoutMs, logger });
+    if (outcome !== 'conflict') break;
+    read = await readFlagState(store, key, { timeoutMs, logger });
+    result = fold(read, blocks, newest, true);
+  }
+
+  const notices = [...new Set([...defaults.notices, ...result.notices, ...(newestBlock?.notices ?? [])])];
+  const flags = createActiveFlags({
+    chatKey: key,
+    persistent: result.state.persistent,
+    temporary: newestBlock ? temporaryFlags(newestBlock.items) : {},
+    defaults: defaults.values,
+    cleared: result.state.cleared,
+    marks: result.state.marks,
+    notices,
+    source: read.doc ? 'store' : result.replayedOlder > 0 ? 'replay' : 'none',
+  });
+  return { flags, body: Array.isArray(body.messages) ? { ...body, messages: stripped.messages } : { ...body } };
+}
