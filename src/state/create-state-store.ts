@@ -1,0 +1,36 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../util/logger.js';
+import { RedisStateStore } from './redis/redis-state-store.js';
+import { redactRedisUrl } from './redis/redis-keys.js';
+import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
+import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
+import type { StateStore } from './types.js';
+
+/** What the factory reads from the configuration. */
+export type StateStoreConfig = Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'>;
+
+/**
+ * Build the state store the configuration asks for: Redis when REDIS_URL is set (for
+ * several replicas), else the embedded SQLite file at `config.sqlitePath`.
+ * Never throws because Redis is down (the store starts degraded and reconnects by itself);
+ * throws ConfigError when the SQLite file is unwritable or corrupt.
+ * @example const store = await createStateStore({ config: loadConfig(), logger });
+ */
+export async function createStateStore({ config, logger }: { config: StateStoreConfig; logger: Logger }): Promise<StateStore> {
+  if (config.REDIS_URL) {
+    const store = new RedisStateStore({
+      url: config.REDIS_URL,
+      prefix: config.REDIS_PREFIX,
+      logger,
+      timeoutMs: config.STATE_TIMEOUT_MS,
+      queueMax: config.LEDGER_QUEUE_MAX,
+    });
+    // Give the first connection a moment so early requests are not refused needlessly.
+    const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));
+    if (ready) logger.info({ backend: 'redis', redis: redactRedisUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX }, 'state backend: Redis');
+    return store;
+  }
+  const db = openSqliteDatabase(config.sqlitePath, { busyTimeoutMs: Math.max(config.STATE_TIMEOUT_MS, 1000) });
+  logger.info({ backend: 'sqlite', file: config.sqlitePath }, 'state backend: SQLite');
+  return new SqliteStateStore({ db, file: config.sqlitePath, logger });
+}

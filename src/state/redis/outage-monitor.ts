@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../util/logger.js';
+
+/** Options of an OutageMonitor. */
+export interface OutageMonitorOptions {
+  client: Redis;
+  logger: Logger;
+  /** The redacted URL for log lines. */
+  where: string;
+  queueMax: number;
+  /** Called each time the connection becomes ready (after start-up or an outage). */
+  onReady: () => void;
+  /** Ledger writes waiting, for the reconnect line. */
+  queued: () => number;
+}
+
+/**
+ * Watches the main Redis connection and logs exactly one line when an outage starts and
+ * one when it ends, instead of one per failed call or reconnect attempt.
+ */
+export class OutageMonitor {
+  private down = false;
+  private downSince = 0;
+  private lastError = 'not connected yet';
+  private stopped = false;
+
+  constructor(private readonly options: OutageMonitorOptions) {
+    const { client } = options;
+    client.on('error', (error: Error & { code?: string }) => {
+      this.lastError = error.code ? `${error.code} ${error.message}` : error.message;
+    });
+    client.on('close', () => this.markDown());
+    client.on('ready', () => this.markUp());
+  }
+
+  /** True while the backend is known to be unreachable. */
+  get isDown(): boolean {
+    return this.down;
+  }
+
+  /** Stop logging (the store is closing its connection on purpose). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Record the start of an outage (logged once). Also called when start-up finds Redis unreachable. */
+  markDown(reason?: string): void {
+    if (reason) this.lastError = reason;
+    if (this.down || this.stopped) return;
+    this.down = true;
+    this.downSince = Date.now();
+    this.options.logger.warn(
+      { backend: 'redis', redis: this.options.where, reason: this.lastError },
+      `State backend Redis at ${this.options.where} is unavailable (${this.lastError}); state calls fail fast ` +
+        `with StateUnavailableError and ledger appends are queued in memory (max ${this.options.queueMax}) ` +
+        'until it is back; reconnecting in the background',
+    );
+  }
+
+  private markUp(): void {
+    if (this.down) {
+      const seconds = ((Date.now() - this.downSince) / 1000).toFixed(1);
+      this.options.logger.info(
+        { backend: 'redis', redis: this.options.where, outageSeconds: Number(seconds), queued: this.options.queued() },
+        `State backend Redis at ${this.options.where} is back after ${seconds} s; flushing ${this.options.queued()} queued ledger writes`,
+      );
+    }
+    this.down = false;
+    this.options.onReady();
+  }
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** A Lua script run by SHA (EVALSHA), loading it with EVAL when the server does not know it yet. */
+export class LuaScript {
+  private readonly sha: string;
+
+  constructor(
+    readonly name: string,
+    private readonly source: string,
+    private readonly keyCount: number,
+  ) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /** Run against `client` with the given keys and arguments. */
+  async run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    if (keys.length !== this.keyCount) throw new Error(`${this.name} takes ${this.keyCount} keys`);
+    try {
+      return await client.evalsha(this.sha, this.keyCount, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+      return client.eval(this.source, this.keyCount, ...keys, ...args);
+    }
+  }
+}
+
+/** Set KEYS[1] to ARGV[3] (TTL ARGV[4] ms, 0 = none) when it is absent (ARGV[1]='absent') or equals ARGV[2]. Returns {1} or {0, current}. */
+export const compareAndSetScript = new LuaScript(
+  'compareAndSet',
+  `local current = redis.call('GET', KEYS[1])
+if ARGV[1] == 'absent' then
+  if current then return {0, current} end
+elseif current ~= ARGV[2] then
+  if current then return {0, current} end
+  return {0}
+end
+if tonumber(ARGV[4]) > 0 then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) else redis.call('SET', KEYS[1], ARGV[3]) end
+return {1}`,
+  1,
+);
+
+/** INCRBYFLOAT KEYS[1] by ARGV[1]; a TTL of ARGV[2] ms (0 = none) applies only when the counter is created. */
+export const incrementScript = new LuaScript(
+  'increment',
+  `local existed = redis.call('EXISTS', KEYS[1])
+local value = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+if existed == 0 and tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return value`,
+  1,
+);
+
+/**
+ * Idempotent append: HSETNX id→json in KEYS[1]; only when new, index it in the sorted set
+ * KEYS[2] with score = time and member = 16-digit insertion number + ':' + id (so equal
+ * times keep insertion order), the number coming from INCR KEYS[3]. Returns 1 or 0.
+ */
+export const appendScript = new LuaScript(
+  'append',
+  `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', seq) .. ':' .. ARGV[1])
+return 1`,
+  3,
+);
+
+/** Records of KEYS[2] with score in [ARGV[1], ARGV[2]] (LIMIT ARGV[3], -1 = all) as flat {id, time, json} triples. */
+export const rangeScript = new LuaScript(
+  'range',
+  `local members
+if tonumber(ARGV[3]) >= 0 then
+  members = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
+else
+  members = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'WITHSCORES')
+end
+local out = {}
+for i = 1, #members, 2 do
+  local id = string.sub(members[i], 18)
+  out[#out + 1] = id
+  out[#out + 1] = members[i + 1]
+  out[#out + 1] = redis.call('HGET', KEYS[1], id)
+end
+return out`,
+  2,
+);
+
+/** Delete the lease KEYS[1] only when ARGV[1] (the holder's token) still holds it. */
+export const releaseLeaseScript = new LuaScript(
+  'releaseLease',
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+  1,
+);

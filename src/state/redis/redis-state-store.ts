@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { StateUnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../util/logger.js';
+import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
+import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
+import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
+import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
+import { OutageMonitor } from './outage-monitor.js';
+import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
+import { appendScript, compareAndSetScript, incrementScript, rangeScript, releaseLeaseScript } from './redis-scripts.js';
+import { RedisSubscriptions } from './redis-subscriptions.js';
+import { isUnavailable, toStateError } from './to-state-error.js';
+import { withTimeout } from './with-timeout.js';
+
+/** Options of the Redis backend. */
+export interface RedisStateStoreOptions extends RedisClientOptions {
+  url: string;
+  /** Key prefix of this deployment (REDIS_PREFIX), e.g. `eunoe:`. */
+  prefix: string;
+  logger: Logger;
+  /** Bound of every call in ms (STATE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Most ledger appends held while Redis is away (LEDGER_QUEUE_MAX). */
+  queueMax: number;
+  /** How often a non-empty ledger queue retries while connected (default 1000 ms). */
+  flushRetryMs?: number;
+}
+
+/**
+ * The Redis backend for several replicas. Every call is bounded by `timeoutMs` and fails
+ * fast with StateUnavailableError while disconnected; ledger appends are queued in order
+ * instead and flushed after reconnection (idempotent by record id, so exactly once).
+ */
+export class RedisStateStore implements StateStore {
+  readonly backend = 'redis' as const;
+  readonly client: Redis;
+  private readonly layout: RedisKeys;
+  private readonly queue: LedgerQueue;
+  private readonly monitor: OutageMonitor;
+  private readonly subscriptions: RedisSubscriptions;
+  private readonly retryTimer: NodeJS.Timeout;
+  private readonly where: string;
+  private closed = false;
+
+  constructor(private readonly options: RedisStateStoreOptions) {
+    const { logger } = options;
+    this.where = redactRedisUrl(options.url);
+    this.layout = redisKeys(options.prefix);
+    this.client = createRedisClient(options.url, options);
+    this.queue = new LedgerQueue({
+      max: options.queueMax,
+      onFull: (max) =>
+        logger.error(
+          { backend: 'redis', queueMax: max },
+          `LEDGER QUEUE FULL: ${max} ledger writes are waiting for Redis at ${this.where}; further spend records are being DROPPED (raise LEDGER_QUEUE_MAX or restore Redis)`,
+        ),
+      onDrained: (dropped) =>
+        logger.error({ backend: 'redis', dropped }, `${dropped} ledger writes were dropped while the queue was full`),
+    });
+    this.monitor = new OutageMonitor({
+      client: this.client,
+      logger,
+      where: this.where,
+      queueMax: options.queueMax,
+      queued: () => this.queue.size,
+      onReady: () => void this.flushQueue(),
+    });
+    this.subscriptions = new RedisSubscriptions(
+      () => createRedisClient(options.url, { ...options, subscriber: true }),
+      logger,
+    );
+    this.retryTimer = setInterval(() => {
+      if (this.queue.size > 0 && this.client.status === 'ready') void this.flushQueue();
+    }, options.flushRetryMs ?? 1000);
+    this.retryTimer.unref();
+  }
+
+  /** Resolve true once connected, false after `waitMs` (logging the outage once); never rejects. */
+  async waitUntilReady(waitMs: number): Promise<boolean> {
+    if (this.client.status === 'ready') return true;
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => finish(false), waitMs);
+      const onReady = () => finish(true);
+      const finish = (value: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(value);
+      };
+      this.client.on('ready', onReady);
+    });
+    if (!ready) this.monitor.markDown(`no connection within ${waitMs} ms at start-up`);
+    return ready;
+  }
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    return decodeJson<T>(await this.call('get', (client) => client.get(this.layout.document(key))));
+  }
+
+  async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.call('getMany', (client) => client.mget(keys.map((key) => this.layout.document(key))));
+    return values.map((value) => decodeJson<T>(value));
+  }
+
+  async set(key: string, value: unknown, options?: SetOptions): Promise<void> {
+    const text = encodeJson(key, value);
+    const full = this.layout.document(key);
+    const ttl = options?.ttlMs ?? 0;
+    await this.call('set', (client) => (ttl > 0 ? client.set(full, text, 'PX', ttl) : client.set(full, text)));
+  }
+
+  async setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map((entry) => [this.layout.document(entry.key), encodeJson(entry.key, entry.value), entry.ttlMs ?? 0] as const);
+    await this.call('setMany', async (client) => {
+      const transaction = client.multi();
+      for (const [full, text, ttl] of rows) {
+        if (ttl > 0) transaction.set(full, text, 'PX', ttl);
+        else transaction.set(full, text);
+      }
+      const results = await transaction.exec();
+      const failed = results?.find(([error]) => error);
+      if (!results || failed) throw failed?.[0] ?? new Error('transaction aborted');
+    });
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return (await this.call('delete', (client) => client.del(this.layout.document(key)))) > 0;
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const found = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.call('keys', (client) =>
+        client.scan(cursor, 'MATCH', this.layout.documentPattern(prefix), 'COUNT', 1000),
+      );
+      cursor = next;
+      for (const full of batch) found.add(this.layout.documentKey(full));
+    } while (cursor !== '0');
+    return [...found].sort();
+  }
+
+  async compareAndSet(key: string, expected: unknown, next: unknown, options?: SetOptions): Promise<boolean> {
+    const text = encodeJson(key, next);
+    const full = this.layout.document(key);
+    const ttl = options?.ttlMs ?? 0;
+    let expectedText = expected === undefined ? '' : encodeJson(key, expected);
+    // Retried at most once: when the stored JSON equals `expected` but is spelled differently (key order).
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const mode = expected === undefined ? 'absent' : 'value';
+      const reply = (await this.call('compareAndSet', (client) =>
+        compareAndSetScript.run(client, [full], [mode, expectedText, text, ttl]),
+      )) as [number, string?];
+      if (reply[0] === 1) return true;
+      const current = reply[1];
+      if (current === undefined || current === expectedText || !storedEquals(current, expected)) return false;
+      expectedText = current;
+    }
+    return false;
+  }
+
+  async increment(key: string, by = 1, options?: SetOptions): Promise<number> {
+    const reply = await this.call('increment', (client) =>
+      incrementScript.run(client, [this.layout.document(key)], [String(by), options?.ttlMs ?? 0]),
+    );
+    return Number(reply);
+  }
+
+  async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
+    const item: QueuedAppend = { stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) };
+    if (this.queue.size > 0 || this.client.status !== 'ready') return this.enqueue(item);
+    try {
+      return await this.call('append', (client) => this.sendAppend(client, item));
+    } catch (error) {
+      // It may or may not have landed; replaying is safe because appends are idempotent by id.
+      if (isUnavailable(error)) return this.enqueue(item);
+      throw error;
+    }
+  }
+
+  async range<T extends Record<string, unknown>>(stream: string, query: RangeQuery = {}): Promise<StreamRecord<T>[]> {
+    const min = query.from === undefined ? '-inf' : String(query.from);
+    const max = query.to === undefined ? '+inf' : `(${query.to}`;
+    const flat = (await this.call('range', (client) =>
+      rangeScript.run(client, [this.layout.streamHash(stream), this.layout.streamIndex(stream)], [min, max, query.limit ?? -1]),
+    )) as string[];
+    const records: StreamRecord<T>[] = [];
+    for (let index = 0; index + 2 < flat.length; index += 3) {
+      records.push({ id: flat[index] as string, time: Number(flat[index + 1]), data: JSON.parse(flat[index + 2] as string) as T });
+    }
+    return records;
+  }
+
+  async acquireLease(name: string, ttlMs: number): Promise<Lease | undefined> {
+    const token = randomUUID();
+    const full = this.layout.lease(name);
+    const reply = await this.call('acquireLease', (client) => client.set(full, token, 'PX', ttlMs, 'NX'));
+    if (reply !== 'OK') return undefined;
+    return {
+      name,
+      token,
+      release: async () => {
+        await this.call('releaseLease', (client) => releaseLeaseScript.run(client, [full], [token]));
+      },
+    };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.call('publish', (client) => client.publish(this.layout.channel(channel), message));
+  }
+
+  subscribe(channel: string, handler: (message: string) => void): () => void {
+    if (this.closed) throw new StateUnavailableError('State store is closed');
+    return this.subscriptions.subscribe(this.layout.channel(channel), handler);
+  }
+
+  health(): StoreHealth {
+    const ok = !this.closed && this.client.status === 'ready';
+    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.queue.size };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.queue.size > 0 && this.client.status === 'ready') {
+      await withTimeout(this.flushQueue(), this.options.timeoutMs * 4, 'final ledger flush').catch(() => false);
+    }
+    this.closed = true;
+    clearInterval(this.retryTimer);
+    this.monitor.stop();
+    const lost = this.queue.takeAll();
+    if (lost.length > 0) {
+      this.options.logger.error(
+        { backend: 'redis', lost: lost.length, ids: lost.slice(0, 20).map((item) => `${item.stream}/${item.id}`) },
+        `${lost.length} queued ledger writes could not reach Redis before shutdown and are lost`,
+      );
+    }
+    this.subscriptions.close();
+    await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => this.client.disconnect());
+  }
+
+  /** Flush queued ledger appends now; true when the queue is empty afterwards. */
+  flushQueue(): Promise<boolean> {
+    return this.queue.flush((item) => this.call('append', (client) => this.sendAppend(client, item)));
+  }
+
+  private enqueue(item: QueuedAppend): boolean {
+    if (this.queue.push(item)) return true;
+    throw new StateUnavailableError(
+      `Ledger queue full (${this.options.queueMax}); record ${item.stream}/${item.id} was not accepted`,
+    );
+  }
+
+  private async sendAppend(client: Redis, item: QueuedAppend): Promise<boolean> {
+    const keys = [this.layout.streamHash(item.stream), this.layout.streamIndex(item.stream), this.layout.streamSequence(item.stream)];
+    return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
+  }
+
+  /** Run one bounded Redis call; failures become typed errors. */
+  private async call<T>(what: string, work: (client: Redis) => Promise<T>): Promise<T> {
+    if (this.closed) throw new StateUnavailableError('State store is closed');
+    if (this.client.status !== 'ready') {
+      throw new StateUnavailableError(`Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`);
+    }
+    try {
+      return await withTimeout(work(this.client), this.options.timeoutMs, what);
+    } catch (error) {
+      throw toStateError(error, what);
+    }
+  }
+}

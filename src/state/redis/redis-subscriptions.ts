@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../util/logger.js';
+
+/**
+ * Pub/sub handlers over one dedicated subscriber connection, created on the first
+ * subscribe. ioredis queues SUBSCRIBE while offline and resubscribes after a reconnect.
+ */
+export class RedisSubscriptions {
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private client: Redis | undefined;
+
+  constructor(
+    private readonly connect: () => Redis,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Listen on the full channel name; returns an unsubscribe function. */
+  subscribe(channel: string, handler: (message: string) => void): () => void {
+    const client = this.ensureClient();
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      client.subscribe(channel).catch((error: unknown) => {
+        this.logger.warn({ err: error, channel }, 'state subscribe failed; it is retried after reconnect');
+      });
+    }
+    set.add(handler);
+    return () => {
+      const current = this.handlers.get(channel);
+      if (!current?.delete(handler) || current.size > 0) return;
+      this.handlers.delete(channel);
+      this.client?.unsubscribe(channel).catch(() => {});
+    };
+  }
+
+  /** Close the subscriber connection and forget every handler. */
+  close(): void {
+    this.handlers.clear();
+    this.client?.disconnect();
+    this.client = undefined;
+  }
+
+  private ensureClient(): Redis {
+    if (this.client) return this.client;
+    const client = this.connect();
+    client.on('message', (channel: string, message: string) => {
+      for (const handler of this.handlers.get(channel) ?? []) {
+        try {
+          handler(message);
+        } catch (error) {
+          this.logger.error({ err: error, channel }, 'state subscriber threw');
+        }
+      }
+    });
+    this.client = client;
+    return client;
+  }
+}

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Logger } from '../../util/logger.js';
+import { StateUnavailableError } from '../../errors/index.js';
+import { LocalChannel } from '../local-channel.js';
+import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.js';
+import { StateValueError } from '../state-value-error.js';
+import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
+import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
+
+/** Options of the embedded backend. */
+export interface SqliteStateStoreOptions {
+  /** An open, migrated database (see openSqliteDatabase). */
+  db: Database.Database;
+  file: string;
+  logger: Logger;
+  /** How often expired rows are purged in the background; default 60 s. */
+  purgeIntervalMs?: number;
+}
+
+/**
+ * The embedded state backend (the default): one SQLite file, WAL, every write in a
+ * transaction. Counters live in the documents table; pub/sub is in-process only, so
+ * several processes on one file are not supported (use Redis for replicas).
+ */
+export class SqliteStateStore implements StateStore {
+  readonly backend = 'sqlite' as const;
+  private readonly statements: SqliteStatements;
+  private readonly channel: LocalChannel;
+  private readonly purgeTimer: NodeJS.Timeout;
+  private sequence: number;
+  private closed = false;
+
+  constructor(private readonly options: SqliteStateStoreOptions) {
+    this.statements = prepareStatements(options.db);
+    this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
+    this.channel = new LocalChannel((error, channel) =>
+      options.logger.error({ err: error, channel }, 'state subscriber threw'),
+    );
+    this.purgeTimer = setInterval(() => this.purgeExpired(), options.purgeIntervalMs ?? 60_000);
+    this.purgeTimer.unref();
+  }
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    return this.run(() => decodeJson<T>(this.readLive(key, Date.now())?.value));
+  }
+
+  async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    return this.run(() => {
+      const now = Date.now();
+      return keys.map((key) => decodeJson<T>(this.readLive(key, now)?.value));
+    });
+  }
+
+  async set(key: string, value: unknown, options?: SetOptions): Promise<void> {
+    const text = encodeJson(key, value);
+    this.run(() => this.statements.putDocument.run(key, text, expiryFrom(options?.ttlMs, Date.now())));
+  }
+
+  async setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void> {
+    const rows = entries.map((entry) => [entry.key, encodeJson(entry.key, entry.value), entry.ttlMs] as const);
+    this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        for (const [key, text, ttlMs] of rows) this.statements.putDocument.run(key, text, expiryFrom(ttlMs, now));
+      })(),
+    );
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.run(() => {
+      const live = this.readLive(key, Date.now()) !== undefined;
+      this.statements.deleteDocument.run(key);
+      return live;
+    });
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    return this.run(() => {
+      const found: string[] = [];
+      // BINARY collation keeps every key that starts with `prefix` in one contiguous run.
+      for (const row of this.statements.documentsFrom.iterate(prefix, Date.now())) {
+        if (!row.key.startsWith(prefix)) break;
+        found.push(row.key);
+      }
+      return found;
+    });
+  }
+
+  async compareAndSet(key: string, expected: unknown, next: unknown, options?: SetOptions): Promise<boolean> {
+    const text = encodeJson(key, next);
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        if (!storedEquals(this.readLive(key, now)?.value, expected)) return false;
+        this.statements.putDocument.run(key, text, expiryFrom(options?.ttlMs, now));
+        return true;
+      })(),
+    );
+  }
+
+  async increment(key: string, by = 1, options?: SetOptions): Promise<number> {
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        const row = this.readLive(key, now);
+        const current = row === undefined ? 0 : (JSON.parse(row.value) as unknown);
+        if (typeof current !== 'number') throw new StateValueError(`Cannot increment "${key}": it holds a non-number`);
+        const value = current + by;
+        const expiresAt = row === undefined ? expiryFrom(options?.ttlMs, now) : row.expires_at;
+        this.statements.putDocument.run(key, JSON.stringify(value), expiresAt);
+        return value;
+      })(),
+    );
+  }
+
+  async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
+    const data = encodeJson(`${stream}/${record.id}`, record.data);
+    return this.run(() => {
+      const result = this.statements.insertRecord.run(stream, record.id, record.time, this.sequence + 1, data);
+      if (result.changes === 0) return false;
+      this.sequence += 1;
+      return true;
+    });
+  }
+
+  async range<T extends Record<string, unknown>>(stream: string, query: RangeQuery = {}): Promise<StreamRecord<T>[]> {
+    const from = query.from ?? -Infinity;
+    const to = query.to ?? Infinity;
+    const limit = query.limit ?? -1;
+    return this.run(() =>
+      this.statements.rangeRecords
+        .all(stream, from, to, limit)
+        .map((row) => ({ id: row.id, time: row.time, data: JSON.parse(row.data) as T })),
+    );
+  }
+
+  async acquireLease(name: string, ttlMs: number): Promise<Lease | undefined> {
+    const token = randomUUID();
+    const taken = this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        this.statements.deleteExpiredLease.run(name, now);
+        return this.statements.insertLease.run(name, token, now + ttlMs).changes === 1;
+      })(),
+    );
+    if (!taken) return undefined;
+    return {
+      name,
+      token,
+      release: async () => {
+        this.run(() => this.statements.releaseLease.run(name, token));
+      },
+    };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.assertOpen();
+    this.channel.publish(channel, message);
+  }
+
+  subscribe(channel: string, handler: (message: string) => void): () => void {
+    return this.channel.subscribe(channel, handler);
+  }
+
+  health(): StoreHealth {
+    return { backend: 'sqlite', ok: !this.closed, detail: this.options.file };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.purgeTimer);
+    this.channel.clear();
+    this.options.db.close();
+  }
+
+  /** Delete expired documents and leases now (also runs on a timer). */
+  purgeExpired(): void {
+    if (this.closed) return;
+    try {
+      const now = Date.now();
+      this.statements.purgeDocuments.run(now);
+      this.statements.purgeLeases.run(now);
+    } catch (error) {
+      this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');
+    }
+  }
+
+  /** The row for `key` unless absent or expired (an expired row is deleted on the way). */
+  private readLive(key: string, now: number): DocumentRow | undefined {
+    const row = this.statements.getDocument.get(key);
+    if (row === undefined) return undefined;
+    if (row.expires_at !== null && row.expires_at <= now) {
+      this.statements.deleteExpiredDocument.run(key, now);
+      return undefined;
+    }
+    return row;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StateUnavailableError(`State store ${this.options.file} is closed`);
+  }
+
+  /** Run a database step; SQLite failures (disk full, I/O error, busy) become StateUnavailableError. */
+  private run<T>(step: () => T): T {
+    this.assertOpen();
+    try {
+      return step();
+    } catch (error) {
+      if (error instanceof StateValueError || error instanceof StateUnavailableError) throw error;
+      throw new StateUnavailableError(`SQLite state ${this.options.file}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3';
+
+/** A stored document row. */
+export interface DocumentRow {
+  key: string;
+  value: string;
+  expires_at: number | null;
+}
+
+/** A stored stream row. */
+export interface StreamRow {
+  id: string;
+  time: number;
+  data: string;
+}
+
+/** Every prepared statement the SQLite store uses, compiled once. */
+export function prepareStatements(db: Database.Database) {
+  return {
+    getDocument: db.prepare<[string], DocumentRow>('SELECT key, value, expires_at FROM documents WHERE key = ?'),
+    putDocument: db.prepare<[string, string, number | null]>(
+      `INSERT INTO documents (key, value, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+    ),
+    deleteDocument: db.prepare<[string]>('DELETE FROM documents WHERE key = ?'),
+    deleteExpiredDocument: db.prepare<[string, number]>(
+      'DELETE FROM documents WHERE key = ? AND expires_at IS NOT NULL AND expires_at <= ?',
+    ),
+    documentsFrom: db.prepare<[string, number], { key: string }>(
+      'SELECT key FROM documents WHERE key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
+    ),
+    purgeDocuments: db.prepare<[number]>('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    insertRecord: db.prepare<[string, string, number, number, string]>(
+      'INSERT OR IGNORE INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)',
+    ),
+    rangeRecords: db.prepare<[string, number, number, number], StreamRow>(
+      `SELECT id, time, data FROM streams WHERE stream = ? AND time >= ? AND time < ?
+       ORDER BY time, seq LIMIT ?`,
+    ),
+    maxSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM streams'),
+    insertLease: db.prepare<[string, string, number]>(
+      'INSERT OR IGNORE INTO leases (name, token, expires_at) VALUES (?, ?, ?)',
+    ),
+    deleteExpiredLease: db.prepare<[string, number]>('DELETE FROM leases WHERE name = ? AND expires_at <= ?'),
+    releaseLease: db.prepare<[string, string]>('DELETE FROM leases WHERE name = ? AND token = ?'),
+    purgeLeases: db.prepare<[number]>('DELETE FROM leases WHERE expires_at <= ?'),
+  };
+}
+
+/** The prepared statements of one database. */
+export type SqliteStatements = ReturnType<typeof prepareStatements>;
