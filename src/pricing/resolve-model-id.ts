@@ -1,0 +1,45 @@
+import type { ModelIndex } from './model-index.js';
+
+const VARIANT = /:[A-Za-z0-9._-]+$/;
+const DATED = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
+
+/**
+ * Resolve a model id as Open WebUI sends it to a price-table id, or undefined.
+ * Order: exact / alias / case-insensitive; provider prefix added (`gpt-4o` → `openai/gpt-4o`);
+ * a known connection prefix stripped (`openrouter.openai/gpt-4o`, only when the rest
+ * resolves: P6); a foreign leading path segment dropped (`openrouter/openai/gpt-4o`, `azure/gpt-4o`);
+ * the variant suffix dropped (`:free`), then a date suffix (`-2024-08-06`).
+ * Dots inside ids are never touched (P5: `gpt-4.1`, `gemini-2.5-pro`).
+ */
+export function resolveModelId(raw: string, index: ModelIndex, depth = 0): string | undefined {
+  const id = raw.trim();
+  if (!id || depth > 4) return undefined;
+  const found = index.direct(id) ?? index.withProvider(id);
+  if (found) return found;
+  const dot = id.indexOf('.');
+  if (dot > 0 && index.connectionPrefixes.includes(id.slice(0, dot).toLowerCase())) {
+    const rest = resolveModelId(id.slice(dot + 1), index, depth + 1);
+    if (rest) return rest;
+  }
+  const slash = id.indexOf('/');
+  if (slash > 0) {
+    const rest = resolveModelId(id.slice(slash + 1), index, depth + 1);
+    if (rest) return rest;
+  }
+  if (VARIANT.test(id)) {
+    const rest = resolveModelId(id.replace(VARIANT, ''), index, depth + 1);
+    if (rest) return rest;
+  }
+  if (DATED.test(id)) return resolveModelId(id.replace(DATED, ''), index, depth + 1);
+  return undefined;
+}
+
+/** The workspace model's base id from an Open WebUI body (`metadata.model.info.base_model_id`, `model_item.info.base_model_id`). */
+export function baseModelIdOf(body: Record<string, unknown>): string | undefined {
+  const pick = (value: unknown): string | undefined => {
+    const info = (value as { info?: { base_model_id?: unknown } } | undefined)?.info;
+    return typeof info?.base_model_id === 'string' && info.base_model_id ? info.base_model_id : undefined;
+  };
+  const metadata = body.metadata as { model?: unknown } | undefined;
+  return pick(metadata?.model) ?? pick(body.model_item);
+}
