@@ -1,0 +1,85 @@
+import type { Topic } from './topic.js';
+
+const dishes = ['a lemon risotto', 'shakshuka', 'a Thai green curry', 'mushroom stroganoff', 'a lamb tagine'];
+const guests = ['Marguerite', 'Jonas', 'Beatriz', 'Kwame', 'Ingrid', 'Rafael'];
+const ingredients = ['cilantro', 'blue cheese', 'olives', 'eggplant', 'anchovies'];
+
+/** Cooking: dinner parties, dislikes, recipes. */
+export const cooking: Topic = {
+  name: 'cooking',
+  facts: [
+    (rng) => {
+      const ingredient = rng.pick(ingredients);
+      return {
+        statement: `Note to self and to you: my partner absolutely hates ${ingredient}, so leave it out of any recipe ideas.`,
+        answer: ingredient,
+        question: 'Which ingredient should I avoid because my partner dislikes it?',
+      };
+    },
+    (rng) => {
+      const dish = rng.pick(dishes);
+      return {
+        statement: `The dinner party menu is decided: I'm making ${dish} as the main, with a simple salad on the side.`,
+        answer: dish,
+        question: 'What main course did I choose for the dinner I\'m hosting?',
+      };
+    },
+    (rng) => {
+      const guest = rng.pick(guests);
+      return {
+        statement: `One of the guests, ${guest}, is vegan, so dessert needs to work without eggs or butter.`,
+        answer: guest,
+        question: 'Which of my dinner guests doesn\'t eat animal products?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'I baked sourdough for the very first time today. Dense, but edible!',
+      marker: 'baked sourdough',
+      question: 'When did I make my first loaf of bread?',
+    }),
+    () => ({
+      statement: 'Hosted the dinner party tonight — everyone stayed until midnight and the dessert vanished.',
+      marker: 'Hosted the dinner party',
+      question: 'What was the date of the dinner I threw?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const guestsCount = rng.pick([6, 8, 10]);
+      const perPerson = rng.pick([12, 15, 18]);
+      return {
+        first: `Final headcount for the dinner party: ${guestsCount} people including us.`,
+        firstAnswer: `${guestsCount} people`,
+        second: `I priced the ingredients for the dinner at about $${perPerson} a head.`,
+        secondAnswer: `$${perPerson} a head`,
+        question: 'What will the food for the party cost in total?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'What is a good make-ahead dessert for a dinner party?',
+    () => 'How do I keep risotto creamy if guests arrive late?',
+    (rng) => `What can I use instead of ${rng.pick(ingredients)} in a salad?`,
+    () => 'Any vegan dessert that does not taste like a compromise?',
+    () => 'How far in advance can I prep vegetables for a dinner?',
+    () => 'My sourdough starter smells like nail polish. Is it dead?',
+    () => 'What wine goes with a spicy curry?',
+    () => 'How do I scale a recipe for eight people without ruining it?',
+    () => 'What is an easy side dish that goes with almost any main?',
+    () => 'My partner is a picky eater. How do I plan a menu everyone likes?',
+  ],
+  replies: [
+    'Desserts like panna cotta, tiramisu or a fruit crumble can be made the day before and improve overnight.',
+    'Par-cook the risotto until it is nearly done, spread it on a tray, and finish it with hot stock when guests arrive.',
+    'Aquafaba and coconut cream are reliable replacements for eggs and dairy in many desserts.',
+    'Chopped vegetables keep well for a day in the fridge in airtight containers lined with paper towels.',
+    'A sharp acetone smell means the starter is hungry; feed it twice a day for a few days and it usually recovers.',
+    'Off-dry whites such as riesling balance heat in spicy dishes better than heavy red wines.',
+    'When scaling recipes, multiply the main ingredients but adjust salt and spices gradually by taste.',
+    'Roasted vegetables with olive oil and herbs go with nearly any main and need little attention.',
+    'Build the menu around a neutral base and offer sauces and toppings separately so everyone can adapt it.',
+    'Write a simple timeline for the evening backwards from when you want to serve the main course.',
+  ],
+};

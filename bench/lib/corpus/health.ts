@@ -1,0 +1,85 @@
+import type { Topic } from './topic.js';
+
+const allergies = ['penicillin', 'shellfish', 'tree nuts', 'sesame', 'ibuprofen'];
+const doctors = ['Dr. Moreau', 'Dr. Nakamura', 'Dr. Patel', 'Dr. Oyelaran', 'Dr. Fischer'];
+const races = ['the city half marathon', 'a 10k trail race', 'the harbour fun run', 'an autumn 15k'];
+
+/** Health and fitness: allergies, doctors, running. */
+export const health: Topic = {
+  name: 'health',
+  facts: [
+    (rng) => {
+      const allergy = rng.pick(allergies);
+      return {
+        statement: `Important for meal and medicine stuff: I found out I'm allergic to ${allergy}. Ended up with hives all over my arms.`,
+        answer: allergy,
+        question: 'What did the doctor say I have an allergy to?',
+      };
+    },
+    (rng) => {
+      const doctor = rng.pick(doctors);
+      return {
+        statement: `My knee specialist is ${doctor}; the physio referred me after the MRI came back fine.`,
+        answer: doctor,
+        question: 'Which doctor is treating my knee?',
+      };
+    },
+    (rng) => {
+      const race = rng.pick(races);
+      return {
+        statement: `I registered for ${race} in the spring. Time to actually follow a training plan.`,
+        answer: race,
+        question: 'What running event did I sign up for?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'Had the blood test this morning, fasting since last night. Results in a few days.',
+      marker: 'blood test',
+      question: 'When did I get my bloodwork done?',
+    }),
+    () => ({
+      statement: 'Ran my first full 10 kilometres without stopping today. Legs are jelly.',
+      marker: 'first full 10 kilometres',
+      question: 'On which day did I first manage to run 10k nonstop?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const start = rng.pick([84, 88, 91, 95]);
+      const now = start - rng.pick([3, 4, 6, 7]);
+      return {
+        first: `Stepped on the scale at the gym: ${start} kg. Not thrilled, starting the running plan this week.`,
+        firstAnswer: `${start} kg`,
+        second: `Weigh-in update, I'm down to ${now} kg — the morning runs are working.`,
+        secondAnswer: `${now} kg`,
+        question: 'How much weight have I lost since I started the running plan?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'How many days a week should a beginner run to avoid knee pain?',
+    () => 'What is a good warm-up before a morning run?',
+    () => 'Is it okay to train for a race with a mild cold?',
+    () => 'What should I eat the night before a long run?',
+    () => 'My doctor wants me to cut back on coffee. How do I deal with the headaches?',
+    () => 'Are standing desks actually good for your back?',
+    () => 'How do I know if an allergy is serious enough to carry an epipen?',
+    () => 'What stretches help with tight hamstrings after running?',
+    () => 'How much sleep do I really need when training for a race?',
+    () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?',
+  ],
+  replies: [
+    'Beginners do well with three runs a week and a rest day between them, so tendons can adapt.',
+    'A dynamic warm-up of leg swings, lunges and a few minutes of easy jogging prepares the joints well.',
+    'The usual rule is the neck check: symptoms above the neck may allow easy running, below the neck means rest.',
+    'A familiar, carbohydrate-rich dinner the night before a long run works better than anything new.',
+    'Reducing caffeine gradually, by a quarter every few days, usually avoids withdrawal headaches.',
+    'Alternating between sitting and standing matters more than standing all day.',
+    'Any allergic reaction involving breathing or swelling of the throat should be discussed with a doctor promptly.',
+    'Gentle static stretches after running, held for thirty seconds, help with tight hamstrings.',
+    'Most people training regularly need seven to nine hours of sleep to recover properly.',
+    'Track the trend on one scale at the same time of day rather than comparing different devices.',
+  ],
+};

@@ -1,0 +1,80 @@
+import type { Topic } from './topic.js';
+
+const songs = ['Blackbird', 'Wonderwall', 'Hallelujah', 'Dust in the Wind', 'Fast Car'];
+const teachers = ['Mateo', 'Ruth', 'Oskar', 'Yasmin', 'Declan'];
+const books = ['Piranesi', 'The Overstory', 'Station Eleven', 'Pachinko', 'A Gentleman in Moscow'];
+
+/** Hobbies: guitar, book club. */
+export const hobbies: Topic = {
+  name: 'hobbies',
+  facts: [
+    (rng) => {
+      const song = rng.pick(songs);
+      return {
+        statement: `My guitar goal for this year is to play ${song} start to finish without looking at my hands.`,
+        answer: song,
+        question: 'Which song am I trying to learn on guitar?',
+      };
+    },
+    (rng) => {
+      const teacher = rng.pick(teachers);
+      return {
+        statement: `Found a teacher for Saturday lessons, ${teacher}. He's patient and doesn't make me play scales for an hour.`,
+        answer: teacher,
+        question: 'Who gives me my weekend music lessons?',
+      };
+    },
+    (rng) => {
+      const book = rng.pick(books);
+      return {
+        statement: `Book club picked ${book} for next month. I'm the one who has to lead the discussion.`,
+        answer: book,
+        question: 'What novel is my reading group doing next?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'Played guitar in front of other people for the first time today, at the open mic. Hands were shaking!',
+      marker: 'open mic',
+      question: 'When did I perform live for the first time?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const price = rng.pick([35, 40, 45, 50]);
+      const lessons = rng.pick([4, 6, 8]);
+      return {
+        first: `The guitar lessons are $${price} each, which is steep but fine.`,
+        firstAnswer: `$${price}`,
+        second: `Teacher suggested a block of ${lessons} lessons before the recital.`,
+        secondAnswer: `${lessons} lessons`,
+        question: 'How much will I spend on music lessons before the recital?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'How long does it take for fingertips to stop hurting when learning guitar?',
+    () => 'What is a good way to practise chord changes?',
+    () => 'How do I lead a book club discussion if half the group did not finish the book?',
+    () => 'Any song recommendations for a beginner guitarist?',
+    () => 'Should I learn to read music or just use tabs?',
+    () => 'How do I keep practising when I only have twenty minutes a day?',
+    () => 'What questions work well for a novel discussion?',
+    () => 'Is an acoustic or electric guitar better for a beginner?',
+    () => 'How do I deal with stage fright at an open mic?',
+    () => 'What are good books for a reading group that likes literary fiction?',
+  ],
+  replies: [
+    'Calluses usually form within two to four weeks of daily practice, and the soreness fades with them.',
+    'Practise switching between two chords slowly for a minute at a time, then add a third.',
+    'Open the discussion with broad questions about the characters so people who did not finish can still take part.',
+    'Songs with three or four open chords are ideal for building confidence early on.',
+    'Tabs are enough to start; reading music becomes useful later if you want to play with others.',
+    'Short daily sessions beat a long weekly one; twenty focused minutes is plenty of progress.',
+    'Questions about choices characters make, and what you would have done, tend to spark the best conversations.',
+    'Acoustic guitars are simpler to start with, while electrics are easier on the fingers.',
+    'Pick a song you know by heart for the first performance, and focus on one friendly face in the room.',
+    'Literary fiction groups often enjoy novels that mix an unusual structure with strong characters.',
+  ],
+};

@@ -1,0 +1,85 @@
+import type { Topic } from './topic.js';
+
+const streets = ['Alder Street', 'Cromwell Road', 'Linden Avenue', 'Harbour Lane', 'Quarry Hill', 'Maple Crescent'];
+const landlords = ['Mrs. Kowalski', 'Mr. Adeyemi', 'Ms. Tanaka', 'Mr. Brennan', 'Mrs. Oduya'];
+const colours = ['sage green', 'terracotta', 'a pale duck-egg blue', 'warm ochre', 'charcoal grey'];
+
+/** Home: moving, rent, landlord, renovations. */
+export const home: Topic = {
+  name: 'home',
+  facts: [
+    (rng) => {
+      const street = rng.pick(streets);
+      return {
+        statement: `Good news on the flat hunt: we got the two-bedroom on ${street}, top floor with a little balcony. Moving boxes everywhere now.`,
+        answer: street,
+        question: 'Which street is our new apartment on again?',
+      };
+    },
+    (rng) => {
+      const landlord = rng.pick(landlords);
+      return {
+        statement: `The owner of the building, ${landlord}, dropped by to fix the radiator herself. Nice to have someone responsive for once.`,
+        answer: landlord,
+        question: 'What is the name of my landlady?',
+      };
+    },
+    (rng) => {
+      const colour = rng.pick(colours);
+      return {
+        statement: `We settled the paint debate for the living room walls: ${colour}. My partner wanted white but I won.`,
+        answer: colour,
+        question: 'What colour did we pick for painting the lounge?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'Signed the lease today! Keys get handed over next week, and I already measured the bedroom twice.',
+      marker: 'Signed the lease',
+      question: 'When exactly did I sign the rental contract for the new place?',
+    }),
+    () => ({
+      statement: 'The plumber finally replaced the leaking boiler this afternoon, so hot showers are back.',
+      marker: 'leaking boiler',
+      question: 'What day was the water heater replaced?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const oldRent = rng.pick([980, 1050, 1120, 1200]);
+      const newRent = oldRent + rng.pick([150, 210, 275, 320]);
+      return {
+        first: `Our current place costs us $${oldRent} a month, which is fine, but the kitchen is tiny and the heating is unreliable.`,
+        firstAnswer: `$${oldRent}`,
+        second: `Rent at the new apartment will be $${newRent} monthly, utilities not included. Bit of a stretch but worth it.`,
+        secondAnswer: `$${newRent}`,
+        question: 'How much extra per month will the move cost us compared with the old flat?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'How do I get landlord approval to paint the walls in a rental apartment?',
+    () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?',
+    () => 'Any tricks for packing the kitchen when moving? The boxes keep getting too heavy.',
+    () => 'The radiator in the bedroom makes a clanking noise at night. Is that something to worry about?',
+    () => 'Should I get renters insurance before the move or after?',
+    (rng) => `Is ${rng.pick(colours)} too dark for a small living room with one window?`,
+    () => 'How much notice do I usually have to give before leaving a rental?',
+    () => 'What should I check during the final walk-through of the old apartment to get the deposit back?',
+    () => 'We need a sofa that fits through a narrow stairwell. Any ideas?',
+    () => 'Our balcony gets full sun. What plants survive that?',
+  ],
+  replies: [
+    'Read the lease carefully; many rental agreements allow painting as long as you restore the original colour when you leave.',
+    'Take dated photos of every room when you move in and out, it settles most deposit disputes quickly.',
+    'Pack heavy items like books in small boxes and light items like bedding in large ones.',
+    'Noisy radiators usually have trapped air; bleeding them with a radiator key often fixes the clanking.',
+    'Utility costs vary a lot by region, but heating is typically the largest item in winter.',
+    'Lighter colours make small rooms feel larger, while a darker accent wall can add depth without closing the space in.',
+    'Notice periods are usually one or two months; check the clause in your contract for the exact wording.',
+    'Measure doorways and stairwell turns before buying furniture, and look for sofas with removable legs.',
+    'Renters insurance is inexpensive and covers your belongings, which the landlord\'s policy does not.',
+    'Herbs like rosemary and thyme, and succulents, handle full sun on balconies very well.',
+  ],
+};

@@ -1,0 +1,76 @@
+import type { Topic } from './topic.js';
+
+const banks = ['Northwind Credit Union', 'Harbor Savings', 'Bluestone Bank', 'Meridian Mutual'];
+const goals = ['a used electric car', 'a down payment on a house', 'a year of travel', 'an emergency fund'];
+
+/** Money: savings, banks, budgeting. */
+export const money: Topic = {
+  name: 'money',
+  facts: [
+    (rng) => {
+      const bank = rng.pick(banks);
+      return {
+        statement: `I moved my savings to ${bank}; their high-yield account pays almost twice what my old one did.`,
+        answer: bank,
+        question: 'Where is my savings account held now?',
+      };
+    },
+    (rng) => {
+      const goal = rng.pick(goals);
+      return {
+        statement: `The big savings goal for the next two years is ${goal}. Everything else comes second.`,
+        answer: goal,
+        question: 'What am I putting money aside for?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'Paid off the last of the credit card debt today. Zero balance for the first time in years!',
+      marker: 'credit card debt',
+      question: 'When did I clear my credit card balance?',
+    }),
+    () => ({
+      statement: 'Filed my tax return today, finally. Expecting a small refund.',
+      marker: 'tax return',
+      question: 'What day did I submit my taxes?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const monthly = rng.pick([300, 400, 450, 600]);
+      const target = monthly * rng.pick([10, 12, 15, 20]);
+      return {
+        first: `I set up an automatic transfer of $${monthly} into savings every month.`,
+        firstAnswer: `$${monthly}`,
+        second: `The savings target I've set is $${target} — that's the number that would make me feel safe.`,
+        secondAnswer: `$${target}`,
+        question: 'At my current monthly saving rate, how long until I hit my goal amount?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'Is a high-yield savings account better than index funds for money I need in two years?',
+    () => 'How do I stop impulse spending on takeout?',
+    () => 'What percentage of income should go to savings, realistically?',
+    () => 'Should I pay off debt first or build an emergency fund?',
+    () => 'Any budgeting method that does not require tracking every single coffee?',
+    () => 'How do I talk to my partner about money without it turning into a fight?',
+    () => 'Is it worth switching banks just for a slightly better savings rate?',
+    () => 'What should I do with a tax refund?',
+    () => 'How much of an emergency fund is enough?',
+    () => 'Are automatic transfers into savings really that effective?',
+  ],
+  replies: [
+    'Money needed within two or three years is usually safer in savings than in volatile investments.',
+    'Automating savings on payday removes the decision and is one of the most effective habits.',
+    'A common rule of thumb is fifty percent needs, thirty percent wants, and twenty percent savings.',
+    'High-interest debt usually comes first, but a small starter emergency fund prevents new debt.',
+    'Pay-yourself-first budgeting only tracks savings; whatever is left can be spent freely.',
+    'Schedule money conversations at a calm time and start from shared goals rather than past mistakes.',
+    'Switching banks is worth it when the rate difference is meaningful for your balance and there are no fees.',
+    'Three to six months of essential expenses is the typical emergency fund target.',
+    'Splitting a windfall between debt, savings and something fun keeps the plan sustainable.',
+    'Review subscriptions once a quarter; small recurring charges add up faster than people expect.',
+  ],
+};

@@ -1,0 +1,88 @@
+import type { Topic } from './topic.js';
+
+const dogNames = ['Biscuit', 'Pepper', 'Waffles', 'Juniper', 'Marlowe', 'Tofu', 'Bramble', 'Ziggy'];
+const catNames = ['Miso', 'Clementine', 'Sprocket', 'Noodle', 'Saffron', 'Pickles'];
+const breeds = ['beagle', 'border collie', 'corgi', 'whippet', 'labrador', 'schnauzer'];
+const vets = ['Dr. Okafor', 'Dr. Lindqvist', 'Dr. Ramirez', 'Dr. Haddad', 'Dr. Whitfield'];
+const foods = ['salmon kibble', 'a grain-free lamb formula', 'the turkey and rice mix', 'duck-based wet food'];
+
+/** Pets: names, vet, food, adoption. */
+export const pets: Topic = {
+  name: 'pets',
+  facts: [
+    (rng) => {
+      const name = rng.pick(dogNames);
+      return {
+        statement: `We finally brought home the ${rng.pick(breeds)} puppy from the shelter, and the kids insisted on naming him ${name}. He already sleeps on my feet.`,
+        answer: name,
+        question: 'Remind me, what name did the kids give our puppy?',
+      };
+    },
+    (rng) => {
+      const vet = rng.pick(vets);
+      return {
+        statement: `Switched the animals to a new clinic near the park — ${vet} is our vet now, she was great with the cat during the check-up.`,
+        answer: vet,
+        question: 'Who is the veterinarian we moved to?',
+      };
+    },
+    (rng) => {
+      const food = rng.pick(foods);
+      return {
+        statement: `The cat's tummy issues stopped once we moved her onto ${food}, so we're sticking with that brand for good.`,
+        answer: food,
+        question: 'What food fixed my cat\'s stomach problems?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'Big day: the pup got his rabies shot and the microchip this morning. He barely noticed the needle.',
+      marker: 'rabies shot',
+      question: 'When did the dog get vaccinated against rabies?',
+    }),
+    () => ({
+      statement: 'We signed the adoption papers for a second kitten today, a tiny grey one. The cat is not impressed yet.',
+      marker: 'adoption papers',
+      question: 'On what date did we adopt the second kitten?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const cat = rng.pick(catNames);
+      const dog = rng.pick(dogNames.filter((name) => name !== cat));
+      return {
+        first: `Our cat ${cat} turned nine last week, still the boss of the house.`,
+        firstAnswer: `${cat} turned nine`,
+        second: `The neighbour asked how old the dog is — ${dog} will be four in spring, hard to believe.`,
+        secondAnswer: `${dog} will be four`,
+        question: 'Which of my two pets is older, and by how many years?',
+      };
+    },
+  ],
+  chatter: [
+    (rng) => `Any tips for stopping a ${rng.pick(breeds)} from barking at the mail carrier? Our puppy goes crazy every morning.`,
+    () => 'The kids keep forgetting to fill the water bowl. How do I get them to take some responsibility for the dog?',
+    () => 'How often should a cat go to the vet for a check-up if she seems healthy?',
+    () => 'Is it normal for a puppy to sleep eighteen hours a day? Ours naps constantly.',
+    () => 'What food portions make sense for a medium-size dog that walks about an hour a day?',
+    () => 'The cat scratched the new sofa again. Are scratching posts actually worth it?',
+    () => 'Should we get pet insurance now or wait until the puppy is older?',
+    () => 'Our vet suggested dental chews. Do those really do anything for a dog\'s teeth?',
+    () => 'How do I introduce a new kitten to an older cat without a fight?',
+    () => 'What name ideas do you have for a goldfish? The kids want one now too.',
+  ],
+  replies: [
+    'Consistency matters more than any single technique, so agree on the same commands with everyone in the household.',
+    'Short, frequent training sessions of five to ten minutes work better for young dogs than one long session.',
+    'Reward the behaviour you want within a second or two, otherwise the animal will not connect the treat to the action.',
+    'Most vets recommend a yearly check-up for healthy adult pets and twice a year once they are seniors.',
+    'If the symptoms persist for more than a couple of days, it is worth calling the clinic rather than waiting.',
+    'Cats usually prefer vertical spaces, so a tall post near the spot they already scratch is often enough.',
+    'Introduce new animals gradually: swap blankets first so they learn each other\'s scent before meeting.',
+    'Puppies do sleep a lot; growth and new experiences are tiring, and plenty of rest is perfectly healthy.',
+    'Keep an eye on body condition: you should be able to feel the ribs without seeing them.',
+    'Giving children a simple chart for feeding and water can make the routine feel like a game.',
+    'Insurance premiums are usually lower when you enrol a young animal before any condition is diagnosed.',
+  ],
+};

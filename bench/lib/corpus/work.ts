@@ -1,0 +1,85 @@
+import type { Topic } from './topic.js';
+
+const managers = ['Priya', 'Tomasz', 'Henrike', 'Dwayne', 'Aiko', 'Lucas'];
+const projects = ['Project Heron', 'the Atlas migration', 'Project Lantern', 'the Orion dashboard', 'Project Quill'];
+const languages = ['Rust', 'Kotlin', 'Elixir', 'Go', 'Scala'];
+
+/** Work: manager, projects, salary, promotions. */
+export const work: Topic = {
+  name: 'work',
+  facts: [
+    (rng) => {
+      const manager = rng.pick(managers);
+      return {
+        statement: `Reorg happened. My new team lead is ${manager}, who came over from the payments group — seems sharp, a little intense.`,
+        answer: manager,
+        question: 'Who became my boss after the restructuring?',
+      };
+    },
+    (rng) => {
+      const project = rng.pick(projects);
+      return {
+        statement: `I've been put in charge of ${project}; it's the first time I'm leading something end to end at this company.`,
+        answer: project,
+        question: 'Which project am I leading at work?',
+      };
+    },
+    (rng) => {
+      const language = rng.pick(languages);
+      return {
+        statement: `The backend rewrite is going to be in ${language}. I have to learn it from scratch over the next month.`,
+        answer: language,
+        question: 'What programming language does the rewrite use?',
+      };
+    },
+  ],
+  events: [
+    () => ({
+      statement: 'I gave the quarterly presentation to the leadership team today and it went better than expected!',
+      marker: 'quarterly presentation',
+      question: 'When did I present to the executives?',
+    }),
+    () => ({
+      statement: 'HR just confirmed it: my promotion to senior engineer is official as of today.',
+      marker: 'promotion to senior engineer',
+      question: 'On which date did I get promoted?',
+    }),
+  ],
+  pairs: [
+    (rng) => {
+      const oldSalary = rng.pick([78, 85, 92, 101]);
+      const raise = rng.pick([6, 9, 12, 15]);
+      return {
+        first: `For context, I make ${oldSalary}k a year right now, and I haven't had a raise in two years.`,
+        firstAnswer: `${oldSalary}k`,
+        second: `The review went well — they're bumping my pay by ${raise}% starting next quarter.`,
+        secondAnswer: `${raise}%`,
+        question: 'After the raise, roughly what will my annual salary be?',
+      };
+    },
+  ],
+  chatter: [
+    () => 'How do I prepare for a one-on-one with a new manager?',
+    () => 'My team lead wants weekly status reports. What is a good format that doesn\'t take forever?',
+    () => 'Any advice on asking for a raise when the company is cutting costs?',
+    (rng) => `Is ${rng.pick(languages)} hard to pick up if I mostly know Python and TypeScript?`,
+    () => 'How do I say no to extra projects without looking lazy?',
+    () => 'What should go into a presentation for leadership about a delayed project?',
+    () => 'I have three meetings back to back every Tuesday. How do people stay focused?',
+    () => 'What is a reasonable way to estimate a migration project I have never done before?',
+    () => 'How can I give feedback to a colleague who keeps interrupting in meetings?',
+    () => 'Should I mention the promotion timeline in my next review or wait for my boss to bring it up?',
+  ],
+  replies: [
+    'Come to the first one-on-one with a short list of questions about priorities and how your manager likes to communicate.',
+    'A status report works best in three parts: what was done, what is next, and what is blocked.',
+    'When asking for a raise, anchor the conversation in concrete results and the market rate for your role.',
+    'Learning a new language is much faster when you rebuild something small you already know well.',
+    'Saying no is easier when you tie it to current priorities: ask which existing task should move to make room.',
+    'Executives want the decision they need to make first, then the context; put the ask on the first slide.',
+    'Blocking focus time in your calendar and batching small tasks can make meeting-heavy days more manageable.',
+    'Break an unfamiliar estimate into spikes: time-box an investigation first, then estimate the remaining work.',
+    'Feedback lands better when it is specific, private, and about the behaviour rather than the person.',
+    'It is reasonable to ask your manager directly what a promotion would require and by when.',
+  ],
+};
