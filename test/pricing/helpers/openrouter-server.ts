@@ -1,0 +1,45 @@
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+
+/** The real 2025-12-02 capture of OpenRouter's /api/v1/models (335 models). */
+export const CAPTURE = JSON.parse(
+  readFileSync(new URL('../../../pricing/openrouter-snapshot.json', import.meta.url), 'utf8'),
+) as { data: Array<Record<string, unknown>> };
+
+/** A loopback HTTP server standing in for OpenRouter; `handler` decides each response. */
+export async function startOpenRouter(
+  handler: (request: http.IncomingMessage, response: http.ServerResponse, count: number) => void,
+): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((request, response) => handler(request, response, ++count));
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/api/v1/models`,
+    requests: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Send a JSON body the way OpenRouter does. */
+export function sendJson(response: http.ServerResponse, body: unknown, status = 200): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** A `/models` body with the first `count` models of the capture, in the current envelope. */
+export function modelList(count = CAPTURE.data.length, mutate?: (model: Record<string, unknown>) => Record<string, unknown>) {
+  const data = CAPTURE.data.slice(0, count).map((model) => (mutate ? mutate(structuredClone(model)) : model));
+  return { data, total_count: data.length, links: { next: null } };
+}
