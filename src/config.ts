@@ -39,6 +39,7 @@ const envSchema = z.object({
   STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(10_000),
   SQLITE_PATH: z.string().optional(),
+  FLAGS_TTL_DAYS: z.coerce.number().min(0).default(30),
   PRICING_URL: z.string().url().default('https://openrouter.ai/api/v1/models'),
   PRICING_FETCH: bool.default(true),
   PRICING_CRON: z.string().default('17 */6 * * *'),

@@ -1,0 +1,94 @@
+import express, { Router, type Express } from 'express';
+import type { Logger } from './util/logger.js';
+import type { StateStore } from './state/types.js';
+import type { FilterRegistry } from './filters/filter-registry.js';
+import type { ValvesRepository } from './filters/valves-repository.js';
+import type { FlagsHost } from './filters/flags-host.js';
+import type { HostServices } from './filters/types.js';
+import { MethodNotAllowedError } from './errors/index.js';
+import { requestContext } from './server/middleware/request-context.js';
+import { requireApiKey } from './server/middleware/auth.js';
+import { errorHandler, notFound } from './server/middleware/error-handler.js';
+import { modelsRouter } from './server/routes/models.js';
+import { valvesRouter } from './server/routes/valves.js';
+import { filterHooksRouter } from './server/routes/filter-hooks.js';
+import { managementRouter } from './server/routes/management.js';
+
+/** Everything the HTTP layer needs; built by src/main.ts or by tests. */
+export interface AppDeps {
+  apiKey: string;
+  logger: Logger;
+  store: StateStore;
+  registry: FilterRegistry;
+  valves: ValvesRepository;
+  services: HostServices;
+  flags?: FlagsHost;
+  filtersDir: string;
+  bodyLimit: number;
+  uploadLimit: number;
+  hookTimeoutMs: number;
+  addTimeoutMs: number;
+  /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
+  extraRouters?: Router[];
+}
+
+/** Paths whose other methods answer 405 rather than 404. */
+const KNOWN_PATHS = [
+  '/models',
+  '/pipelines',
+  '/pipelines/add',
+  '/pipelines/upload',
+  '/pipelines/delete',
+  '/pipelines/reload',
+  '/health',
+  '/:id/filter/:hook',
+  '/:id/valves',
+  '/:id/valves/spec',
+  '/:id/valves/update',
+  '/:id/valves/user',
+  '/:id/valves/user/spec',
+  '/:id/valves/user/update',
+];
+
+/**
+ * Build the express app: the Pipelines routes at `/` and `/v1`, Bearer auth on every route
+ * but `GET /`, JSON errors everywhere. Never listens; tests call it through supertest.
+ *
+ * @example
+ * const app = createApp(deps);
+ * await request(app).get('/').expect(200, { status: true });
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(deps.logger));
+  app.use(express.json({ limit: deps.bodyLimit }));
+
+  const routes = Router();
+  routes.get('/', (_request, response) => {
+    response.json({ status: true });
+  });
+  routes.all('/', (_request, _response, next) => next(new MethodNotAllowedError()));
+  routes.use(requireApiKey(deps.apiKey));
+  routes.get('/health', (_request, response) => {
+    response.json({
+      status: true,
+      store: deps.store.health(),
+      filters: deps.registry.list().length,
+      failed: deps.registry.failures().length,
+    });
+  });
+  routes.use(modelsRouter({ registry: deps.registry }));
+  routes.use(managementRouter(deps));
+  for (const router of deps.extraRouters ?? []) routes.use(router);
+  routes.use(filterHooksRouter({ ...deps }));
+  routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));
+  routes.all(KNOWN_PATHS, (_request, _response, next) => next(new MethodNotAllowedError()));
+
+  app.use('/v1', routes);
+  app.use('/', routes);
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,54 @@
+import { request } from 'undici';
+import { PayloadTooLargeError, ValidationError } from '../errors/index.js';
+
+/** GitHub `.../blob/<branch>/<path>` page URLs → raw file URLs (as the Python server does). */
+export function rawUrl(url: URL): URL {
+  if (url.hostname === 'github.com') {
+    const match = /^\/([^/]+)\/([^/]+)\/blob\/(.+)$/.exec(url.pathname);
+    if (match) return new URL(`https://raw.githubusercontent.com/${match[1]}/${match[2]}/${match[3]}`);
+  }
+  return url;
+}
+
+/**
+ * Fetch a filter's source with undici, bounded in time (`timeoutMs` for headers and body)
+ * and size (`maxBytes`, 413 past it). Download failures are 400 with the reason.
+ */
+export async function downloadFilter(options: { url: URL; timeoutMs: number; maxBytes: number }): Promise<string> {
+  let response;
+  try {
+    response = await request(options.url, {
+      method: 'GET',
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+  } catch (error) {
+    throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump().catch(() => undefined);
+    throw new ValidationError(`Failed to download file: HTTP ${response.statusCode}`);
+  }
+  const declared = Number(response.headers['content-length'] ?? 0);
+  if (declared > options.maxBytes) {
+    await response.body.dump().catch(() => undefined);
+    throw new PayloadTooLargeError(`Filter file too large (${declared} bytes; limit ${options.maxBytes})`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > options.maxBytes) {
+        response.body.destroy();
+        throw new PayloadTooLargeError(`Filter file too large (over ${options.maxBytes} bytes)`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw error;
+    throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,217 @@
+import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../util/logger.js';
+import type { StateStore } from '../state/types.js';
+import { ScopedState } from '../state/scoped-state.js';
+import type { FlagSpec } from '../flags/types.js';
+import type { HostServices, LifecycleArgs } from './types.js';
+import { FILTER_EXTENSIONS, FilterLoadError, fileStem, loadFilterFile, type LoadedModule } from './load-filter-file.js';
+import { mergeSavedValves } from './coerce-valves.js';
+import type { ValvesRepository } from './valves-repository.js';
+
+/** A loaded, started filter with its current admin valves. */
+export interface ActiveFilter extends LoadedModule {
+  valves: Record<string, unknown> & { pipelines: string[]; priority: number };
+  state: ScopedState;
+}
+
+/** A file that failed to load or start; listed by GET /pipelines. */
+export interface FailedFilter {
+  id: string;
+  file: string;
+  error: string;
+  line?: number;
+}
+
+export interface FilterRegistryOptions {
+  dir: string;
+  store: StateStore;
+  valves: ValvesRepository;
+  services: HostServices;
+  logger: Logger;
+  /** Debounce for file-change reloads. */
+  debounceMs?: number;
+  /** Called when a filter's registered flags appear (specs) or go away (undefined). */
+  onFlags?: (filterId: string, specs: FlagSpec[] | undefined) => void;
+}
+
+/**
+ * Holds every filter from the filters directory: loads them in isolation (a broken file
+ * never stops the others), runs lifecycle hooks in order, reloads on change.
+ */
+export class FilterRegistry {
+  private readonly active = new Map<string, ActiveFilter>();
+  private readonly failed = new Map<string, FailedFilter>();
+  private watcher?: FSWatcher;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: FilterRegistryOptions) {}
+
+  /** Active filters in ascending priority (ties by id). */
+  list(): ActiveFilter[] {
+    return [...this.active.values()].sort((a, b) => a.valves.priority - b.valves.priority || a.id.localeCompare(b.id));
+  }
+  failures(): FailedFilter[] {
+    return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+  get(id: string): ActiveFilter | undefined {
+    return this.active.get(id);
+  }
+  /** The failure recorded for an id, if that file failed. */
+  failure(id: string): FailedFilter | undefined {
+    return [...this.failed.values()].find((entry) => entry.id === id);
+  }
+
+  /** Filter files in the directory, sorted by name (deterministic load order). */
+  files(): string[] {
+    if (!existsSync(this.options.dir)) return [];
+    return readdirSync(this.options.dir)
+      .filter((name) => FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.'))
+      .sort()
+      .map((name) => path.join(this.options.dir, name));
+  }
+
+  /** Serialise every load/unload so hooks never interleave. */
+  private serial<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(job, job);
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** (Re)load every file: shut every filter down, import all, start them in priority order. */
+  loadAll(): Promise<void> {
+    return this.serial(async () => {
+      for (const filter of this.list()) await this.shutdown(filter);
+      this.active.clear();
+      this.failed.clear();
+      for (const file of this.files()) await this.importOne(file);
+      for (const filter of this.list()) await this.startup(filter);
+    });
+  }
+
+  /** Reload one file after it changed, appeared or disappeared. */
+  reloadFile(file: string): Promise<void> {
+    return this.serial(async () => {
+      const previous = [...this.active.values()].find((filter) => filter.file === file);
+      if (previous) await this.shutdown(previous);
+      this.failed.delete(file);
+      if (!existsSync(file)) {
+        this.options.logger.info({ file }, 'filter file removed');
+        return;
+      }
+      const loaded = await this.importOne(file);
+      if (loaded) await this.startup(loaded);
+    });
+  }
+
+  /** Shut every filter down (server stop). */
+  close(): Promise<void> {
+    this.watcher?.close();
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    return this.serial(async () => {
+      for (const filter of this.list()) await this.shutdown(filter);
+      this.active.clear();
+    });
+  }
+
+  /** Watch the directory and reload changed files after `debounceMs`. */
+  watch(): void {
+    if (this.watcher || !existsSync(this.options.dir)) return;
+    this.watcher = watch(this.options.dir, (_event, name) => {
+      if (!name || !FILTER_EXTENSIONS.some((extension) => String(name).endsWith(extension)) || String(name).startsWith('.')) return;
+      const file = path.join(this.options.dir, String(name));
+      clearTimeout(this.timers.get(file));
+      this.timers.set(
+        file,
+        setTimeout(() => {
+          this.timers.delete(file);
+          void this.reloadFile(file);
+        }, this.options.debounceMs ?? 300),
+      );
+    });
+    this.watcher.on('error', (error) => this.options.logger.warn({ err: error.message }, 'filter directory watch failed'));
+  }
+
+  /** Replace a filter's admin valves (already validated) and call onValvesUpdated. */
+  async applyValves(id: string, values: ActiveFilter['valves']): Promise<void> {
+    const filter = this.active.get(id);
+    if (!filter) return;
+    filter.valves = values;
+    await filter.definition.onValvesUpdated?.(this.lifecycleArgs(filter));
+  }
+
+  /** Re-read a filter's saved valves (another replica changed them). */
+  async refreshValves(id: string): Promise<void> {
+    const filter = this.active.get(id);
+    if (!filter) return;
+    const { values } = mergeSavedValves(filter.valvesSchema, await this.options.valves.loadAdmin(id));
+    await this.applyValves(id, values as ActiveFilter['valves']);
+  }
+
+  lifecycleArgs(filter: ActiveFilter): LifecycleArgs<Record<string, unknown>> {
+    return {
+      valves: filter.valves,
+      logger: this.options.logger.child({ filter: filter.id }),
+      state: filter.state,
+      services: this.options.services,
+      filterId: filter.id,
+    };
+  }
+
+  private fail(file: string, id: string, error: unknown): void {
+    const entry: FailedFilter = {
+      id,
+      file: path.basename(file),
+      error: (error as Error)?.message ?? String(error),
+      line: error instanceof FilterLoadError ? error.line : undefined,
+    };
+    this.failed.set(file, entry);
+    this.options.logger.error({ file: entry.file, line: entry.line, err: entry.error }, 'filter failed to load');
+  }
+
+  private async importOne(file: string): Promise<ActiveFilter | undefined> {
+    try {
+      const loaded = await loadFilterFile(file);
+      const clash = this.active.get(loaded.id);
+      if (clash && clash.file !== file) throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
+      const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
+      if (dropped.length) this.options.logger.warn({ filter: loaded.id, dropped }, 'saved valves fell back to defaults');
+      const filter: ActiveFilter = {
+        ...loaded,
+        valves: values as ActiveFilter['valves'],
+        state: new ScopedState(this.options.store, `f:${loaded.id}:`),
+      };
+      this.active.set(filter.id, filter);
+      this.options.onFlags?.(filter.id, filter.definition.flags);
+      this.options.logger.info({ filter: filter.id, file: path.basename(file) }, 'filter loaded');
+      return filter;
+    } catch (error) {
+      this.fail(file, fileStem(file), error);
+      return undefined;
+    }
+  }
+
+  private async startup(filter: ActiveFilter): Promise<void> {
+    try {
+      await filter.definition.onStartup?.(this.lifecycleArgs(filter));
+    } catch (error) {
+      this.active.delete(filter.id);
+      this.options.onFlags?.(filter.id, undefined);
+      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${(error as Error)?.message ?? error}`));
+    }
+  }
+
+  private async shutdown(filter: ActiveFilter): Promise<void> {
+    this.active.delete(filter.id);
+    this.options.onFlags?.(filter.id, undefined);
+    try {
+      await filter.definition.onShutdown?.(this.lifecycleArgs(filter));
+    } catch (error) {
+      this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'onShutdown failed');
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../util/logger.js';
+import type { StateStore } from '../state/types.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+
+/**
+ * Where valve values live. Admin valves: `valves/<id>.json` (atomic write), mirrored in
+ * the state store so replicas on one Redis share them; a change is published on the
+ * `valves` channel. Per-user valves: the state store only (`valves:user:<id>:<user>`).
+ */
+export class ValvesRepository {
+  constructor(
+    private readonly options: { dir: string; store: StateStore; logger: Logger },
+  ) {}
+
+  private file(filterId: string): string {
+    return path.join(this.options.dir, `${filterId}.json`);
+  }
+
+  /** Saved admin values: the store's copy when it answers (shared by replicas), else the file. */
+  async loadAdmin(filterId: string): Promise<unknown> {
+    try {
+      const shared = await this.options.store.get(`valves:admin:${filterId}`);
+      if (shared !== undefined) return shared;
+    } catch (error) {
+      this.options.logger.warn({ filterId, err: (error as Error).message }, 'state store unavailable; admin valves read from file');
+    }
+    const file = this.file(filterId);
+    if (!existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      this.options.logger.warn({ filterId, file, err: (error as Error).message }, 'saved valves unreadable; using defaults');
+      return undefined;
+    }
+  }
+
+  /** Persist admin values (file first, then the store) and tell other replicas. */
+  async saveAdmin(filterId: string, values: unknown): Promise<void> {
+    writeFileAtomic(this.file(filterId), `${JSON.stringify(values, null, 2)}\n`);
+    try {
+      await this.options.store.set(`valves:admin:${filterId}`, values);
+      await this.options.store.publish('valves', JSON.stringify({ filterId }));
+    } catch (error) {
+      this.options.logger.warn({ filterId, err: (error as Error).message }, 'valves saved to file only; other replicas will not see them until the store is back');
+    }
+  }
+
+  /** A user's saved values, or undefined (also when the store is down: the filter then uses defaults). */
+  async loadUser(filterId: string, userId: string): Promise<unknown> {
+    try {
+      return await this.options.store.get(`valves:user:${filterId}:${userId}`);
+    } catch (error) {
+      this.options.logger.warn({ filterId, err: (error as Error).message }, 'state store unavailable; user valves fall back to defaults');
+      return undefined;
+    }
+  }
+
+  /** Persist a user's values (throws when the store is down: the caller answers 503). */
+  async saveUser(filterId: string, userId: string, values: unknown): Promise<void> {
+    await this.options.store.set(`valves:user:${filterId}:${userId}`, values);
+  }
+
+  /** Call `handler(filterId)` when any replica changes a filter's admin valves. */
+  onChange(handler: (filterId: string) => void): () => void {
+    return this.options.store.subscribe('valves', (message) => {
+      try {
+        const { filterId } = JSON.parse(message) as { filterId?: string };
+        if (filterId) handler(filterId);
+      } catch {
+        // ignore malformed messages from other deployments
+      }
+    });
+  }
+}

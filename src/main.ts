@@ -1,0 +1,36 @@
+import { mkdirSync } from 'node:fs';
+import { loadConfig } from './config.js';
+import { createLogger } from './util/logger.js';
+import { createRuntime } from './runtime.js';
+import { EunoeError } from './errors/index.js';
+
+/** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const runtime = await createRuntime({ config, logger });
+  const server = runtime.app.listen(config.PORT, config.HOST, () => {
+    logger.info({ host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
+  });
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close();
+    await runtime.close().catch((error) => logger.error({ err: (error as Error).message }, 'shutdown failed'));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('unhandledRejection', (reason) => logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'));
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof EunoeError ? error.message : (error as Error)?.stack ?? String(error);
+  process.stderr.write(`Eunoe failed to start: ${message}\n`);
+  process.exit(1);
+});

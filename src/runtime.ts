@@ -1,0 +1,80 @@
+import type { Express } from 'express';
+import type { Config } from './config.js';
+import type { Logger } from './util/logger.js';
+import type { StateStore } from './state/types.js';
+import { createStateStore } from './state/create-state-store.js';
+import { FilterRegistry } from './filters/filter-registry.js';
+import { ValvesRepository } from './filters/valves-repository.js';
+import { createFlagsHost } from './filters/create-flags-host.js';
+import type { HostServices } from './filters/types.js';
+import { resolveApiKey } from './server/api-key.js';
+import { createApp } from './app.js';
+
+/** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
+export interface Runtime {
+  app: Express;
+  apiKey: string;
+  store: StateStore;
+  registry: FilterRegistry;
+  services: HostServices;
+  logger: Logger;
+  /** Stop watchers, cron jobs, filters and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Compose Eunoe from a Config: state store, valves, flags, filters (loaded and started),
+ * host services and the express app. Used by src/main.ts and by tests (no socket needed).
+ */
+export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
+  const { config, logger } = options;
+  const apiKey = resolveApiKey({ configured: config.PIPELINES_API_KEY, dataDir: config.DATA_DIR, logger });
+  const store = await createStateStore({ config, logger });
+  const services: HostServices = {};
+  const stops: Array<() => Promise<void> | void> = [];
+
+  const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
+  const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });
+  const registry = new FilterRegistry({
+    dir: config.FILTERS_DIR,
+    store,
+    valves,
+    services,
+    logger,
+    debounceMs: config.RELOAD_DEBOUNCE_MS,
+    onFlags: (filterId, specs) => (specs ? flags.registry.register(filterId, specs) : flags.registry.unregister(filterId)),
+  });
+  await registry.loadAll();
+  if (options.watch ?? config.WATCH_FILTERS) registry.watch();
+  stops.push(valves.onChange((filterId) => void registry.refreshValves(filterId)));
+
+  const app = createApp({
+    apiKey,
+    logger,
+    store,
+    registry,
+    valves,
+    services,
+    flags,
+    filtersDir: config.FILTERS_DIR,
+    bodyLimit: config.BODY_LIMIT,
+    uploadLimit: config.UPLOAD_LIMIT,
+    hookTimeoutMs: config.HOOK_TIMEOUT_MS,
+    addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
+    extraRouters: [],
+  });
+
+  return {
+    app,
+    apiKey,
+    store,
+    registry,
+    services,
+    logger,
+    async close() {
+      for (const stop of stops.reverse()) await stop();
+      await registry.close();
+      await store.close();
+    },
+  };
+}

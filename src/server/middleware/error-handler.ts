@@ -1,0 +1,34 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
+
+/** Unknown routes: JSON 404, never an HTML page. */
+export const notFound: RequestHandler = (_request, _response, next) => next(new NotFoundError('Not Found'));
+
+/**
+ * Every error becomes `{"detail": "..."}` JSON with its status: typed errors keep theirs,
+ * body-parser failures map to 400/413, anything else is a 500 with a generic message.
+ */
+export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
+  let status = 500;
+  let detail = 'Internal Server Error';
+  let extra: Record<string, unknown> = {};
+  if (error instanceof EunoeError) {
+    status = error.status;
+    detail = error.message;
+    if (error instanceof ValidationError && error.fields.length) extra = { errors: error.fields };
+  } else if (error?.type === 'entity.too.large' || error?.status === 413) {
+    status = 413;
+    detail = `Request body too large (limit ${error.limit ?? 'reached'} bytes)`;
+  } else if (error?.type === 'entity.parse.failed') {
+    status = 400;
+    detail = `Invalid JSON body: ${error.message}`;
+  } else if (typeof error?.status === 'number' && error.status >= 400 && error.status < 500) {
+    status = error.status;
+    detail = error.message || detail;
+  }
+  const log = request.log ?? console;
+  if (status >= 500) log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack, code: (error as EunoeError).code } : error, status }, 'request failed');
+  else log.info({ status, detail }, 'request rejected');
+  if (response.headersSent) return;
+  response.status(status).json({ detail, ...extra });
+};

@@ -1,0 +1,102 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
+import type { FilterRegistry, ActiveFilter } from '../../filters/filter-registry.js';
+import type { ValvesRepository } from '../../filters/valves-repository.js';
+import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
+import { noFlags, type FlagsHost } from '../../filters/flags-host.js';
+import { runHook } from '../../filters/run-hook.js';
+import type { FilterBody, HostServices, PipelineUser } from '../../filters/types.js';
+
+const envelope = z.object({
+  body: z.record(z.string(), z.unknown()),
+  user: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** True when the filter's `pipelines` valve targets this model (`*` = all). */
+export function targets(filter: ActiveFilter, model: unknown): boolean {
+  const pipelines = filter.valves.pipelines;
+  return pipelines.includes('*') || (typeof model === 'string' && pipelines.includes(model));
+}
+
+/** The user's values merged over the user-valve defaults, then `user.valves` from the envelope. */
+async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository) {
+  if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
+  const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
+  const merged = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
+  const inline = user?.valves;
+  if (inline && typeof inline === 'object' && !Array.isArray(inline)) {
+    return coerceValves(filter.userValvesSchema, filter.userValvesSpec, { ...merged, ...inline });
+  }
+  return merged;
+}
+
+export interface FilterHooksDeps {
+  registry: FilterRegistry;
+  valves: ValvesRepository;
+  services: HostServices;
+  flags?: FlagsHost;
+  hookTimeoutMs: number;
+}
+
+/**
+ * `POST /{id}/filter/inlet` and `/outlet`: `{body, user}` in, the (possibly changed) body out.
+ * A filter whose `pipelines` valve does not target `body.model` passes the body through.
+ */
+export function filterHooksRouter(deps: FilterHooksDeps): Router {
+  const router = Router();
+  router.post('/:id/filter/:hook', async (request, response) => {
+    const hook = request.params.hook;
+    if (hook !== 'inlet' && hook !== 'outlet') throw new NotFoundError('Not Found');
+    const id = request.params.id;
+    const filter = deps.registry.get(id);
+    if (!filter) {
+      const failure = deps.registry.failure(id);
+      if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
+      throw new NotFoundError(`Filter ${id} not found`);
+    }
+    const parsed = envelope.safeParse(request.body);
+    if (!parsed.success) {
+      throw new ValidationError('Request must be a JSON object {"body": {...}, "user": {...}}', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+    }
+    const user = (parsed.data.user ?? null) as PipelineUser | null;
+    let body = parsed.data.body as FilterBody;
+    if (!targets(filter, body.model)) {
+      response.json(body);
+      return;
+    }
+    const userValves = await userValvesFor(filter, user, deps.valves);
+    let flags = noFlags();
+    if (deps.flags) {
+      const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;
+      const resolved = await deps.flags.resolve({ body, user, hook, defaults });
+      flags = resolved.flags;
+      body = resolved.body;
+    }
+    const abort = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+    });
+    const result = await runHook({
+      filter,
+      hook,
+      timeoutMs: deps.hookTimeoutMs,
+      parentSignal: abort.signal,
+      args: {
+        body,
+        user,
+        valves: filter.valves,
+        userValves,
+        logger: request.log.child({ filter: filter.id, hook }),
+        state: filter.state,
+        flags,
+        services: deps.services,
+        filterId: filter.id,
+        requestId: request.id,
+        hook,
+      },
+    });
+    response.json(result);
+  });
+  return router;
+}

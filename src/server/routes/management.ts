@@ -1,0 +1,104 @@
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import busboy from 'busboy';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors/index.js';
+import type { FilterRegistry } from '../../filters/filter-registry.js';
+import { safeFilterFileName } from '../../filters/filter-file-name.js';
+import { downloadFilter, rawUrl } from '../../filters/download-filter.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+
+export interface ManagementDeps {
+  registry: FilterRegistry;
+  filtersDir: string;
+  uploadLimit: number;
+  addTimeoutMs: number;
+}
+
+/** Read the multipart field `file` (name + bytes), capped at `limit` bytes. */
+function readUpload(request: Request, limit: number): Promise<{ name: string; data: Buffer }> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: request.headers, limits: { fileSize: limit, files: 1 } });
+    } catch (error) {
+      reject(new ValidationError(`Expected multipart/form-data with a "file" field (${(error as Error).message})`));
+      return;
+    }
+    let found: Promise<{ name: string; data: Buffer }> | undefined;
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file') {
+        stream.resume();
+        return;
+      }
+      found = new Promise((done, fail) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('limit', () => fail(new PayloadTooLargeError(`Filter file too large (limit ${limit} bytes)`)));
+        stream.on('end', () => done({ name: info.filename ?? '', data: Buffer.concat(chunks) }));
+      });
+    });
+    parser.on('error', (error) => reject(new ValidationError(`Malformed multipart body: ${(error as Error).message}`)));
+    parser.on('close', () => {
+      if (!found) reject(new ValidationError('Missing multipart field "file"'));
+      else found.then(resolve, reject);
+    });
+    request.pipe(parser);
+  });
+}
+
+/** Save a filter file, load it, and answer what happened (a failed load is a 400 naming the error). */
+async function install(deps: ManagementDeps, name: string, source: string | Buffer, verb: string) {
+  const file = path.join(deps.filtersDir, safeFilterFileName(name));
+  writeFileAtomic(file, source);
+  await deps.registry.reloadFile(file);
+  const failure = deps.registry.failures().find((entry) => entry.file === path.basename(file));
+  if (failure) {
+    const where = failure.line ? ` (line ${failure.line})` : '';
+    throw new ValidationError(`Filter ${verb} to ${path.basename(file)} but failed to load${where}: ${failure.error}. Fix or delete it.`);
+  }
+  return { status: true, detail: `Pipeline ${verb} successfully to ${path.basename(file)}` };
+}
+
+/** `POST /pipelines/add`, `/pipelines/upload`, `DELETE /pipelines/delete`, `POST /pipelines/reload`. */
+export function managementRouter(deps: ManagementDeps): Router {
+  const router = Router();
+  router.post('/pipelines/upload', async (request, response) => {
+    const upload = await readUpload(request, deps.uploadLimit);
+    response.json(await install(deps, upload.name, upload.data, 'uploaded'));
+  });
+  router.post('/pipelines/add', async (request, response) => {
+    const parsed = z.object({ url: z.string().min(1) }).safeParse(request.body);
+    if (!parsed.success) throw new ValidationError('Body must be {"url": "https://…/filter.ts"}');
+    let url: URL;
+    try {
+      url = rawUrl(new URL(parsed.data.url));
+    } catch {
+      throw new ValidationError(`Not a URL: ${parsed.data.url}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('URL must be http(s)');
+    const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    safeFilterFileName(name);
+    const source = await downloadFilter({ url, timeoutMs: deps.addTimeoutMs, maxBytes: deps.uploadLimit });
+    response.json(await install(deps, name, source, 'added'));
+  });
+  router.delete('/pipelines/delete', async (request, response) => {
+    const parsed = z.object({ id: z.string().min(1) }).safeParse(request.body);
+    if (!parsed.success) throw new ValidationError('Body must be {"id": "<filter id>"}');
+    const id = parsed.data.id;
+    const file = deps.registry.get(id)?.file ?? deps.registry.failures().find((entry) => entry.id === id)?.file;
+    if (!file) throw new NotFoundError(`Pipeline ${id} not found`);
+    const absolute = path.resolve(deps.filtersDir, path.basename(file));
+    if (!existsSync(absolute)) throw new NotFoundError(`Pipeline ${id} not found`);
+    rmSync(absolute);
+    await deps.registry.reloadFile(absolute);
+    response.json({ status: true, detail: `Pipeline ${id} deleted successfully` });
+  });
+  router.post('/pipelines/reload', async (_request, response) => {
+    await deps.registry.loadAll();
+    const failed = deps.registry.failures().length;
+    response.json({ message: 'Pipelines reloaded successfully.', loaded: deps.registry.list().length, failed });
+  });
+  return router;
+}

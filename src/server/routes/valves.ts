@@ -1,0 +1,68 @@
+import { Router, type Request } from 'express';
+import { NotFoundError, StateUnavailableError, ValidationError } from '../../errors/index.js';
+import type { ActiveFilter, FilterRegistry } from '../../filters/filter-registry.js';
+import type { ValvesRepository } from '../../filters/valves-repository.js';
+import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
+
+/** The filter named in the path, or 404 in the Python server's words. */
+export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {
+  const filter = registry.get(id);
+  if (!filter) throw new NotFoundError(`Pipeline ${id} not found`);
+  return filter;
+}
+
+function userIdOf(request: Request): string {
+  const userId = request.query.user_id;
+  if (typeof userId !== 'string' || userId.trim() === '') throw new ValidationError('user_id query parameter is required');
+  return userId.trim();
+}
+
+function userValvesOr404(filter: ActiveFilter) {
+  if (!filter.userValvesSchema || !filter.userValvesSpec) throw new NotFoundError(`User valves for ${filter.id} not found`);
+  return { schema: filter.userValvesSchema, spec: filter.userValvesSpec };
+}
+
+/**
+ * Admin valves (`GET /{id}/valves`, `/valves/spec`, `POST /valves/update`) and per-user
+ * valves (`/{id}/valves/user[/spec|/update]?user_id=`). Updates coerce Open WebUI's form
+ * strings like pydantic, validate with zod and answer 400 per field (Python answers 500).
+ */
+export function valvesRouter({ registry, valves }: { registry: FilterRegistry; valves: ValvesRepository }): Router {
+  const router = Router();
+  router.get('/:id/valves', (request, response) => {
+    response.json(filterOr404(registry, request.params.id).valves);
+  });
+  router.get('/:id/valves/spec', (request, response) => {
+    response.json(filterOr404(registry, request.params.id).valvesSpec);
+  });
+  router.post('/:id/valves/update', async (request, response) => {
+    const filter = filterOr404(registry, request.params.id);
+    const values = coerceValves(filter.valvesSchema, filter.valvesSpec, request.body);
+    await valves.saveAdmin(filter.id, values);
+    await registry.applyValves(filter.id, values as ActiveFilter['valves']);
+    request.log.info({ filter: filter.id }, 'valves updated');
+    response.json(values);
+  });
+  router.get('/:id/valves/user/spec', (request, response) => {
+    response.json(userValvesOr404(filterOr404(registry, request.params.id)).spec);
+  });
+  router.get('/:id/valves/user', async (request, response) => {
+    const filter = filterOr404(registry, request.params.id);
+    const { schema } = userValvesOr404(filter);
+    const saved = await valves.loadUser(filter.id, userIdOf(request));
+    response.json(mergeSavedValves(schema, saved).values);
+  });
+  router.post('/:id/valves/user/update', async (request, response) => {
+    const filter = filterOr404(registry, request.params.id);
+    const { schema, spec } = userValvesOr404(filter);
+    const userId = userIdOf(request);
+    const values = coerceValves(schema, spec, request.body);
+    try {
+      await valves.saveUser(filter.id, userId, values);
+    } catch (error) {
+      throw new StateUnavailableError(`User valves could not be saved: the state store is unavailable (${(error as Error).message})`);
+    }
+    response.json(values);
+  });
+  return router;
+}
