@@ -1,0 +1,89 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { silentLogger } from '../../src/util/logger.js';
+
+/** The repository root (for copying shipped filters). */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const TEST_API_KEY = 'test-key-0123456789';
+
+/** A runtime in its own temp directory, with helpers to add files and restart. */
+export interface TestRuntime extends Runtime {
+  root: string;
+  filtersDir: string;
+  config: Config;
+  auth: { Authorization: string };
+  /** Close and build a new runtime on the same directories (a "restart"). */
+  restart(): Promise<TestRuntime>;
+  /** Close and delete the temp directory. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Build a real runtime (SQLite state unless `env.REDIS_URL`) in a temp directory. `filters`
+ * names shipped files in `filters/` to copy (e.g. `['turn-limit.ts']`); `sources` writes
+ * extra filter files by name. Filters in the temp dir import the SDK by absolute path, so
+ * shipped files are rewritten to point at this checkout's `src/sdk.js`.
+ */
+export async function createTestRuntime(options: {
+  filters?: string[];
+  sources?: Record<string, string>;
+  env?: Record<string, string>;
+  watch?: boolean;
+  root?: string;
+} = {}): Promise<TestRuntime> {
+  const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), 'eunoe-test-'));
+  const filtersDir = path.join(root, 'filters');
+  mkdirSync(filtersDir, { recursive: true });
+  // The temp dir needs ESM semantics for .ts files, like the repository.
+  writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
+  if (!options.root) {
+    for (const name of options.filters ?? []) copyShippedFilter(name, filtersDir);
+    for (const [name, source] of Object.entries(options.sources ?? {})) writeFileSync(path.join(filtersDir, name), source);
+  }
+  const config = loadConfig(
+    {
+      PIPELINES_API_KEY: TEST_API_KEY,
+      LOG_LEVEL: 'silent',
+      WATCH_FILTERS: 'false',
+      PRICING_FETCH: 'false',
+      RELOAD_DEBOUNCE_MS: '50',
+      ...options.env,
+    },
+    root,
+  );
+  const runtime = await createRuntime({ config, logger: silentLogger(), watch: options.watch ?? false });
+  const test: TestRuntime = {
+    ...runtime,
+    root,
+    filtersDir,
+    config,
+    auth: { Authorization: `Bearer ${TEST_API_KEY}` },
+    async restart() {
+      await runtime.close();
+      return createTestRuntime({ ...options, root });
+    },
+    async dispose() {
+      await runtime.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return test;
+}
+
+/** SDK import path for a filter written into a temp directory. */
+export const sdkPath = path.join(repoRoot, 'src/sdk.js');
+
+/** Copy `filters/<name>` into `dir`, pointing its relative imports at this checkout's `src/`. */
+export function copyShippedFilter(name: string, dir: string): void {
+  const source = path.join(repoRoot, 'filters', name);
+  const target = path.join(dir, name);
+  copyFileSync(source, target);
+  const text = readFileSync(target, 'utf8').replaceAll("'../src/", `'${path.join(repoRoot, 'src')}/`);
+  writeFileSync(target, text);
+}
+
