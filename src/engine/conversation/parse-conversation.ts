@@ -1,0 +1,76 @@
+import { messageIds } from '../message-id.js';
+import type { ChatNode, Conversation, Unit } from './chat-node.js';
+import { messageText, type LooseMessage } from './message-text.js';
+
+const SYSTEM_ROLES = new Set(['system', 'developer']);
+
+/** A node from one raw input message (non-objects become role `unknown`). */
+function toNode(raw: unknown, index: number, id: string): ChatNode {
+  const message = (raw && typeof raw === 'object' ? raw : {}) as LooseMessage;
+  const role = typeof message.role === 'string' ? message.role : 'unknown';
+  const toolCallIds = Array.isArray(message.tool_calls)
+    ? (message.tool_calls as Array<{ id?: unknown }>).map((call, n) => (typeof call?.id === 'string' ? call.id : `#${index}:${n}`))
+    : [];
+  return {
+    index,
+    id,
+    role,
+    message: raw,
+    isSystem: SYSTEM_ROLES.has(role),
+    text: messageText(message),
+    toolCallIds: role === 'assistant' ? toolCallIds : [],
+    toolCallId: role === 'tool' && typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined,
+  };
+}
+
+/**
+ * Binds tool calls to their results: an assistant message with `tool_calls` and the tool
+ * messages that directly follow it and answer every call form one unit. A result with no
+ * call there, or a call with no result, is an orphan (a provider would reject it).
+ */
+export function parseConversation(messages: readonly unknown[]): Conversation {
+  const ids = messageIds(messages as LooseMessage[]);
+  const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
+  const units: Unit[] = [];
+  const unitOf = new Int32Array(nodes.length).fill(-1);
+  const orphans = new Map<number, string>();
+  let lastUserIndex = -1;
+  let index = 0;
+  while (index < nodes.length) {
+    const node = nodes[index]!;
+    if (node.role === 'user') lastUserIndex = index;
+    if (node.isSystem) {
+      index += 1;
+      continue;
+    }
+    if (node.role === 'tool') {
+      orphans.set(index, 'orphan tool result: no matching call just before it');
+      index += 1;
+      continue;
+    }
+    const members = [index];
+    let next = index + 1;
+    if (node.toolCallIds.length > 0) {
+      const pending = new Set(node.toolCallIds);
+      const unique = pending.size === node.toolCallIds.length;
+      while (next < nodes.length && nodes[next]!.role === 'tool') {
+        const result = nodes[next]!;
+        if (result.toolCallId !== undefined && pending.delete(result.toolCallId)) members.push(next);
+        else orphans.set(next, 'orphan tool result: answers no pending call');
+        next += 1;
+      }
+      if (pending.size > 0 || !unique) {
+        for (const member of members) {
+          orphans.set(member, member === index ? 'orphan tool call: not every call has its result' : 'result of an incomplete tool call');
+        }
+        index = next;
+        continue;
+      }
+    }
+    const position = units.length;
+    units.push({ position, members, role: node.role });
+    for (const member of members) unitOf[member] = position;
+    index = next;
+  }
+  return { nodes, units, unitOf, orphans, lastUserIndex };
+}

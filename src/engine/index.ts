@@ -1,0 +1,31 @@
+/**
+ * Public API of the pure context engine: `planContext` decides what of a conversation the
+ * model sees under a token/cost budget, without ever producing an invalid message order.
+ */
+export type {
+  AlgorithmName,
+  Disposition,
+  EngineOptions,
+  MessageMark,
+  Plan,
+  PlanBudget,
+  PlanEntry,
+  PlanInput,
+  PlanResult,
+  Scorer,
+  Summarizer,
+  SummaryRange,
+  TokenCache,
+  WeightingName,
+} from './types.js';
+export { planContext } from './plan/plan-context.js';
+export { defaultEngineOptions, resolveEngineOptions } from './options/default-engine-options.js';
+export { LruTokenCache } from './tokens/lru-token-cache.js';
+export { encodingForModel, bareModelId, FALLBACK_ENCODING, type EncodingName } from './tokens/encoding-for-model.js';
+export { countMessageTokens, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE } from './tokens/count-message-tokens.js';
+export { loadEncoder } from './tokens/load-encoder.js';
+export { imageTokens, tileTokens } from './tokens/image-tokens.js';
+export { imageDimensions } from './tokens/image-dimensions.js';
+export { insertSummary, SUMMARY_HEADER } from './summarize/insert-summary.js';
+export { validateMessageOrder, type OrderViolation } from './constraints/validate-message-order.js';
+export { messageIds, contentHash } from './message-id.js';

@@ -1,0 +1,48 @@
+import type { EngineOptions } from '../types.js';
+
+/** Engine defaults (lethes' valve defaults where they exist; no token limit). */
+export function defaultEngineOptions(): EngineOptions {
+  return {
+    maxTokens: 0,
+    algorithm: 'recency',
+    weighting: 'smart',
+    recencyFactor: 1.5,
+    recent: 4,
+    toolPenalty: 0.5,
+    pairCoherence: 0.8,
+    minChatMessages: 1,
+    summaryRatio: 0.3,
+    summaryMaxTokens: 2048,
+    externalWeight: 0.5,
+    trimTo: 0.75,
+    expectedCompletionTokens: 0,
+  };
+}
+
+/** Number if finite, else the fallback. */
+function finite(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** Defaults merged with the given options; numbers clamped to sane ranges. */
+export function resolveEngineOptions(options: Partial<EngineOptions> | undefined): EngineOptions {
+  const defaults = defaultEngineOptions();
+  const merged: EngineOptions = { ...defaults };
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (value !== undefined) (merged as unknown as Record<string, unknown>)[key] = value;
+  }
+  merged.maxTokens = Math.max(0, Math.floor(finite(merged.maxTokens, 0)));
+  merged.recent = Math.max(0, Math.floor(finite(merged.recent, defaults.recent)));
+  merged.minChatMessages = Math.max(0, Math.floor(finite(merged.minChatMessages, defaults.minChatMessages)));
+  merged.recencyFactor = Math.max(0, finite(merged.recencyFactor, defaults.recencyFactor));
+  merged.toolPenalty = Math.min(1, Math.max(0, finite(merged.toolPenalty, defaults.toolPenalty)));
+  merged.pairCoherence = Math.min(1, Math.max(0, finite(merged.pairCoherence, defaults.pairCoherence)));
+  merged.summaryRatio = Math.min(1, Math.max(0, finite(merged.summaryRatio, defaults.summaryRatio)));
+  merged.summaryMaxTokens = Math.max(0, finite(merged.summaryMaxTokens, defaults.summaryMaxTokens));
+  merged.externalWeight = Math.min(1, Math.max(0, finite(merged.externalWeight, defaults.externalWeight)));
+  merged.trimTo = Math.min(1, Math.max(0.1, finite(merged.trimTo, defaults.trimTo)));
+  merged.expectedCompletionTokens = Math.max(0, finite(merged.expectedCompletionTokens, 0));
+  if (!['greedy', 'recency', 'dependency', 'prefix_cache'].includes(merged.algorithm)) merged.algorithm = defaults.algorithm;
+  if (!['static', 'keyword', 'smart', 'composite'].includes(merged.weighting)) merged.weighting = defaults.weighting;
+  return merged;
+}

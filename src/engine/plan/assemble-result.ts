@@ -1,0 +1,90 @@
+import type { ResolvedBudget } from '../budget/resolve-budget.js';
+import type { Conversation } from '../conversation/chat-node.js';
+import { summaryRanges } from '../summarize/summary-ranges.js';
+import type { EngineOptions, PlanEntry, PlanInput, PlanResult } from '../types.js';
+import type { SelectionTotals } from './repair-selection.js';
+import { runId } from './run-id.js';
+
+/** Inputs of the final assembly step. */
+export interface AssembleInputs {
+  input: PlanInput;
+  options: EngineOptions;
+  conversation: Conversation;
+  entries: PlanEntry[];
+  tokens: ArrayLike<number>;
+  tokensBefore: number;
+  totals: SelectionTotals;
+  /** System tokens + reply priming. */
+  fixed: number;
+  budget: ResolvedBudget;
+  notes: string[];
+  encoding: string;
+  cacheHits: number;
+  prefixReused: number;
+}
+
+/** Tokens of the leading part of `sequence` that equals `previous` (likely prompt-cache hits). */
+function cachedPrefixTokens(sequence: readonly string[], previous: readonly string[] | undefined, tokensById: Map<string, number>): number {
+  let total = 0;
+  for (let index = 0; index < sequence.length && index < (previous?.length ?? 0); index += 1) {
+    if (sequence[index] !== previous![index]) break;
+    total += tokensById.get(sequence[index]!) ?? 0;
+  }
+  return total;
+}
+
+/** Builds the messages to send (input objects, untouched), the sequence and the plan. */
+export function assembleResult(inputs: AssembleInputs): PlanResult {
+  const { input, options, conversation, entries, budget, totals, notes } = inputs;
+  const messages: unknown[] = [];
+  const sequence: string[] = [];
+  const tokensById = new Map<string, number>();
+  let summaryInsertAt = -1;
+  for (const entry of entries) {
+    if (entry.disposition !== 'keep' && entry.disposition !== 'pinned') continue;
+    const node = conversation.nodes[entry.index]!;
+    if (summaryInsertAt < 0 && !node.isSystem) summaryInsertAt = messages.length;
+    messages.push(node.message);
+    sequence.push(entry.id);
+    tokensById.set(entry.id, entry.tokens);
+  }
+  if (summaryInsertAt < 0) summaryInsertAt = messages.length;
+  const tokensAfter = inputs.fixed + totals.chat + totals.reserve;
+  const overBudget = tokensAfter > budget.hard;
+  if (overBudget) notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
+  const cached = cachedPrefixTokens(sequence, input.previousSequence, tokensById);
+  const estimatedCostUsd = input.pricing && input.model
+    ? input.pricing.estimateCost(input.model, { promptTokens: tokensAfter, completionTokens: options.expectedCompletionTokens, cachedTokens: cached })
+    : undefined;
+  const finite = (value: number) => (Number.isFinite(value) ? value : 0);
+  return {
+    messages,
+    sequence,
+    plan: {
+      runId: input.runId ?? runId(conversation.nodes.map((node) => node.id), input.model, options),
+      entries,
+      tokensBefore: inputs.tokensBefore,
+      tokensAfter,
+      budget: {
+        limitTokens: finite(budget.hard),
+        targetTokens: finite(budget.aim),
+        maxTokens: options.maxTokens,
+        costLimitTokens: budget.costLimitTokens,
+        contextLimitTokens: budget.contextLimitTokens,
+        summaryReserveTokens: totals.reserve,
+        estimatedCostUsd,
+        cachedPrefixTokens: cached,
+      },
+      overBudget,
+      notes,
+      algorithm: options.algorithm,
+      weighting: options.weighting,
+      model: input.model,
+      encoding: inputs.encoding,
+      summaryRanges: summaryRanges(entries),
+      summaryInsertAt,
+      prefixReused: inputs.prefixReused,
+      tokenCacheHits: inputs.cacheHits,
+    },
+  };
+}

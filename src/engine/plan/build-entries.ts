@@ -1,0 +1,41 @@
+import type { UnitMarks } from '../constraints/mark-units.js';
+import type { Conversation } from '../conversation/chat-node.js';
+import type { SelectionUnit } from '../selection/selection-algorithm.js';
+import type { EngineOptions, PlanEntry } from '../types.js';
+
+/** Everything needed to describe each message's fate. */
+export interface EntryInputs {
+  conversation: Conversation;
+  units: readonly SelectionUnit[];
+  kept: readonly boolean[];
+  marks: UnitMarks;
+  tokens: ArrayLike<number>;
+  weights: ArrayLike<number>;
+  droppedForOrder: ReadonlySet<number>;
+  options: EngineOptions;
+}
+
+/** Disposition and reason of one chat unit. */
+function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'disposition' | 'reason'> {
+  const { units, kept, marks, droppedForOrder, options } = inputs;
+  const unit = units[position]!;
+  if (kept[position]) {
+    const reason = marks.reasons[position] ?? `selected (weight ${unit.weight.toFixed(3)})`;
+    return { disposition: marks.pinned[position] ? 'pinned' : 'keep', reason };
+  }
+  if (unit.excluded) return { disposition: 'drop', reason: marks.reasons[position] ?? 'excluded' };
+  const reason = droppedForOrder.has(position) ? 'removed: the first chat message sent must be a user message' : 'over budget';
+  return { disposition: options.summarize ? 'summarize' : 'drop', reason };
+}
+
+/** One plan entry per input message, in input order. */
+export function buildEntries(inputs: EntryInputs): PlanEntry[] {
+  const { conversation, tokens, weights } = inputs;
+  return conversation.nodes.map((node) => {
+    const base = { index: node.index, id: node.id, role: node.role, weight: weights[node.index]!, tokens: tokens[node.index]! };
+    if (node.isSystem) return { ...base, disposition: 'keep', reason: 'system message (always kept)' };
+    const orphan = conversation.orphans.get(node.index);
+    if (orphan !== undefined) return { ...base, disposition: 'drop', reason: orphan };
+    return { ...base, ...unitFate(conversation.unitOf[node.index]!, inputs) };
+  });
+}

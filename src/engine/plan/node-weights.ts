@@ -1,0 +1,20 @@
+import type { Conversation } from '../conversation/chat-node.js';
+import type { EngineOptions } from '../types.js';
+import { weightingByName } from '../weighting/weighting-by-name.js';
+
+/**
+ * Weight of every message: base weight (`!weight`, default 1) × relevance. Relevance is
+ * only computed when trimming is needed (`score` false → 1 for all).
+ */
+export function nodeWeights(conversation: Conversation, options: EngineOptions, score: boolean, externalScores: Record<string, number> | undefined): Float64Array {
+  const { nodes, lastUserIndex } = conversation;
+  const relevance = score
+    ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', options, externalScores })
+    : new Float64Array(nodes.length).fill(1);
+  const base = options.messageWeights ?? {};
+  return Float64Array.from(nodes, (node, index) => {
+    const given = base[node.id];
+    const factor = typeof given === 'number' && Number.isFinite(given) && given >= 0 ? given : 1;
+    return node.isSystem ? 1 : factor * relevance[index]!;
+  });
+}

@@ -1,0 +1,61 @@
+import { markUnits } from '../constraints/mark-units.js';
+import { parseConversation } from '../conversation/parse-conversation.js';
+import { resolveEngineOptions } from '../options/default-engine-options.js';
+import { resolveBudget } from '../budget/resolve-budget.js';
+import { selectionByName } from '../selection/selection-by-name.js';
+import { summaryReserve } from '../summarize/summary-reserve.js';
+import { countConversationTokens } from '../tokens/count-conversation-tokens.js';
+import { REPLY_PRIMING_TOKENS } from '../tokens/count-message-tokens.js';
+import { encodingForModel } from '../tokens/encoding-for-model.js';
+import type { PlanInput, PlanResult } from '../types.js';
+import { assembleResult } from './assemble-result.js';
+import { buildEntries } from './build-entries.js';
+import { buildUnits } from './build-units.js';
+import { nodeWeights } from './node-weights.js';
+import { repairSelection, selectionTotals } from './repair-selection.js';
+
+/** A usable correction factor (positive and finite), else 1. */
+function correctionOf(value: number | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 1;
+}
+
+/**
+ * Plans what of the conversation the model sees: counts tokens (cached by message id),
+ * scores messages when trimming is needed, selects within the budget, repairs the order
+ * constraints, and returns the messages to send (same objects as the input) with the plan.
+ * Synchronous and pure apart from filling the given token cache.
+ */
+export function planContext(input: PlanInput): PlanResult {
+  const options = resolveEngineOptions(input.options);
+  const conversation = parseConversation(Array.isArray(input.messages) ? input.messages : []);
+  const { nodes } = conversation;
+  const encoding = encodingForModel(input.model);
+  const notes: string[] = [];
+  if (!encoding.exact) notes.push(`tokens estimated with ${encoding.encoding} (no exact tokenizer for ${input.model ?? 'an unnamed model'})`);
+  const { tokens, cacheHits } = countConversationTokens(nodes, encoding.encoding, input.tokenCache, correctionOf(input.correction));
+  let fixed = REPLY_PRIMING_TOKENS;
+  let tokensBefore = REPLY_PRIMING_TOKENS;
+  for (const node of nodes) {
+    tokensBefore += tokens[node.index]!;
+    if (node.isSystem) fixed += tokens[node.index]!;
+  }
+  const budget = resolveBudget(options, input.model, input.pricing);
+  notes.push(...budget.notes);
+  if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
+  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim, input.externalScores);
+  const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
+  const units = buildUnits(conversation, tokens, weights, marks);
+  const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
+  const reserveGuess = options.summarize && Number.isFinite(budget.aim) ? summaryReserve(Math.max(0, tokensBefore - budget.aim), options.summaryRatio, options.summaryMaxTokens) : 0;
+  const committed = fixed + mandatory + reserveGuess;
+  const algorithm = selectionByName(options.algorithm);
+  const ids = nodes.map((node) => node.id);
+  const selection = algorithm.select({ units, available: budget.aim - committed, limit: budget.aim, committed, options, ids, previousSequence: input.previousSequence });
+  notes.push(...selection.notes);
+  const kept = selection.kept;
+  const droppedForOrder = repairSelection(units, kept, fixed, budget.aim, options);
+  if (droppedForOrder.size > 0) notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
+  const totals = selectionTotals(units, kept, options);
+  const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, options });
+  return assembleResult({ input, options, conversation, entries, tokens, tokensBefore, totals, fixed, budget, notes, encoding: encoding.encoding, cacheHits, prefixReused: selection.prefixReused ?? 0 });
+}

@@ -1,0 +1,57 @@
+import type { EngineOptions } from '../types.js';
+
+/** A unit as selection sees it. */
+export interface SelectionUnit {
+  position: number;
+  /** Input indexes, ascending. */
+  members: number[];
+  /** Message ids of the members. */
+  ids: string[];
+  role: string;
+  tokens: number;
+  /** Max weight of the members. */
+  weight: number;
+  /** Kept whatever the budget (last user, current turn, recent, pinned, tagged). */
+  mandatory: boolean;
+  /** Outside `!context=N`: never selected. */
+  excluded: boolean;
+}
+
+/** Everything an algorithm may use. */
+export interface SelectionContext {
+  units: readonly SelectionUnit[];
+  /** Tokens left for optional units once system, mandatory units, priming and reserve are counted. */
+  available: number;
+  /** The token limit selection aims for (Infinity = none). */
+  limit: number;
+  /** Tokens already committed (system, mandatory, priming, reserve). */
+  committed: number;
+  options: EngineOptions;
+  /** Ids of the input messages, by index. */
+  ids: readonly string[];
+  previousSequence?: readonly string[];
+}
+
+/** What an algorithm returns: kept flag per unit position, plus notes. */
+export interface Selection {
+  kept: boolean[];
+  notes: string[];
+  /** Length of the previous sequence reused (prefix_cache only). */
+  prefixReused?: number;
+}
+
+/** A selection algorithm: chooses optional units within `available` tokens. */
+export interface SelectionAlgorithm {
+  readonly name: string;
+  select(context: SelectionContext): Selection;
+}
+
+/** Kept flags with mandatory units already set. */
+export function mandatoryOnly(units: readonly SelectionUnit[]): boolean[] {
+  return units.map((unit) => unit.mandatory);
+}
+
+/** Optional candidate units (not mandatory, not excluded). */
+export function candidates(units: readonly SelectionUnit[]): SelectionUnit[] {
+  return units.filter((unit) => !unit.mandatory && !unit.excluded);
+}

@@ -1,0 +1,30 @@
+import type { ChatNode } from '../conversation/chat-node.js';
+import type { TokenCache } from '../types.js';
+import { countMessageTokens } from './count-message-tokens.js';
+import type { EncodingName } from './encoding-for-model.js';
+import { loadEncoder } from './load-encoder.js';
+
+/** Per-message token counts (× correction, rounded up) and how many came from the cache. */
+export interface TokenCounts {
+  tokens: Float64Array;
+  cacheHits: number;
+}
+
+/**
+ * Counts every message once: the cache (keyed `encoding:id`) holds raw counts, so a message
+ * is tokenized once per chat, not once per turn. The encoder loads only on a cache miss.
+ */
+export function countConversationTokens(nodes: readonly ChatNode[], encoding: EncodingName, cache: TokenCache | undefined, correction: number): TokenCounts {
+  const tokens = new Float64Array(nodes.length);
+  let cacheHits = 0;
+  for (const node of nodes) {
+    const key = `${encoding}:${node.id}`;
+    let raw = cache?.get(key);
+    if (raw === undefined) {
+      raw = countMessageTokens(node.message, loadEncoder(encoding));
+      cache?.set(key, raw);
+    } else cacheHits += 1;
+    tokens[node.index] = correction === 1 ? raw : Math.ceil(raw * correction);
+  }
+  return { tokens, cacheHits };
+}

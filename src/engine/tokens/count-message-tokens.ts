@@ -1,0 +1,41 @@
+import type { TextEncoder } from './load-encoder.js';
+import { imageTokens } from './image-tokens.js';
+
+/** Chat-format overhead per message (`<|start|>role…<|end|>`). */
+export const TOKENS_PER_MESSAGE = 3;
+/** Extra token when a message carries `name`. */
+export const TOKENS_PER_NAME = 1;
+/** Reply priming added once per request (`<|start|>assistant<|message|>`). */
+export const REPLY_PRIMING_TOKENS = 3;
+
+/** Tokens of a content value: strings, text parts, image parts by the tile formula. */
+function contentTokens(content: unknown, encoder: TextEncoder): number {
+  if (typeof content === 'string') return encoder.count(content);
+  if (!Array.isArray(content)) return content == null ? 0 : encoder.count(JSON.stringify(content));
+  let total = 0;
+  for (const part of content) {
+    if (typeof part === 'string') total += encoder.count(part);
+    else if (part && typeof part === 'object') {
+      const typed = part as { type?: unknown; text?: unknown; image_url?: unknown };
+      if (typeof typed.text === 'string') total += encoder.count(typed.text);
+      else if (typed.type === 'image_url' || typed.image_url !== undefined) total += imageTokens(typed.image_url);
+      else total += encoder.count(JSON.stringify(part));
+    }
+  }
+  return total;
+}
+
+/**
+ * Estimated prompt tokens of one OpenAI-format message: 3 per message, the role, the
+ * content (images by tiles), `name` (+1), `tool_calls` as JSON and `tool_call_id`.
+ */
+export function countMessageTokens(message: unknown, encoder: TextEncoder): number {
+  if (!message || typeof message !== 'object') return TOKENS_PER_MESSAGE;
+  const typed = message as { role?: unknown; content?: unknown; name?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
+  let total = TOKENS_PER_MESSAGE + encoder.count(String(typed.role ?? ''));
+  total += contentTokens(typed.content, encoder);
+  if (typeof typed.name === 'string') total += encoder.count(typed.name) + TOKENS_PER_NAME;
+  if (Array.isArray(typed.tool_calls) && typed.tool_calls.length > 0) total += encoder.count(JSON.stringify(typed.tool_calls));
+  if (typeof typed.tool_call_id === 'string') total += encoder.count(typed.tool_call_id);
+  return total;
+}

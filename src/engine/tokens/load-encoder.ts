@@ -1,0 +1,28 @@
+import { createRequire } from 'node:module';
+import { Tiktoken } from 'js-tiktoken/lite';
+import type { EncodingName } from './encoding-for-model.js';
+
+/** What the engine needs of an encoder. */
+export interface TextEncoder {
+  /** Number of tokens in `text` (special-token text counted as plain text). */
+  count(text: string): number;
+}
+
+const require = createRequire(import.meta.url);
+const encoders = new Map<EncodingName, TextEncoder>();
+
+/** Rank files are required on first use only (o200k is ~2 MB of JS), synchronously. */
+function loadRanks(encoding: EncodingName): ConstructorParameters<typeof Tiktoken>[0] {
+  const loaded = require(`js-tiktoken/ranks/${encoding}`) as { default?: unknown };
+  return (loaded.default ?? loaded) as ConstructorParameters<typeof Tiktoken>[0];
+}
+
+/** The encoder for an encoding, built lazily once per process. */
+export function loadEncoder(encoding: EncodingName): TextEncoder {
+  const known = encoders.get(encoding);
+  if (known) return known;
+  const tiktoken = new Tiktoken(loadRanks(encoding));
+  const encoder: TextEncoder = { count: (text) => (text.length === 0 ? 0 : tiktoken.encode(text, [], []).length) };
+  encoders.set(encoding, encoder);
+  return encoder;
+}

@@ -1,0 +1,168 @@
+/**
+ * Public types of the pure context engine: options, input, plan and result, plus the
+ * seams (TokenCache, Summarizer, Scorer) that async features plug into.
+ */
+import type { PricingLookup } from '../pricing/types.js';
+
+/** Selection algorithm names. */
+export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache';
+
+/** Weighting strategy names. */
+export type WeightingName = 'static' | 'keyword' | 'smart' | 'composite';
+
+/** Everything that tunes one planning run. */
+export interface EngineOptions {
+  /** Hard token limit for the whole prompt (system included); 0 = no limit. */
+  maxTokens: number;
+  /** Soft target: selection aims for it, exceeding it is not an error. */
+  targetTokens?: number;
+  /** Hard cost limit in USD for the prompt (needs `pricing`). */
+  maxCostUsd?: number;
+  /** Budget as a fraction of the model's context length, when pricing knows it. */
+  contextFraction?: number;
+  algorithm: AlgorithmName;
+  weighting: WeightingName;
+  /** Recency boost: weight × (1 + factor · position), position 0 = oldest, 1 = newest. */
+  recencyFactor: number;
+  /** The last `recent` chat messages are always kept (default 4). */
+  recent: number;
+  /** Smart weighting: factor for tool calls and tool results. */
+  toolPenalty: number;
+  /** Smart weighting: an answer inherits this fraction of its question's score. */
+  pairCoherence: number;
+  /** At least this many of the newest chat messages are kept. */
+  minChatMessages: number;
+  /** `!context=N`: only the last N turns (a turn starts at a user message). */
+  contextTurns?: number;
+  /** `!full`: no budget at all; only validity repairs. */
+  full?: boolean;
+  /** A summarizer exists: over-budget messages are marked `summarize` instead of `drop`. */
+  summarize?: boolean;
+  /** Expected summary size as a fraction of the summarized messages' tokens. */
+  summaryRatio: number;
+  /** Cap on the reserved summary block, in tokens. */
+  summaryMaxTokens: number;
+  /** Base weight per message id (from `!weight`). */
+  messageWeights?: Record<string, number>;
+  /** Composite weighting: share of the external scores in the blend, in [0,1]. */
+  externalWeight: number;
+  /** prefix_cache: when trimming is needed, trim down to this fraction of the budget. */
+  trimTo: number;
+  /** Expected completion tokens, used in the cost estimate and the cost limit (O6). */
+  expectedCompletionTokens: number;
+}
+
+/** Sync token-count cache keyed by string (encoding + message id). */
+export interface TokenCache {
+  get(key: string): number | undefined;
+  set(key: string, tokens: number): void;
+}
+
+/** Per-message state attached by flags, by message id. */
+export interface MessageMark {
+  pinned?: boolean;
+  tags?: string[];
+}
+
+/** Input of one planning run. */
+export interface PlanInput {
+  /** OpenAI-format messages as received; never mutated. */
+  messages: unknown[];
+  model?: string;
+  options?: Partial<EngineOptions>;
+  marks?: Record<string, MessageMark>;
+  /** Messages carrying one of these tags are kept. */
+  keepTags?: string[];
+  /** Ids sent last time for this chat (from the previous `PlanResult.sequence`). */
+  previousSequence?: string[];
+  tokenCache?: TokenCache;
+  pricing?: PricingLookup;
+  /** Per-model factor actual/estimated; multiplies every estimate. */
+  correction?: number;
+  /** Precomputed scores in [0,1] by message id (from an async Scorer), blended by `composite`. */
+  externalScores?: Record<string, number>;
+  /** Overrides the derived run id. */
+  runId?: string;
+}
+
+/** What happens to one message. */
+export type Disposition = 'keep' | 'pinned' | 'summarize' | 'drop';
+
+/** The plan line of one input message. */
+export interface PlanEntry {
+  index: number;
+  id: string;
+  role: string;
+  disposition: Disposition;
+  weight: number;
+  tokens: number;
+  reason: string;
+}
+
+/** The budget in force for a run, and where each limit came from. */
+export interface PlanBudget {
+  /** Effective hard limit in tokens (min of maxTokens, cost, context fraction); 0 = none. */
+  limitTokens: number;
+  /** What selection aimed for (soft target or hard limit); 0 = none. */
+  targetTokens: number;
+  maxTokens: number;
+  costLimitTokens?: number;
+  contextLimitTokens?: number;
+  /** Tokens reserved for the future summary block. */
+  summaryReserveTokens: number;
+  /** Estimated USD of the prompt sent (+ expected completion, − cache discount), when priced. */
+  estimatedCostUsd?: string;
+  /** Tokens of the sent prefix identical to the previous sequence (likely prompt-cache hits). */
+  cachedPrefixTokens: number;
+}
+
+/** A contiguous run of messages to summarize (what `compressContext()` needs). */
+export interface SummaryRange {
+  fromIndex: number;
+  toIndex: number;
+  ids: string[];
+  tokens: number;
+}
+
+/** The full account of a planning run. */
+export interface Plan {
+  runId: string;
+  entries: PlanEntry[];
+  tokensBefore: number;
+  /** Tokens of what is sent, plus the reserved summary block. */
+  tokensAfter: number;
+  budget: PlanBudget;
+  overBudget: boolean;
+  notes: string[];
+  algorithm: string;
+  weighting: string;
+  model?: string;
+  encoding: string;
+  summaryRanges: SummaryRange[];
+  /** Index (in the output messages) where a summary block should be inserted. */
+  summaryInsertAt: number;
+  /** Length of `previousSequence` still valid and reused (prefix_cache). */
+  prefixReused: number;
+  /** Messages whose token count came from the cache. */
+  tokenCacheHits: number;
+}
+
+/** Result of `planContext`. */
+export interface PlanResult {
+  /** Messages to send; kept messages are the same objects as the input. */
+  messages: unknown[];
+  plan: Plan;
+  /** Ids of the messages sent, for the prefix tracker. */
+  sequence: string[];
+}
+
+/** Async summarizer: turns messages into one text (issue 7 implements it). */
+export interface Summarizer {
+  summarize(request: { messages: unknown[]; targetTokens: number; context?: unknown[]; signal?: AbortSignal }): Promise<string>;
+}
+
+/** Async scorer (LLM or embeddings): scores in [0,1] by message id, fed to `externalScores`. */
+export interface Scorer {
+  readonly name: string;
+  score(request: { messages: unknown[]; ids: string[]; query: string; signal?: AbortSignal }): Promise<Record<string, number>>;
+}

@@ -1,0 +1,18 @@
+import type { ChatNode } from '../conversation/chat-node.js';
+import { bm25Scores } from './bm25-scores.js';
+
+/**
+ * BM25 relevance of every chat message to the query, divided by the best score and floored:
+ * max(floor, raw / max). System messages get 1; all 1 when nothing matches.
+ */
+export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number): Float64Array {
+  const chat = nodes.filter((node) => !node.isSystem);
+  const raw = bm25Scores(chat.map((node) => node.text), query);
+  const best = raw.reduce((max, value) => Math.max(max, value), 0);
+  const scores = new Float64Array(nodes.length).fill(1);
+  if (best <= 0) return scores;
+  chat.forEach((node, position) => {
+    scores[node.index] = Math.max(floor, raw[position]! / best);
+  });
+  return scores;
+}

@@ -1,0 +1,17 @@
+import type { ChatNode } from '../conversation/chat-node.js';
+import type { EngineOptions } from '../types.js';
+
+/** What a strategy scores against. */
+export interface WeightingContext {
+  nodes: readonly ChatNode[];
+  /** Text of the last user message. */
+  query: string;
+  options: EngineOptions;
+  externalScores?: Record<string, number>;
+}
+
+/** A relevance strategy: one score in [0,1] per input message (system messages get 1). */
+export interface WeightingStrategy {
+  readonly name: string;
+  score(context: WeightingContext): Float64Array;
+}
