@@ -169,6 +169,7 @@ export class RedisStateStore implements StateStore {
   }
 
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
+    if (this.closed) throw new StateUnavailableError('State store is closed');
     const item: QueuedAppend = { stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) };
     if (this.queue.size > 0 || this.client.status !== 'ready') return this.enqueue(item);
     try {

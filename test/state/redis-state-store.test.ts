@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
+import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { runStoreContract } from './contract.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const redisUrl = inject('redisUrl');
+if (!redisUrl) {
+  if (process.env.CI) throw new Error('No Redis for the Redis state suite under CI');
+  console.warn('[state] Redis suite skipped: no Redis could be found or started (install redis-server)');
+}
+/** A fresh prefix per file run so parallel and repeated runs never collide; removed afterwards. */
+const filePrefix = `eunoe-test:${randomUUID()}:`;
+let storeCount = 0;
+
+function makeRedisStore(prefix = `${filePrefix}${storeCount++}:`): RedisStateStore {
+  return new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 1000, queueMax: 1000 });
+}
+
+describe.runIf(redisUrl)('RedisStateStore', () => {
+  afterAll(async () => {
+    const admin = new Redis(redisUrl);
+    await deletePrefixedKeys(admin, filePrefix);
+    admin.disconnect();
+  });
+
+  runStoreContract('redis', async () => {
+    const store = makeRedisStore();
+    await store.waitUntilReady(5000);
+    return { store, dispose: () => store.close() };
+  });
+
+  describe('several replicas on one Redis', () => {
+    it('a second instance with the same prefix shares state and hears publishes', async () => {
+      const prefix = `${filePrefix}replicas:`;
+      const first = makeRedisStore(prefix);
+      const second = makeRedisStore(prefix);
+      try {
+        await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
+        const heard: string[] = [];
+        second.subscribe('valves', (message) => heard.push(message));
+        await waitFor(async () => {
+          await first.publish('valves', 'context');
+          return heard.length > 0;
+        }, 5000, 25);
+        expect(heard[0]).toBe('context');
+        await first.set('valves:u1', { limit: 3 });
+        expect(await second.get('valves:u1')).toEqual({ limit: 3 });
+        await Promise.all(Array.from({ length: 50 }, (_, index) => (index % 2 ? first : second).increment('n')));
+        expect(await first.get('n')).toBe(50);
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+      }
+    });
+
+    it('keeps deployments with different prefixes apart and stores every key under the prefix', async () => {
+      const one = makeRedisStore(`${filePrefix}one:`);
+      const two = makeRedisStore(`${filePrefix}two:`);
+      const admin = new Redis(redisUrl);
+      try {
+        await Promise.all([one.waitUntilReady(5000), two.waitUntilReady(5000)]);
+        await one.set('k', 1);
+        await one.append('ledger', { id: 'a', time: 1, data: {} });
+        await one.acquireLease('job', 10_000);
+        expect(await two.get('k')).toBeUndefined();
+        expect(await two.range('ledger')).toEqual([]);
+        expect(await two.acquireLease('job', 10_000)).toBeDefined();
+        const raw = await admin.keys(`${filePrefix}one:*`);
+        expect(raw.length).toBeGreaterThanOrEqual(4);
+        expect(raw.every((key) => key.startsWith(`${filePrefix}one:`))).toBe(true);
+      } finally {
+        admin.disconnect();
+        await Promise.all([one.close(), two.close()]);
+      }
+    });
+  });
+});
