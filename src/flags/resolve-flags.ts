@@ -39,7 +39,8 @@ interface IdentifiedBlock {
   notices: string[];
 }
 
-const MAX_WRITE_ATTEMPTS = 3;
+/** Each compare-and-set round lets at least one writer through, so N concurrent writers need N rounds. */
+const MAX_WRITE_ATTEMPTS = 8;
 
 /** Fold the not-yet-applied blocks (oldest first) into a copy of the stored state. */
 function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: number, foldBlocks: boolean) {
