@@ -195,7 +195,13 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
         logger.info(`pricing: PRICING_FETCH=false, serving the ${table.source} table (${modelCount(table)} models) without refresh`);
         return;
       }
-      task = scheduler.createTask(config.PRICING_CRON, () => refresh(), { name: 'eunoe-pricing', timezone: 'UTC', noOverlap: true });
+      const cronLogger = {
+        info: (message: string) => logger.debug(`node-cron: ${message}`),
+        warn: (message: string) => logger.debug(`node-cron: ${message}`),
+        error: (message: string | Error) => logger.warn(`node-cron: ${String(message)}`),
+        debug: (message: string | Error) => logger.debug(`node-cron: ${String(message)}`),
+      };
+      task = scheduler.createTask(config.PRICING_CRON, () => refresh(), { name: 'eunoe-pricing', timezone: 'UTC', noOverlap: true, logger: cronLogger });
       await task.start();
       boot = refresh();
     },
