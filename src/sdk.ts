@@ -5,3 +5,4 @@ export { baseValves } from './filters/types.js';
 export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBody, HostServices } from './filters/types.js';
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
 export { FilterError } from './errors/filter-error.js';
+export { appendToReply } from './filters/append-to-reply.js';

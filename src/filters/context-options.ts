@@ -1,0 +1,61 @@
+import type { EngineOptions } from '../engine/index.js';
+import type { ActiveFlags } from '../flags/types.js';
+
+/** Admin valves of the context filter that map onto engine options. */
+export interface ContextValves {
+  max_tokens: number;
+  target_tokens: number;
+  context_fraction: number;
+  max_cost_usd: number;
+  algorithm: EngineOptions['algorithm'];
+  weighting: EngineOptions['weighting'];
+  recency_factor: number;
+  recent: number;
+  tool_penalty: number;
+  pair_coherence: number;
+  min_chat_messages: number;
+}
+
+/** What a single user may choose for themselves (null / 0 = the admin's value). */
+export interface ContextUserValves {
+  max_tokens: number | null;
+  recent: number | null;
+}
+
+const positive = (value: number | null | undefined) => (typeof value === 'number' && value > 0 ? value : undefined);
+
+/**
+ * Engine options for one request: admin valves, then the user's own valves (a user may
+ * only lower `max_tokens`), then this chat's flags (`!full`, `!nosum`, `!target`,
+ * `!context`, `!recent`, `!tool_penalty`, `!pair_coherence`).
+ */
+export function contextOptions(valves: ContextValves, user: ContextUserValves, flags: ActiveFlags): Partial<EngineOptions> {
+  const adminMax = valves.max_tokens;
+  const userMax = positive(user.max_tokens);
+  const maxTokens = userMax !== undefined ? (adminMax > 0 ? Math.min(adminMax, userMax) : userMax) : adminMax;
+  const options: Partial<EngineOptions> = {
+    maxTokens,
+    targetTokens: positive(valves.target_tokens),
+    contextFraction: positive(valves.context_fraction),
+    maxCostUsd: positive(valves.max_cost_usd),
+    algorithm: valves.algorithm,
+    weighting: valves.weighting,
+    recencyFactor: valves.recency_factor,
+    recent: user.recent ?? valves.recent,
+    toolPenalty: valves.tool_penalty,
+    pairCoherence: valves.pair_coherence,
+    minChatMessages: valves.min_chat_messages,
+  };
+  const number = (key: string) => {
+    const value = flags.get(key);
+    return typeof value === 'number' ? value : undefined;
+  };
+  if (flags.get('full') === true) options.full = true;
+  if (flags.get('nosum') === true) options.summarize = false;
+  options.targetTokens = number('target') ?? options.targetTokens;
+  options.contextTurns = number('context');
+  options.recent = number('recent') ?? options.recent;
+  options.toolPenalty = number('tool_penalty') ?? options.toolPenalty;
+  options.pairCoherence = number('pair_coherence') ?? options.pairCoherence;
+  return options;
+}
