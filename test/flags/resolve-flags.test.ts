@@ -3,10 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageIds } from '../../src/engine/message-id.js';
 import { FlagRegistry } from '../../src/flags/flag-registry.js';
 import { keepTags } from '../../src/flags/keep-tags.js';
+import { describeFlags } from '../../src/flags/describe-flags.js';
 import { FLAG_ONLY_TEXT } from '../../src/flags/strip-flag-blocks.js';
 import type { StateStore } from '../../src/state/types.js';
 import { flagsNamespace, sqliteStore, tempDir } from './helpers/flag-stores.js';
-import { inletBody, resolve, SimulatedChat, type ChatMessage } from './helpers/chat.js';
+import { inletBody, outletBody, resolve, SimulatedChat, type ChatMessage } from './helpers/chat.js';
 
 let store: StateStore;
 let cleanup: () => void;
@@ -180,6 +181,24 @@ describe('resolveFlags: turns', () => {
     expect(after.flags.get('nocost')).toBe(true);
     expect(after.flags.persistent).toEqual({ budget: 2.5 });
     expect(contents(after.body.messages).at(-1)).toBe('again');
+  });
+
+  it('F9: !context=5 reaches the engine as a whole number, never as a switch that turns trimming off', async () => {
+    const { flags } = await new SimulatedChat({ store: flagsNamespace(store) }).say('!context=5 go');
+    expect(flags.effective).toEqual({ context: 5 });
+    expect(flags.has('full')).toBe(false);
+  });
+
+  it('!flags: the outlet of that turn describes the chat flags', async () => {
+    const chat = new SimulatedChat({ store: flagsNamespace(store) });
+    await chat.say('!+nosum,+recent=6 a');
+    await chat.say('!pin,tag=decision b');
+    await chat.say('!tag=decision c');
+    const inlet = await chat.say('!flags');
+    expect(contents(inlet.body.messages).at(-1)).toBe(FLAG_ONLY_TEXT);
+    const { flags } = await resolve({ store: flagsNamespace(store) }, outletBody(chat.history), 'outlet');
+    expect(flags.has('flags')).toBe(true);
+    expect(describeFlags(flags)).toBe('⚑ Eunoe flags: +nosum, +recent=6 · pinned: 1 message · tags: decision (2)');
   });
 
   it('a body without messages resolves to no flags', async () => {
