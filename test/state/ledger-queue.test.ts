@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { LedgerQueue, type QueuedAppend } from '../../src/state/redis/ledger-queue.js';
+
+const item = (id: string): QueuedAppend => ({ stream: 'ledger', id, time: 0, json: '{}' });
+
+describe('LedgerQueue', () => {
+  it('flushes in order and empties', async () => {
+    const queue = new LedgerQueue({ max: 10 });
+    for (const id of ['a', 'b', 'c']) queue.push(item(id));
+    const sent: string[] = [];
+    expect(await queue.flush(async (entry) => sent.push(entry.id), 2)).toBe(true);
+    expect(sent).toEqual(['a', 'b', 'c']);
+    expect(queue.size).toBe(0);
+  });
+
+  it('keeps failed and unsent entries, in order, for the next flush', async () => {
+    const queue = new LedgerQueue({ max: 10 });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) queue.push(item(id));
+    const sent: string[] = [];
+    const flaky = async (entry: QueuedAppend) => {
+      if (entry.id === 'b') throw new Error('down');
+      sent.push(entry.id);
+    };
+    expect(await queue.flush(flaky, 3)).toBe(false);
+    expect(sent).toEqual(['a', 'c']);
+    expect(queue.takeAll().map((entry) => entry.id)).toEqual(['b', 'd', 'e']);
+  });
+
+  it('refuses past the bound, says so once, and reports the drops after draining', async () => {
+    const full: number[] = [];
+    const drained: number[] = [];
+    const queue = new LedgerQueue({ max: 2, onFull: (max) => full.push(max), onDrained: (dropped) => drained.push(dropped) });
+    expect([queue.push(item('a')), queue.push(item('b')), queue.push(item('c')), queue.push(item('d'))]).toEqual([true, true, false, false]);
+    expect(full).toEqual([2]);
+    await queue.flush(async () => {});
+    expect(drained).toEqual([2]);
+    queue.push(item('e'));
+    queue.push(item('f'));
+    queue.push(item('g'));
+    expect(full).toEqual([2, 2]);
+  });
+
+  it('a flush started during another joins it and entries added meanwhile are sent too', async () => {
+    const queue = new LedgerQueue({ max: 10 });
+    queue.push(item('a'));
+    const sent: string[] = [];
+    const slow = async (entry: QueuedAppend) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      sent.push(entry.id);
+    };
+    const first = queue.flush(slow);
+    queue.push(item('b'));
+    const second = queue.flush(slow);
+    expect(await Promise.all([first, second])).toEqual([true, true]);
+    expect(sent).toEqual(['a', 'b']);
+  });
+});
