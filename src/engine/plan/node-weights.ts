@@ -9,7 +9,7 @@ import { weightingByName } from '../weighting/weighting-by-name.js';
 export function nodeWeights(conversation: Conversation, options: EngineOptions, score: boolean, externalScores: Record<string, number> | undefined): Float64Array {
   const { nodes, lastUserIndex } = conversation;
   const relevance = score
-    ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', options, externalScores })
+    ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', queryIndex: lastUserIndex, options, externalScores })
     : new Float64Array(nodes.length).fill(1);
   const base = options.messageWeights ?? {};
   return Float64Array.from(nodes, (node, index) => {

@@ -3,10 +3,12 @@ import { bm25Scores } from './bm25-scores.js';
 
 /**
  * BM25 relevance of every chat message to the query, divided by the best score and floored:
- * max(floor, raw / max). System messages get 1; all 1 when nothing matches.
+ * max(floor, raw / max). The query's own message (`queryIndex`) is left out of the corpus and
+ * scores 1, so it does not squash everyone else to the floor. System messages get 1; all 1
+ * when nothing matches.
  */
-export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number): Float64Array {
-  const chat = nodes.filter((node) => !node.isSystem);
+export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1): Float64Array {
+  const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
   const raw = bm25Scores(chat.map((node) => node.text), query);
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);

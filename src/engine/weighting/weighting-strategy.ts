@@ -6,6 +6,8 @@ export interface WeightingContext {
   nodes: readonly ChatNode[];
   /** Text of the last user message. */
   query: string;
+  /** Index of the last user message (the query), -1 if none. */
+  queryIndex: number;
   options: EngineOptions;
   externalScores?: Record<string, number>;
 }

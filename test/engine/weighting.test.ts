@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { parseConversation } from '../../src/engine/conversation/parse-conversation.js';
+import { defaultEngineOptions, planContext, type EngineOptions } from '../../src/engine/index.js';
+import { bm25Idf, bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
+import { compositeWeighting } from '../../src/engine/weighting/composite-weighting.js';
+import { KEYWORD_FLOOR, keywordWeighting } from '../../src/engine/weighting/keyword-weighting.js';
+import { SMART_FLOOR, smartWeighting } from '../../src/engine/weighting/smart-weighting.js';
+import { staticWeighting } from '../../src/engine/weighting/static-weighting.js';
+import { assistant, system, toolCalls, toolResult, user, type TestMessage } from './fixtures/conversations.js';
+
+/** Scores of a strategy over messages, the query being the last user message. */
+function scores(strategy: typeof staticWeighting, messages: TestMessage[], options: Partial<EngineOptions> = {}, externalScores?: Record<string, number>) {
+  const conversation = parseConversation(messages);
+  const query = conversation.nodes[conversation.lastUserIndex]!.text;
+  return { conversation, values: Array.from(strategy.score({ nodes: conversation.nodes, query, queryIndex: conversation.lastUserIndex, options: { ...defaultEngineOptions(), ...options }, externalScores })) };
+}
+
+const kitchen: TestMessage[] = [
+  system('be brief'),
+  user('how do I bake bread'),
+  assistant('use flour water yeast and bake bread in an oven'),
+  user('what about the weather today'),
+  assistant('sunny and warm'),
+  user('more on bread please'),
+];
+
+describe('BM25 idf', () => {
+  it.each([1, 2, 4, 7, 50])('W2: idf is positive for every df with N=%i', (documents) => {
+    for (let df = 0; df <= documents; df += 1) expect(bm25Idf(documents, df)).toBeGreaterThan(0);
+  });
+
+  it('idf falls as a term gets more common', () => {
+    expect(bm25Idf(10, 1)).toBeGreaterThan(bm25Idf(10, 5));
+    expect(bm25Idf(10, 5)).toBeGreaterThan(bm25Idf(10, 10));
+  });
+
+  it('W2: a term in 2 of 4 messages still scores (rank_bm25 gives idf 0 there)', () => {
+    const raw = bm25Scores(['bread recipe', 'bread oven', 'weather', 'sunny'], 'bread');
+    expect(raw[0]).toBeGreaterThan(0);
+    expect(raw[1]).toBeGreaterThan(0);
+    expect([raw[2], raw[3]]).toEqual([0, 0]);
+  });
+
+  it('more occurrences score higher, longer documents lower', () => {
+    const raw = bm25Scores(['bread bread', 'bread', 'bread and a lot of other words here', 'x'], 'bread');
+    expect(raw[0]).toBeGreaterThan(raw[1]!);
+    expect(raw[1]).toBeGreaterThan(raw[2]!);
+  });
+});
+
+describe('weighting strategies', () => {
+  it('static scores every message 1', () => {
+    expect(scores(staticWeighting, kitchen).values.every((value) => value === 1)).toBe(true);
+  });
+
+  it('keyword: messages about the query score above unrelated ones, floored, best = 1', () => {
+    const { values } = scores(keywordWeighting, kitchen);
+    expect(values[0]).toBe(1);
+    expect(values[2]).toBeGreaterThan(values[4]!);
+    expect(Math.max(...values.slice(1))).toBe(1);
+    expect(values[4]).toBe(KEYWORD_FLOOR);
+  });
+
+  it('keyword: a query with no words gives everyone 1', () => {
+    const { values } = scores(keywordWeighting, [user('bread'), assistant('yes'), user('?!')]);
+    expect(values).toEqual([1, 1, 1]);
+  });
+
+  it('smart: an answer inherits pairCoherence × its question', () => {
+    const messages = [user('bread question'), assistant('unrelated reply'), user('weather'), assistant('sunny'), user('bread')];
+    const { values } = scores(smartWeighting, messages, { pairCoherence: 0.8 });
+    expect(values[1]).toBeCloseTo(0.8 * values[0]!, 10);
+    expect(values[3]).toBe(SMART_FLOOR);
+  });
+
+  it.each([0.5, 0.2, 1])('smart: tool calls and results are multiplied by toolPenalty %s', (toolPenalty) => {
+    const messages = [user('bread'), toolCalls(['c1', 'bread']), toolResult('c1', 'bread'), assistant('bread'), user('bread')];
+    const plain = scores(smartWeighting, messages, { toolPenalty: 1 }).values;
+    const penalised = scores(smartWeighting, messages, { toolPenalty }).values;
+    expect(penalised[1]).toBeCloseTo(plain[1]! * toolPenalty, 10);
+    expect(penalised[2]).toBeCloseTo(plain[2]! * toolPenalty, 10);
+    expect(penalised[3]).toBe(plain[3]);
+  });
+
+  it('W3: composite scores are renormalised to [0,1] with the best at 1', () => {
+    const base = scores(compositeWeighting, kitchen);
+    const chatValues = base.values.slice(1);
+    expect(Math.max(...chatValues)).toBe(1);
+    expect(chatValues.every((value) => value >= 0 && value <= 1)).toBe(true);
+  });
+
+  it('composite: external scores move a message up', () => {
+    const { conversation } = scores(compositeWeighting, kitchen);
+    const weatherId = conversation.nodes[4]!.id;
+    const without = scores(compositeWeighting, kitchen).values;
+    const withScores = scores(compositeWeighting, kitchen, { externalWeight: 0.9 }, { [weatherId]: 1 }).values;
+    expect(withScores[4]).toBeGreaterThan(without[4]!);
+  });
+
+  it('W5: with equal weights greedy keeps the newest messages, not the oldest', () => {
+    const messages = Array.from({ length: 10 }, (_, index) => (index % 2 ? assistant(`reply ${index}`) : user(`message ${index}`)));
+    const result = planContext({ messages, options: { algorithm: 'greedy', weighting: 'static', recent: 0, maxTokens: 40 } });
+    const kept = result.plan.entries.filter((entry) => entry.disposition !== 'drop').map((entry) => entry.index);
+    const dropped = result.plan.entries.filter((entry) => entry.disposition === 'drop').map((entry) => entry.index);
+    expect(kept.length).toBeGreaterThan(1);
+    expect(Math.min(...kept)).toBeGreaterThan(Math.max(...dropped));
+  });
+
+  it('!weight base weights multiply relevance', () => {
+    const messages = [user('alpha'), assistant('beta'), user('gamma')];
+    const ids = planContext({ messages }).plan.entries.map((entry) => entry.id);
+    const result = planContext({ messages, options: { weighting: 'static', maxTokens: 1, messageWeights: { [ids[1]!]: 0.25 } } });
+    expect(result.plan.entries.map((entry) => entry.weight)).toEqual([1, 0.25, 1]);
+  });
+});
