@@ -17,8 +17,8 @@ export interface EvidenceRef {
   contains: string;
 }
 
-/** What a question needs: one fact, a date plus an event, or two facts from different sessions. */
-export type QuestionKind = 'single' | 'temporal' | 'multi-session';
+/** What a question needs: one fact, a date plus an event, two facts from different sessions, or an assistant's answer. */
+export type QuestionKind = 'single' | 'temporal' | 'multi-session' | 'assistant';
 
 /** A question asked after `messages.slice(0, askAt)`; its evidence lies before askAt. */
 export interface BenchQuestion {
@@ -35,7 +35,7 @@ export interface BenchConversation {
   questions: BenchQuestion[];
 }
 
-/** Knobs of the generator; defaults give about 300 messages and 12 questions. */
+/** Knobs of the generator; defaults give about 350 messages and 14 planted questions. */
 export interface GeneratorOptions {
   seed: number;
   sessions?: number;
@@ -44,6 +44,7 @@ export interface GeneratorOptions {
   singleFacts?: number;
   events?: number;
   pairs?: number;
+  advice?: number;
   /** Minimum messages between the last evidence and the question. */
   minGap?: number;
   /** Questions are asked no earlier than this fraction of the conversation. */
@@ -55,7 +56,7 @@ interface Plant {
   topic: Topic;
   question: string;
   /** Statements in order, each with the session it goes into and the text proving it. */
-  statements: Array<{ session: number; text: string; contains: string }>;
+  statements: Array<{ session: number; text: string; contains: string; reply?: string }>;
   /** Set for events: the evidence also includes the session's dated opener. */
   needsDate: boolean;
 }
@@ -112,6 +113,11 @@ function choosePlants(rng: Rng, options: Required<GeneratorOptions>): Plant[] {
       ],
     });
   }
+  const advice = rng.shuffle(topics.flatMap((topic) => topic.advice.map((make) => ({ topic, make }))));
+  for (const { topic, make } of advice.slice(0, options.advice)) {
+    const tip = make(rng);
+    plants.push({ kind: 'assistant', topic, question: tip.question, needsDate: false, statements: [{ session: rng.int(0, sessions - 1), text: tip.ask, contains: tip.answer, reply: tip.reply }] });
+  }
   return plants;
 }
 
@@ -147,6 +153,7 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
     singleFacts: 6,
     events: 3,
     pairs: 3,
+    advice: 2,
     minGap: 6,
     earliestQuestion: 0.4,
     ...input,
@@ -173,9 +180,14 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
       if (planted) {
         const statement = planted.plant.statements[planted.statement]!;
         if (planted.plant.needsDate) addEvidence(planted.plant, { index: openerIndex, contains: session.date });
-        addEvidence(planted.plant, { index: messages.length, contains: statement.contains });
         messages.push({ role: 'user', content: statement.text });
-        messages.push({ role: 'assistant', content: `${rng.pick(acknowledgements)} ${assistantProse(rng, planted.plant.topic, rng.int(3, 6))}` });
+        if (statement.reply !== undefined) {
+          addEvidence(planted.plant, { index: messages.length, contains: statement.contains });
+          messages.push({ role: 'assistant', content: `${statement.reply} ${assistantProse(rng, planted.plant.topic, rng.int(1, 3))}` });
+        } else {
+          addEvidence(planted.plant, { index: messages.length - 1, contains: statement.contains });
+          messages.push({ role: 'assistant', content: `${rng.pick(acknowledgements)} ${assistantProse(rng, planted.plant.topic, rng.int(3, 6))}` });
+        }
       } else if (rng.chance(0.22)) {
         messages.push({ role: 'user', content: rng.pick(smallTalkUser) });
         messages.push({ role: 'assistant', content: rng.pick(smallTalkAssistant) });

@@ -1,5 +1,4 @@
-import { countMessageTokens, REPLY_PRIMING_TOKENS } from '../../src/engine/tokens/count-message-tokens.js';
-import { loadEncoder } from '../../src/engine/tokens/load-encoder.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
 import type { ChatMessage } from './chat-message.js';
 
 /** Tokens that prime the assistant's reply, counted once per request (the engine's constant). */

@@ -25,7 +25,7 @@ describe('generateConversation', () => {
         expect(question.evidence.length).toBeGreaterThan(0);
         for (const ref of question.evidence) {
           expect(ref.index).toBeLessThan(question.askAt);
-          expect(conversation.messages[ref.index]?.role).toBe('user');
+          expect(conversation.messages[ref.index]?.role).toBe(question.kind === 'assistant' ? 'assistant' : 'user');
           expect(conversation.messages[ref.index]?.content).toContain(ref.contains);
         }
         // The question itself never gives the answer away.
@@ -52,7 +52,7 @@ describe('generateConversation', () => {
         }
       }
     }
-    expect([...kinds].sort()).toEqual(['multi-session', 'single', 'temporal']);
+    expect([...kinds].sort()).toEqual(['assistant', 'multi-session', 'single', 'temporal']);
   });
 
   it('phrases questions so they share some but not all words with their evidence', () => {

@@ -58,6 +58,17 @@ export const cooking: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const dessert = rng.pick(['a coconut panna cotta', 'a dark chocolate avocado mousse', 'roasted peaches with cashew cream']);
+      return {
+        ask: 'I need a dessert that works for everyone at the dinner, including the vegan guest. Ideas?',
+        reply: `Go for ${dessert}. It can be made the day before, needs no eggs or butter, and nobody will notice it is vegan.`,
+        answer: dessert,
+        question: 'Which dessert did you come up with for my party?',
+      };
+    },
+  ],
   chatter: [
     () => 'What is a good make-ahead dessert for a dinner party?',
     () => 'How do I keep risotto creamy if guests arrive late?',

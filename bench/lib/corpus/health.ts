@@ -58,6 +58,17 @@ export const health: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const plan = rng.pick(['a run-walk plan of 3 minutes running and 1 minute walking', 'the 10 percent rule for weekly mileage', 'two easy runs and one long run each week']);
+      return {
+        ask: 'How should I structure my training so my knee does not flare up again?',
+        reply: `I would start with ${plan}. It keeps the load predictable, and if the knee aches the next morning, repeat the previous week instead of progressing.`,
+        answer: plan,
+        question: 'What training structure did you recommend for my knee?',
+      };
+    },
+  ],
   chatter: [
     () => 'How many days a week should a beginner run to avoid knee pain?',
     () => 'What is a good warm-up before a morning run?',

@@ -53,6 +53,17 @@ export const hobbies: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const exercise = rng.pick(['the one-minute chord change drill', 'practising with a metronome at 60 bpm', 'spider finger exercises']);
+      return {
+        ask: 'My chord changes are so slow. What should I practise?',
+        reply: `Do ${exercise} for five minutes at the start of every session. Track your count in a notebook; most people double their speed within three weeks.`,
+        answer: exercise,
+        question: 'What guitar exercise did you tell me to do every session?',
+      };
+    },
+  ],
   chatter: [
     () => 'How long does it take for fingertips to stop hurting when learning guitar?',
     () => 'What is a good way to practise chord changes?',

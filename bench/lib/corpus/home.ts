@@ -58,6 +58,17 @@ export const home: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const trick = rng.pick(['wrap the plates in towels', 'pack plates vertically like records', 'use sock drawers for glasses']);
+      return {
+        ask: 'What is your best tip for packing fragile kitchen stuff for the move?',
+        reply: `My favourite trick: ${trick}. It saves on bubble wrap and breakages are much rarer. Label every box with the room and the word FRAGILE on two sides.`,
+        answer: trick,
+        question: 'What was your trick for moving the dishes without breaking them?',
+      };
+    },
+  ],
   chatter: [
     () => 'How do I get landlord approval to paint the walls in a rental apartment?',
     () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?',

@@ -8,7 +8,7 @@ import type { Topic } from './topic.js';
 import { travel } from './travel.js';
 import { work } from './work.js';
 
-export type { PlantedEvent, PlantedFact, PlantedPair, Topic } from './topic.js';
+export type { PlantedAdvice, PlantedEvent, PlantedFact, PlantedPair, Topic } from './topic.js';
 export { openerReplies, openers, smallTalkAssistant, smallTalkUser } from './small-talk.js';
 
 /** Every topic the generator draws from. */

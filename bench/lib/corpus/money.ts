@@ -49,6 +49,17 @@ export const money: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const method = rng.pick(['the 50/30/20 rule', 'envelope budgeting', 'zero-based budgeting', 'a pay-yourself-first budget']);
+      return {
+        ask: 'I keep failing at budgeting. What method would you pick for someone like me?',
+        reply: `Given how you describe it, I would use ${method}. It has very few categories to track, and you only need to review it once a week.`,
+        answer: method,
+        question: 'Remind me which budgeting approach you suggested?',
+      };
+    },
+  ],
   chatter: [
     () => 'Is a high-yield savings account better than index funds for money I need in two years?',
     () => 'How do I stop impulse spending on takeout?',

@@ -60,6 +60,17 @@ export const pets: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const trainer = rng.pick(['Paws & Progress', 'the Good Dog Academy', 'Barkley Basics', 'Happy Tails School']);
+      return {
+        ask: 'Can you recommend a way to find a puppy class nearby? The barking is getting out of hand.',
+        reply: `A structured group class helps a lot at this age. People in your area often mention ${trainer}; their six-week puppy course covers recall, leash walking and calm greetings. Ask whether they use reward-based methods before you sign up.`,
+        answer: trainer,
+        question: 'What was the dog training school you suggested to me?',
+      };
+    },
+  ],
   chatter: [
     (rng) => `Any tips for stopping a ${rng.pick(breeds)} from barking at the mail carrier? Our puppy goes crazy every morning.`,
     () => 'The kids keep forgetting to fill the water bowl. How do I get them to take some responsibility for the dog?',

@@ -24,12 +24,21 @@ export interface PlantedPair {
   question: string;
 }
 
+/** A recommendation the assistant made when asked; the answer is in the assistant's reply. */
+export interface PlantedAdvice {
+  ask: string;
+  reply: string;
+  answer: string;
+  question: string;
+}
+
 /** One subject of conversation: planted facts, distractor chatter and assistant prose about it. */
 export interface Topic {
   name: string;
   facts: ReadonlyArray<(rng: Rng) => PlantedFact>;
   events: ReadonlyArray<(rng: Rng) => PlantedEvent>;
   pairs: ReadonlyArray<(rng: Rng) => PlantedPair>;
+  advice: ReadonlyArray<(rng: Rng) => PlantedAdvice>;
   /** User lines on the topic that plant nothing (they share the facts' vocabulary). */
   chatter: ReadonlyArray<(rng: Rng) => string>;
   /** Sentences an assistant reply on this topic is built from. */

@@ -58,6 +58,17 @@ export const travel: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const app = rng.pick(['Wanderlog', 'TripIt', 'Roadtrippers', 'Polarsteps']);
+      return {
+        ask: 'Is there an app that makes planning a holiday with friends less chaotic?',
+        reply: `Try ${app}. Everyone can add places to a shared itinerary, it shows them on a map, and it imports your booking confirmations from email automatically.`,
+        answer: app,
+        question: 'What was the trip-planning app you mentioned?',
+      };
+    },
+  ],
   chatter: [
     (rng) => `Is ${rng.pick(cities)} worth visiting in October, or is the weather too unpredictable?`,
     () => 'What should I pack for a five-night trip with just a carry-on?',

@@ -58,6 +58,17 @@ export const work: Topic = {
       };
     },
   ],
+  advice: [
+    (rng) => {
+      const book = rng.pick(['The Manager\'s Path', 'Crucial Conversations', 'An Elegant Puzzle', 'Radical Candor']);
+      return {
+        ask: 'I\'m leading people for the first time. Is there one book I should read?',
+        reply: `If you only read one, make it ${book}. It is practical, short enough to finish in a week, and it covers the awkward conversations new leads tend to avoid.`,
+        answer: book,
+        question: 'Which leadership book did you tell me to read?',
+      };
+    },
+  ],
   chatter: [
     () => 'How do I prepare for a one-on-one with a new manager?',
     () => 'My team lead wants weekly status reports. What is a good format that doesn\'t take forever?',
