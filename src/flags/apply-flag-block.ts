@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FlagRegistry, RegisteredFlag } from './flag-registry.js';
 import type { FlagItem } from './parse-flag-block.js';
 import type { FlagStateDoc } from './flag-state.js';
@@ -11,6 +12,16 @@ export interface CheckedItem {
   spec: RegisteredFlag;
   /** The validated value; for `remove` items the raw value (tag labels) or `true`. */
   value: FlagValue;
+}
+
+/**
+ * What `applied` remembers for a block: the message id plus a digest of the block. Ids are
+ * computed on stripped text, so an edit that only changes the flags (`!+nosum hi` to
+ * `!-nosum hi`) keeps the id; the digest makes the edited block count as new.
+ */
+export function appliedKey(messageId: string, items: readonly FlagItem[]): string {
+  const canonical = JSON.stringify(items.map((item) => [item.op, item.key, item.value ?? null]));
+  return `${messageId}#${createHash('sha256').update(canonical).digest('base64url').slice(0, 8)}`;
 }
 
 /** Validate every item of a block; rejected items become notices instead of being applied (F6). */
@@ -59,9 +70,9 @@ function applyMark(marks: Record<string, MessageMarks>, messageId: string, item:
 /**
  * Apply one message's block to the chat state, in the order written (`!+pin,-pin` = no pin):
  * `+key` / `-key` change the persistent flags; message-scoped flags (pin, tag, ...) in any form
- * mark the carrying message (F10, F11). Records the message id as applied. Mutates `state`.
+ * mark the carrying message (F10, F11). Records `appliedKey` (see appliedKey()) as applied. Mutates `state`.
  */
-export function applyBlock(state: FlagStateDoc, items: readonly CheckedItem[], messageId: string): void {
+export function applyBlock(state: FlagStateDoc, items: readonly CheckedItem[], messageId: string, appliedKey: string): void {
   for (const item of items) {
     if (item.spec.scope === 'message') applyMark(state.marks, messageId, item);
     else if (item.op === 'add') {
@@ -72,7 +83,7 @@ export function applyBlock(state: FlagStateDoc, items: readonly CheckedItem[], m
       if (!state.cleared.includes(item.key)) state.cleared.push(item.key);
     }
   }
-  if (!state.applied.includes(messageId)) state.applied.push(messageId);
+  if (!state.applied.includes(appliedKey)) state.applied.push(appliedKey);
 }
 
 /** This turn's temporary flags from the newest user message's block (turn-scoped `!key` items; last wins). */

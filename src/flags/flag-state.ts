@@ -9,7 +9,7 @@ export interface FlagStateDoc {
   cleared: string[];
   /** Pins, tags and registered message-scoped flags, by stable message id. */
   marks: Record<string, MessageMarks>;
-  /** Ids of the messages whose flag blocks have been applied (each exactly once: F12). */
+  /** `<message id>#<block digest>` of every block already applied (each exactly once: F12). */
   applied: string[];
   /** Epoch ms of the last write (the TTL is refreshed when it gets old). */
   updatedAt: number;

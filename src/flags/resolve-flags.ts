@@ -3,7 +3,7 @@ import type { FilterBody, PipelineUser } from '../filters/types.js';
 import type { StateStore } from '../state/types.js';
 import type { Logger } from '../util/logger.js';
 import { createActiveFlags } from './active-flags.js';
-import { applyBlock, checkItems, temporaryFlags, type CheckedItem } from './apply-flag-block.js';
+import { applyBlock, appliedKey, checkItems, temporaryFlags, type CheckedItem } from './apply-flag-block.js';
 import { chatKey } from './chat-key.js';
 import type { FlagRegistry } from './flag-registry.js';
 import { cloneFlagState, emptyFlagState, type FlagStateDoc } from './flag-state.js';
@@ -35,6 +35,8 @@ export interface ResolveFlagsOptions {
 interface IdentifiedBlock {
   index: number;
   id: string;
+  /** The id plus a digest of the block, as remembered in `applied`. */
+  key: string;
   items: CheckedItem[];
   notices: string[];
 }
@@ -49,8 +51,8 @@ function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: n
   let applied = 0;
   let replayedOlder = 0;
   for (const block of foldBlocks ? blocks : []) {
-    if (state.applied.includes(block.id)) continue;
-    applyBlock(state, block.items, block.id);
+    if (state.applied.includes(block.key)) continue;
+    applyBlock(state, block.items, block.id, block.key);
     notices.push(...block.notices);
     applied++;
     if (block.index !== newest) replayedOlder++;
@@ -71,7 +73,10 @@ export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flag
   const original = Array.isArray(body.messages) ? body.messages : [];
   const stripped = stripFlagBlocks(original, (key) => registry.has(key));
   const ids = messageIds(stripped.messages.map((message) => (message && typeof message === 'object' ? message : {})));
-  const blocks: IdentifiedBlock[] = stripped.blocks.map(({ index, block }) => ({ index, id: ids[index] ?? String(index), ...checkItems(block.items, registry) }));
+  const blocks: IdentifiedBlock[] = stripped.blocks.map(({ index, block }) => {
+    const id = ids[index] ?? String(index);
+    return { index, id, key: appliedKey(id, block.items), ...checkItems(block.items, registry) };
+  });
   const newest = newestUserIndex(stripped.messages);
   const newestBlock = blocks.find((block) => block.index === newest);
   const key = chatKey(body, options.user);

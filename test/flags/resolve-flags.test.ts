@@ -80,6 +80,15 @@ describe('resolveFlags: turns', () => {
     expect((await chat.resend()).flags.has('nosum')).toBe(false);
   });
 
+  it('editing only the flag block of a message (same text, same id) applies the edited block', async () => {
+    const chat = new SimulatedChat({ store: flagsNamespace(store) });
+    await chat.say('!+nosum,pin hi');
+    chat.history.splice(0, 2);
+    const edited = await chat.say('!-nosum,pin=false hi');
+    expect(edited.flags.persistent).toEqual({});
+    expect(edited.flags.marks).toEqual({});
+  });
+
   it('F11: !pin marks the message that carried it, on this and every later turn', async () => {
     const chat = new SimulatedChat({ store: flagsNamespace(store) });
     await chat.say('The schema is users(id, name)');
