@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from './redis-server.js';
+import { repoRoot } from './create-test-runtime.js';
+
+/** A real Eunoe server process on loopback (`node --import tsx src/main.ts`). */
+export interface ServerProcess {
+  url: string;
+  port: number;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Start `src/main.ts` with `env` on a free port and wait until `GET /` answers. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', PRICING_FETCH: 'false', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    try {
+      const response = await fetch(`${url}/`);
+      if (response.ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start in time:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    port,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

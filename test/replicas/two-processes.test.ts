@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { copyShippedFilter } from '../helpers/create-test-runtime.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+const redisUrl = inject('redisUrl');
+const KEY = 'replica-test-key';
+
+async function call(server: ServerProcess, method: string, route: string, body?: unknown) {
+  const response = await fetch(`${server.url}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', () => {
+  let root: string;
+  let a: ServerProcess;
+  let b: ServerProcess;
+
+  beforeAll(async () => {
+    if (!redisUrl) throw new Error('CI needs a Redis for the replica test');
+    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-replicas-'));
+    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
+    const filters = path.join(root, 'filters');
+    mkdirSync(filters);
+    copyShippedFilter('context.ts', filters);
+    const prefix = `eunoe-replica-${randomBytes(4).toString('hex')}:`;
+    const env = (name: string) => ({
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      PIPELINES_API_KEY: KEY,
+      FILTERS_DIR: filters,
+      DATA_DIR: path.join(root, name, 'data'),
+      VALVES_DIR: path.join(root, name, 'valves'),
+    });
+    [a, b] = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a valve change made through one replica takes effect on the other without a restart', async () => {
+    const updated = await call(a, 'POST', '/context/valves/update', { max_tokens: '777', recent: '5' });
+    expect(updated.status).toBe(200);
+    const seen = await eventually(() => call(b, 'GET', '/v1/context/valves'), (value) => value.body.max_tokens === 777);
+    expect(seen.body.max_tokens).toBe(777);
+    expect(seen.body.recent).toBe(5);
+  });
+
+  it('per-user valves saved through one replica are served by the other', async () => {
+    const saved = await call(a, 'POST', '/context/valves/user/update?user_id=u-42', { max_tokens: '500', recent: '', default_flags: '' });
+    expect(saved.status).toBe(200);
+    const read = await call(b, 'GET', '/context/valves/user?user_id=u-42');
+    expect(read.body.max_tokens).toBe(500);
+  });
+
+  it('chat flag state written by one replica is used by the other (not rebuilt from history)', async () => {
+    const user = { id: 'u1', role: 'user' };
+    const chat = `chat-${randomBytes(3).toString('hex')}`;
+    const first = await call(a, 'POST', '/context/filter/inlet', {
+      user,
+      body: { model: 'gpt-4o', metadata: { chat_id: chat }, messages: [{ role: 'user', content: '!+recent=9 hello' }] },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.messages[0].content).toBe('hello');
+    // The carrying message was edited away: only the shared store still knows +recent=9.
+    const outlet = await call(b, 'POST', '/context/filter/outlet', {
+      user,
+      body: {
+        model: 'gpt-4o', chat_id: chat, id: 'm3', session_id: 's',
+        messages: [
+          { id: 'm1', role: 'user', content: 'hello (edited)' },
+          { id: 'm2', role: 'assistant', content: 'hi' },
+          { id: 'm2b', role: 'user', content: '!flags ok?' },
+          { id: 'm3', role: 'assistant', content: 'Sure.' },
+        ],
+      },
+    });
+    expect(outlet.status).toBe(200);
+    expect(outlet.body.messages.at(-1).content).toMatch(/recent=9/);
+  });
+});
