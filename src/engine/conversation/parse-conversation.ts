@@ -29,7 +29,7 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
  * call there, or a call with no result, is an orphan (a provider would reject it).
  */
 export function parseConversation(messages: readonly unknown[]): Conversation {
-  const ids = messageIds(messages as LooseMessage[]);
+  const ids = messageIds(messages.map((raw) => (raw && typeof raw === 'object' ? (raw as LooseMessage) : { content: JSON.stringify(raw) ?? '' })));
   const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
   const units: Unit[] = [];
   const unitOf = new Int32Array(nodes.length).fill(-1);
@@ -40,6 +40,11 @@ export function parseConversation(messages: readonly unknown[]): Conversation {
     const node = nodes[index]!;
     if (node.role === 'user') lastUserIndex = index;
     if (node.isSystem) {
+      index += 1;
+      continue;
+    }
+    if (!node.message || typeof node.message !== 'object') {
+      orphans.set(index, 'not a message object');
       index += 1;
       continue;
     }
