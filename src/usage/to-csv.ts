@@ -1,0 +1,14 @@
+/** Quote one CSV field (RFC 4180) and neutralise spreadsheet formulas (`=`, `+`, `-`, `@` at the start of text). */
+export function csvField(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Rows of objects as CSV with a header line, columns in the given order. */
+export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+  const lines = [columns.join(',')];
+  for (const row of rows) lines.push(columns.map((column) => csvField(row[column])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
