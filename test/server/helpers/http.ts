@@ -1,0 +1,28 @@
+import { expect } from 'vitest';
+import type { Response } from 'supertest';
+
+/** Assert an error answer: the status, JSON content type, and `{"detail": "<non-empty string>"}`. */
+export function expectJsonError(response: Response, status: number, detail?: RegExp | string): void {
+  expect({ status: response.status, text: response.text }).toMatchObject({ status });
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(typeof response.body.detail).toBe('string');
+  expect(response.body.detail.length).toBeGreaterThan(0);
+  expect(response.text.trimStart().startsWith('{')).toBe(true);
+  if (typeof detail === 'string') expect(response.body.detail).toBe(detail);
+  else if (detail) expect(response.body.detail).toMatch(detail);
+}
+
+/** Poll `probe` until it returns a value `done` accepts, up to `timeoutMs` (default 5 s). */
+export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await probe();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    last = await probe();
+  }
+  return last;
+}
+
+/** Both prefixes every route is served under. */
+export const PREFIXES = ['', '/v1'] as const;
