@@ -46,9 +46,18 @@ export class SqliteStateStore implements StateStore {
   }
 
   async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    if (keys.length === 0) return [];
     return this.run(() => {
       const now = Date.now();
-      return keys.map((key) => decodeJson<T>(this.readLive(key, now)?.value));
+      const found = new Map<string, string>();
+      let expired = false;
+      // One statement for the whole batch; expired rows are skipped here and deleted below.
+      for (const row of this.statements.getDocuments.iterate(JSON.stringify(keys))) {
+        if (row.expires_at !== null && row.expires_at <= now) expired = true;
+        else found.set(row.key, row.value);
+      }
+      if (expired) for (const key of keys) if (!found.has(key)) this.statements.deleteExpiredDocument.run(key, now);
+      return keys.map((key) => decodeJson<T>(found.get(key)));
     });
   }
 

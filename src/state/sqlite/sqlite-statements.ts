@@ -18,6 +18,9 @@ export interface StreamRow {
 export function prepareStatements(db: Database.Database) {
   return {
     getDocument: db.prepare<[string], DocumentRow>('SELECT key, value, expires_at FROM documents WHERE key = ?'),
+    getDocuments: db.prepare<[string], DocumentRow>(
+      'SELECT key, value, expires_at FROM documents WHERE key IN (SELECT value FROM json_each(?))',
+    ),
     putDocument: db.prepare<[string, string, number | null]>(
       `INSERT INTO documents (key, value, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
