@@ -1,5 +1,15 @@
 import type { FlagValue, MessageMarks } from './types.js';
 
+/** The newest flagged turn, so later filters of Open WebUI's chain (which get stripped messages) see its flags. */
+export interface TurnRecord {
+  /** Stable id of the user message that carried the block. */
+  id: string;
+  /** Its applied key (id + block digest). */
+  key: string;
+  temporary: Record<string, FlagValue>;
+  notices: string[];
+}
+
 /** The JSON document stored per chat key in the host's flags namespace. */
 export interface FlagStateDoc {
   v: 1;
@@ -11,6 +21,8 @@ export interface FlagStateDoc {
   marks: Record<string, MessageMarks>;
   /** `<message id>#<block digest>` of every block already applied (each exactly once: F12). */
   applied: string[];
+  /** The newest flagged turn (see currentTurn). */
+  turn?: TurnRecord;
   /** Epoch ms of the last write (the TTL is refreshed when it gets old). */
   updatedAt: number;
 }
@@ -23,6 +35,10 @@ export function emptyFlagState(): FlagStateDoc {
 const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
+function isTurnRecord(value: unknown): value is TurnRecord {
+  return isRecord(value) && typeof value.id === 'string' && typeof value.key === 'string' && isRecord(value.temporary) && isStringArray(value.notices);
+}
+
 /** True when a stored value has the shape of a FlagStateDoc (anything else is treated as absent). */
 export function isFlagStateDoc(value: unknown): value is FlagStateDoc {
   return (
@@ -32,7 +48,8 @@ export function isFlagStateDoc(value: unknown): value is FlagStateDoc {
     isStringArray(value.cleared) &&
     isRecord(value.marks) &&
     isStringArray(value.applied) &&
-    typeof value.updatedAt === 'number'
+    typeof value.updatedAt === 'number' &&
+    (value.turn === undefined || isTurnRecord(value.turn))
   );
 }
 

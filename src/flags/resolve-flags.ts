@@ -3,8 +3,9 @@ import type { FilterBody, PipelineUser } from '../filters/types.js';
 import type { StateStore } from '../state/types.js';
 import type { Logger } from '../util/logger.js';
 import { createActiveFlags } from './active-flags.js';
-import { applyBlock, appliedKey, checkItems, temporaryFlags, type CheckedItem } from './apply-flag-block.js';
+import { applyBlock, appliedKey, checkItems, type CheckedItem } from './apply-flag-block.js';
 import { chatKey } from './chat-key.js';
+import { currentTurn } from './current-turn.js';
 import type { FlagRegistry } from './flag-registry.js';
 import { cloneFlagState, emptyFlagState, type FlagStateDoc } from './flag-state.js';
 import { FLAG_STORE_TIMEOUT_MS, readFlagState, writeFlagState, type FlagStateRead } from './flag-store.js';
@@ -44,8 +45,8 @@ interface IdentifiedBlock {
 /** Each compare-and-set round lets at least one writer through, so N concurrent writers need N rounds. */
 const MAX_WRITE_ATTEMPTS = 8;
 
-/** Fold the not-yet-applied blocks (oldest first) into a copy of the stored state. */
-function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: number, foldBlocks: boolean) {
+/** Fold the not-yet-applied blocks (oldest first) into a copy of the stored state, then read this turn. */
+function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: number, newestId: string | undefined, foldBlocks: boolean) {
   const state: FlagStateDoc = read.doc ? cloneFlagState(read.doc) : emptyFlagState();
   const notices: string[] = [];
   let applied = 0;
@@ -57,14 +58,16 @@ function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: n
     applied++;
     if (block.index !== newest) replayedOlder++;
   }
-  return { state, notices, applied, replayedOlder };
+  const turn = currentTurn(state, newestId, blocks.find((block) => block.index === newest));
+  return { state, notices, applied, replayedOlder, turn };
 }
 
 /**
  * Resolve the flags of one request: strip every known flag block from the user messages, apply
  * each message's block once to the chat's stored state (replaying the history when the store has
- * nothing or is down), and take this turn's temporary flags from the newest user message. On the
- * outlet nothing is written. Never throws because of the store.
+ * nothing or is down), and take this turn's temporary flags from the newest user message (or from
+ * the turn record when an earlier filter of the chain already stripped it). On the outlet nothing
+ * is written. Never throws because of the store.
  */
 export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flags: ActiveFlags; body: FilterBody }> {
   const { body, registry, store, logger } = options;
@@ -78,27 +81,27 @@ export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flag
     return { index, id, key: appliedKey(id, block.items), ...checkItems(block.items, registry) };
   });
   const newest = newestUserIndex(stripped.messages);
-  const newestBlock = blocks.find((block) => block.index === newest);
+  const newestId = newest >= 0 ? ids[newest] : undefined;
   const key = chatKey(body, options.user);
   const defaults = parseDefaultFlags(options.defaults, registry);
 
   let read = await readFlagState(store, key, { timeoutMs, logger });
   // On the outlet a stored state already holds everything the inlet applied: only replay without one.
-  let result = fold(read, blocks, newest, options.hook === 'inlet' || !read.doc);
+  let result = fold(read, blocks, newest, newestId, options.hook === 'inlet' || !read.doc);
   for (let attempt = 1; options.hook === 'inlet' && read.reachable && attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
     const stale = read.doc !== undefined && options.ttlMs > 0 && now() - read.doc.updatedAt > options.ttlMs / 4;
-    if (result.applied === 0 && !stale) break;
+    if (result.applied === 0 && !result.turn.changed && !stale) break;
     const outcome = await writeFlagState(store, key, read.raw, { ...result.state, updatedAt: now() }, { ttlMs: options.ttlMs, timeoutMs, logger });
     if (outcome !== 'conflict') break;
     read = await readFlagState(store, key, { timeoutMs, logger });
-    result = fold(read, blocks, newest, true);
+    result = fold(read, blocks, newest, newestId, true);
   }
 
-  const notices = [...new Set([...defaults.notices, ...result.notices, ...(newestBlock?.notices ?? [])])];
+  const notices = [...new Set([...defaults.notices, ...result.notices, ...result.turn.notices])];
   const flags = createActiveFlags({
     chatKey: key,
     persistent: result.state.persistent,
-    temporary: newestBlock ? temporaryFlags(newestBlock.items) : {},
+    temporary: result.turn.temporary,
     defaults: defaults.values,
     cleared: result.state.cleared,
     marks: result.state.marks,

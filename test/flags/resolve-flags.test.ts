@@ -40,6 +40,23 @@ describe('resolveFlags: turns', () => {
     expect(contents(second.body.messages)).toEqual(['Summarise everything', 'reply 1', 'And now?']);
   });
 
+  it("Open WebUI's filter chain: the next filter's request (already stripped) still gets this turn's flags", async () => {
+    const options = { store: flagsNamespace(store) };
+    const history: ChatMessage[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: '!full,recent=abc,flags,+nosum Go on' }];
+    const first = await resolve(options, inletBody(history));
+    const second = await resolve(options, first.body);
+    expect(contents(second.body.messages)).toEqual(['hello', 'hi', 'Go on']);
+    expect(second.flags.temporary).toEqual(first.flags.temporary);
+    expect(second.flags.temporary).toEqual({ full: true, flags: true });
+    expect(second.flags.notices).toEqual(first.flags.notices);
+    expect(second.flags.effective).toEqual({ full: true, flags: true, nosum: true });
+    const reply = { role: 'assistant', content: 'answer' };
+    const outlet = await resolve(options, outletBody([...(second.body.messages as ChatMessage[]), reply]), 'outlet');
+    expect(outlet.flags.has('flags')).toBe(true);
+    const nextTurn = await resolve(options, inletBody([...(second.body.messages as ChatMessage[]), reply, { role: 'user', content: 'Go on' }]));
+    expect(nextTurn.flags.effective).toEqual({ nosum: true });
+  });
+
   it('F8: temporary flags hold when a tool call and its result follow the user message', async () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: '!nosum,target=900 Look this up' },
