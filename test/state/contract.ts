@@ -96,13 +96,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
     describe('TTL', () => {
       it('expires documents after their TTL and hides them from get, getMany and keys', async () => {
         const store = await open();
-        await store.set('short', 'v', { ttlMs: 60 });
+        await store.set('short', 'v', { ttlMs: 100 });
         await store.setMany([
-          { key: 'many:short', value: 1, ttlMs: 60 },
+          { key: 'many:short', value: 1, ttlMs: 100 },
           { key: 'many:long', value: 2 },
         ]);
         expect(await store.get('short')).toBe('v');
-        await sleep(150);
+        await sleep(200);
         expect(await store.get('short')).toBeUndefined();
         expect(await store.getMany(['many:short', 'many:long'])).toEqual([undefined, 2]);
         expect(await store.keys('many:')).toEqual(['many:long']);
@@ -111,9 +111,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
       it('a later write without TTL makes the document permanent', async () => {
         const store = await open();
-        await store.set('k', 1, { ttlMs: 60 });
+        await store.set('k', 1, { ttlMs: 100 });
         await store.set('k', 2);
-        await sleep(150);
+        await sleep(200);
         expect(await store.get('k')).toBe(2);
       });
     });
@@ -135,9 +135,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         const store = await open();
         await store.set('k', 'old', { ttlMs: 50 });
         await sleep(120);
-        expect(await store.compareAndSet('k', undefined, 'new', { ttlMs: 60 })).toBe(true);
+        expect(await store.compareAndSet('k', undefined, 'new', { ttlMs: 150 })).toBe(true);
         expect(await store.get('k')).toBe('new');
-        await sleep(150);
+        await sleep(250);
         expect(await store.get('k')).toBeUndefined();
       });
 
@@ -168,10 +168,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
       it('applies the TTL only when the counter is created', async () => {
         const store = await open();
-        await store.increment('rate', 1, { ttlMs: 120 });
-        await sleep(60);
+        await store.increment('rate', 1, { ttlMs: 250 });
+        await sleep(50);
         expect(await store.increment('rate', 1, { ttlMs: 10_000 })).toBe(2);
-        await sleep(120);
+        await sleep(300);
         expect(await store.get('rate')).toBeUndefined();
         expect(await store.increment('rate')).toBe(1);
       });
