@@ -1,0 +1,155 @@
+/**
+ * Inlet latency of the context engine for ~50, 500 and 2,000-message conversations, cold
+ * (fresh token cache, never-seen text) and warm (previous turn + one new turn, cache warmed),
+ * in-process (`planContext`) and over HTTP, as ratios to the unavoidable floors:
+ * warm → JSON round trip of the body; cold → raw tokenization of every message + JSON round trip.
+ */
+import { LruTokenCache, planContext, type PlanResult } from '../src/engine/index.js';
+import type { ChatMessage } from './lib/chat-message.js';
+import { startHttpTarget, type HttpTarget } from './lib/http-harness.js';
+import { rawO200k } from './lib/raw-tokenizer.js';
+import { conversationOfSize } from './lib/sized-conversation.js';
+import { markdownTable } from './lib/table.js';
+import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
+import { MessageTokenCounter } from './lib/token-count.js';
+
+const SIZES = [50, 500, 2000];
+const COLD_RUNS: Record<number, number> = { 50: 40, 500: 10, 2000: 5 };
+const WARM_RUNS: Record<number, number> = { 50: 80, 500: 30, 2000: 15 };
+const BUDGET = 2000;
+const MODEL = 'gpt-4o';
+const WARM_TARGET = 3;
+const COLD_TARGET = 1.25;
+
+interface Row {
+  size: number;
+  mode: 'cold' | 'warm';
+  path: 'in-process' | 'HTTP';
+  runs: number[];
+  floors: number[];
+}
+
+const started = performance.now();
+const encoder = rawO200k();
+const counter = new MessageTokenCounter();
+const inProcessOptions = { maxTokens: BUDGET };
+
+/** Messages with a per-run nonce so no cache anywhere (ours or the server's) has seen them. */
+function unseen(messages: ChatMessage[], nonce: string): ChatMessage[] {
+  return messages.map((message) => ({ role: message.role, content: `${message.content} [${nonce}]` }));
+}
+
+function jsonFloor(body: unknown): number {
+  const text = JSON.stringify(body);
+  return timeSync(() => JSON.stringify(JSON.parse(text)));
+}
+
+function tokenizeFloor(messages: readonly ChatMessage[]): number {
+  return timeSync(() => {
+    for (const message of messages) encoder.encode(message.content);
+  });
+}
+
+function plan(messages: ChatMessage[], tokenCache: LruTokenCache, previousSequence?: string[]): PlanResult {
+  return planContext({ messages, model: MODEL, options: inProcessOptions, tokenCache, previousSequence });
+}
+
+async function postInlet(target: HttpTarget, payload: string): Promise<number> {
+  const response = await fetch(`${target.url}/context/filter/inlet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
+    body: payload,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { messages?: unknown[] }).messages?.length ?? -1;
+}
+
+const inletPayload = (messages: ChatMessage[]): string => JSON.stringify({ body: { model: MODEL, messages }, user: { id: 'u1', role: 'user' } });
+
+// Warm-ups: encoders loaded, JIT warmed on a small conversation (not measured).
+plan(conversationOfSize(999, 200), new LruTokenCache());
+tokenizeFloor(conversationOfSize(998, 200));
+
+const target = await startHttpTarget({ max_tokens: BUDGET });
+const http = 'url' in target ? target : undefined;
+if (http) await postInlet(http, inletPayload(conversationOfSize(997, 200)));
+
+const rows: Row[] = [];
+const historyTokens: Record<number, number> = {};
+let httpTrimmed = true;
+for (const size of SIZES) {
+  historyTokens[size] = counter.prompt(conversationOfSize(size, size));
+  // Cold: a conversation never seen before, fresh token cache.
+  const cold: Row = { size, mode: 'cold', path: 'in-process', runs: [], floors: [] };
+  const coldHttp: Row = { size, mode: 'cold', path: 'HTTP', runs: [], floors: [] };
+  for (let run = 0; run < COLD_RUNS[size]!; run++) {
+    const messages = unseen(conversationOfSize(size * 1000 + run, size), `c${size}-${run}`);
+    const body = { model: MODEL, messages };
+    cold.runs.push(timeSync(() => plan(messages, new LruTokenCache())));
+    const floor = tokenizeFloor(messages) + jsonFloor(body);
+    cold.floors.push(floor);
+    if (http) {
+      const httpMessages = unseen(messages, 'http');
+      const payload = inletPayload(httpMessages);
+      let sent = 0;
+      coldHttp.runs.push(await timeAsync(async () => (sent = await postInlet(http, payload))));
+      coldHttp.floors.push(tokenizeFloor(httpMessages) + jsonFloor({ model: MODEL, messages: httpMessages }));
+      if (sent >= httpMessages.length) httpTrimmed = false;
+    }
+  }
+  rows.push(cold);
+  if (http) rows.push(coldHttp);
+
+  // Warm: previous turn planned (cache warm), then the same history plus one new turn.
+  const turns = WARM_RUNS[size]!;
+  const long = conversationOfSize(size * 1000 + 500, size + 2 * turns);
+  const warm: Row = { size, mode: 'warm', path: 'in-process', runs: [], floors: [] };
+  const cache = new LruTokenCache(200_000);
+  let previous = plan(long.slice(0, size), cache);
+  for (let turn = 1; turn <= turns; turn++) {
+    const messages = long.slice(0, size + 2 * turn);
+    let result = previous;
+    warm.runs.push(timeSync(() => (result = plan(messages, cache, previous.sequence))));
+    previous = result;
+    warm.floors.push(jsonFloor({ model: MODEL, messages }));
+  }
+  rows.push(warm);
+  if (http) {
+    const warmHttp: Row = { size, mode: 'warm', path: 'HTTP', runs: [], floors: [] };
+    const httpLong = unseen(long, 'warm-http');
+    await postInlet(http, inletPayload(httpLong.slice(0, size)));
+    for (let turn = 1; turn <= turns; turn++) {
+      const messages = httpLong.slice(0, size + 2 * turn);
+      const payload = inletPayload(messages);
+      warmHttp.runs.push(await timeAsync(() => postInlet(http, payload)));
+      warmHttp.floors.push(jsonFloor({ model: MODEL, messages }));
+    }
+    rows.push(warmHttp);
+  }
+}
+if (http) await http.close();
+
+console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
+console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
+console.log('Floors: warm = JSON round trip of the body (string → object → string); cold = raw js-tiktoken encode of every message text (encoder loaded) + that JSON round trip.\n');
+const verdicts: string[] = [];
+console.log(
+  markdownTable(
+    ['messages', 'run', 'path', 'median', 'p95', 'floor median', 'ratio (median)', 'target', 'verdict'],
+    rows.map((row) => {
+      const latency = summarize(row.runs);
+      const floor = summarize(row.floors);
+      const ratio = latency.median / floor.median;
+      const limit = row.mode === 'warm' ? WARM_TARGET : COLD_TARGET;
+      const verdict = ratio <= limit ? 'PASS' : 'MISS';
+      verdicts.push(`${verdict}  ${row.path} ${row.mode} ${row.size} messages: ${ratio.toFixed(2)}× floor (target ≤ ${limit}×)`);
+      return [String(row.size), row.mode, row.path, formatMs(latency.median), formatMs(latency.p95), formatMs(floor.median), `${ratio.toFixed(2)}×`, `≤ ${limit}×`, verdict];
+    }),
+  ),
+);
+console.log('');
+if (!http) console.log(`HTTP: not measured (server not ready: ${'reason' in target ? target.reason : 'unknown'})`);
+else if (!httpTrimmed) console.log('NOTE: the HTTP filter did not trim the cold requests; the valves file (max_tokens) was probably not applied.');
+for (const line of verdicts) console.log(line);
+console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

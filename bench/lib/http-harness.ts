@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+
+/** A running Eunoe on 127.0.0.1 with a throwaway data directory. */
+export interface HttpTarget {
+  url: string;
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real runtime (src/runtime.ts, the repo's filters/) on an ephemeral port with
+ * the context filter's admin valves set to `valves`. Returns a reason instead when the
+ * server cannot be built (e.g. not written yet).
+ */
+export async function startHttpTarget(valves: Record<string, unknown>): Promise<HttpTarget | { reason: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'eunoe-bench-'));
+  try {
+    const valvesDir = path.join(dir, 'valves');
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(valvesDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(valvesDir, 'context.json'), JSON.stringify(valves));
+    const apiKey = 'bench-key';
+    const { loadConfig } = await import('../../src/config.js');
+    const { createRuntime } = await import('../../src/runtime.js');
+    const { createLogger } = await import('../../src/util/logger.js');
+    const config = loadConfig({
+      PIPELINES_API_KEY: apiKey,
+      DATA_DIR: dataDir,
+      VALVES_DIR: valvesDir,
+      FILTERS_DIR: fileURLToPath(new URL('../../filters', import.meta.url)),
+      PRICING_FETCH: 'false',
+      WATCH_FILTERS: 'false',
+      LOG_LEVEL: 'silent',
+    });
+    const logger = createLogger({ level: 'silent' });
+    const runtime = await createRuntime({ config, logger, watch: false });
+    const server = runtime.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      apiKey,
+      async close() {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await runtime.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    return { reason: (error as Error).message.split('\n')[0] ?? 'unknown error' };
+  }
+}
