@@ -124,3 +124,24 @@ describe('context filter over HTTP', () => {
     expect(response.body.messages.map((message: Message) => message.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
   });
 });
+
+describe('context filter outlet keeps the user messages as typed', () => {
+  it('does not strip flag blocks from the outlet body Open WebUI saves', async () => {
+    const runtime = await createTestRuntime({ filters: ['context.ts'] });
+    try {
+      const body = {
+        model: 'gpt-4o', chat_id: 'c-keep', session_id: 's', id: 'a2',
+        messages: [
+          { id: 'u1', role: 'user', content: '!+nosum hello' },
+          { id: 'a1', role: 'assistant', content: 'hi' },
+          { id: 'u2', role: 'user', content: '!full' },
+          { id: 'a2', role: 'assistant', content: 'done' },
+        ],
+      };
+      const response = await request(runtime.app).post('/context/filter/outlet').set(runtime.auth).send({ body, user: { id: 'u' } }).expect(200);
+      expect(response.body).toEqual(body);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});

@@ -71,7 +71,9 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;
       const resolved = await deps.flags.resolve({ body, user, hook, defaults });
       flags = resolved.flags;
-      body = resolved.body;
+      // Only the inlet strips flag blocks (the model must not see them). The outlet body is
+      // what Open WebUI saves: the user's messages must stay as they typed them.
+      if (hook === 'inlet') body = resolved.body;
     }
     const abort = new AbortController();
     response.on('close', () => {
