@@ -5,12 +5,12 @@ import type { Logger } from '../../util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
 import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
-import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
-import { appendScript, compareAndSetScript, incrementScript, rangeScript, releaseLeaseScript } from './redis-scripts.js';
+import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
+import { RedisLedger } from './redis-ledger.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
-import { isUnavailable, toStateError } from './to-state-error.js';
+import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
 
 /** Options of the Redis backend. */
@@ -36,10 +36,9 @@ export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   readonly client: Redis;
   private readonly layout: RedisKeys;
-  private readonly queue: LedgerQueue;
+  private readonly ledger: RedisLedger;
   private readonly monitor: OutageMonitor;
   private readonly subscriptions: RedisSubscriptions;
-  private readonly retryTimer: NodeJS.Timeout;
   private readonly where: string;
   private closed = false;
 
@@ -48,32 +47,27 @@ export class RedisStateStore implements StateStore {
     this.where = redactRedisUrl(options.url);
     this.layout = redisKeys(options.prefix);
     this.client = createRedisClient(options.url, options);
-    this.queue = new LedgerQueue({
-      max: options.queueMax,
-      onFull: (max) =>
-        logger.error(
-          { backend: 'redis', queueMax: max },
-          `LEDGER QUEUE FULL: ${max} ledger writes are waiting for Redis at ${this.where}; further spend records are being DROPPED (raise LEDGER_QUEUE_MAX or restore Redis)`,
-        ),
-      onDrained: (dropped) =>
-        logger.error({ backend: 'redis', dropped }, `${dropped} ledger writes were dropped while the queue was full`),
+    this.ledger = new RedisLedger({
+      layout: this.layout,
+      call: (what, work) => this.call(what, work),
+      isReady: () => this.client.status === 'ready',
+      logger,
+      where: this.where,
+      queueMax: options.queueMax,
+      flushRetryMs: options.flushRetryMs,
     });
     this.monitor = new OutageMonitor({
       client: this.client,
       logger,
       where: this.where,
       queueMax: options.queueMax,
-      queued: () => this.queue.size,
-      onReady: () => void this.flushQueue(),
+      queued: () => this.ledger.queued,
+      onReady: () => void this.ledger.flush(),
     });
     this.subscriptions = new RedisSubscriptions(
       () => createRedisClient(options.url, { ...options, subscriber: true }),
       logger,
     );
-    this.retryTimer = setInterval(() => {
-      if (this.queue.size > 0 && this.client.status === 'ready') void this.flushQueue();
-    }, options.flushRetryMs ?? 1000);
-    this.retryTimer.unref();
   }
 
   /** Resolve true once connected, false after `waitMs` (logging the outage once); never rejects. */
@@ -170,28 +164,11 @@ export class RedisStateStore implements StateStore {
 
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
-    const item: QueuedAppend = { stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) };
-    if (this.queue.size > 0 || this.client.status !== 'ready') return this.enqueue(item);
-    try {
-      return await this.call('append', (client) => this.sendAppend(client, item));
-    } catch (error) {
-      // It may or may not have landed; replaying is safe because appends are idempotent by id.
-      if (isUnavailable(error)) return this.enqueue(item);
-      throw error;
-    }
+    return this.ledger.append(stream, record);
   }
 
-  async range<T extends Record<string, unknown>>(stream: string, query: RangeQuery = {}): Promise<StreamRecord<T>[]> {
-    const min = query.from === undefined ? '-inf' : String(query.from);
-    const max = query.to === undefined ? '+inf' : `(${query.to}`;
-    const flat = (await this.call('range', (client) =>
-      rangeScript.run(client, [this.layout.streamHash(stream), this.layout.streamIndex(stream)], [min, max, query.limit ?? -1]),
-    )) as string[];
-    const records: StreamRecord<T>[] = [];
-    for (let index = 0; index + 2 < flat.length; index += 3) {
-      records.push({ id: flat[index] as string, time: Number(flat[index + 1]), data: JSON.parse(flat[index + 2] as string) as T });
-    }
-    return records;
+  async range<T extends Record<string, unknown>>(stream: string, query?: RangeQuery): Promise<StreamRecord<T>[]> {
+    return this.ledger.range<T>(stream, query);
   }
 
   async acquireLease(name: string, ttlMs: number): Promise<Lease | undefined> {
@@ -219,43 +196,21 @@ export class RedisStateStore implements StateStore {
 
   health(): StoreHealth {
     const ok = !this.closed && this.client.status === 'ready';
-    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.queue.size };
+    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.ledger.queued };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.queue.size > 0 && this.client.status === 'ready') {
-      await withTimeout(this.flushQueue(), this.options.timeoutMs * 4, 'final ledger flush').catch(() => false);
-    }
+    await this.ledger.close(this.options.timeoutMs * 4);
     this.closed = true;
-    clearInterval(this.retryTimer);
     this.monitor.stop();
-    const lost = this.queue.takeAll();
-    if (lost.length > 0) {
-      this.options.logger.error(
-        { backend: 'redis', lost: lost.length, ids: lost.slice(0, 20).map((item) => `${item.stream}/${item.id}`) },
-        `${lost.length} queued ledger writes could not reach Redis before shutdown and are lost`,
-      );
-    }
     this.subscriptions.close();
     await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => this.client.disconnect());
   }
 
-  /** Flush queued ledger appends now; true when the queue is empty afterwards. */
+  /** Send queued ledger appends now; true when none are left. */
   flushQueue(): Promise<boolean> {
-    return this.queue.flush((item) => this.call('append', (client) => this.sendAppend(client, item)));
-  }
-
-  private enqueue(item: QueuedAppend): boolean {
-    if (this.queue.push(item)) return true;
-    throw new StateUnavailableError(
-      `Ledger queue full (${this.options.queueMax}); record ${item.stream}/${item.id} was not accepted`,
-    );
-  }
-
-  private async sendAppend(client: Redis, item: QueuedAppend): Promise<boolean> {
-    const keys = [this.layout.streamHash(item.stream), this.layout.streamIndex(item.stream), this.layout.streamSequence(item.stream)];
-    return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
+    return this.ledger.flush();
   }
 
   /** Run one bounded Redis call; failures become typed errors. */

@@ -1,0 +1,120 @@
+import type { Redis } from 'ioredis';
+import { StateUnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../util/logger.js';
+import { encodeJson } from '../json-value.js';
+import type { RangeQuery, StreamRecord } from '../types.js';
+import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
+import type { RedisKeys } from './redis-keys.js';
+import { appendScript, rangeScript } from './redis-scripts.js';
+import { isUnavailable } from './to-state-error.js';
+import { withTimeout } from './with-timeout.js';
+
+/** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
+export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;
+
+/** Options of a RedisLedger. */
+export interface RedisLedgerOptions {
+  layout: RedisKeys;
+  call: RedisCall;
+  isReady: () => boolean;
+  logger: Logger;
+  /** Redacted URL for log lines. */
+  where: string;
+  queueMax: number;
+  /** How often a non-empty queue retries while connected (default 1000 ms). */
+  flushRetryMs?: number;
+}
+
+/**
+ * Append-only streams on Redis (hash id→json + sorted set by time), with the
+ * must-not-lose rule: an append that cannot reach Redis is queued in order, resolves
+ * true (accepted) and is replayed after reconnection. Replays are safe because the append
+ * script is idempotent by record id, so every accepted record lands exactly once.
+ */
+export class RedisLedger {
+  private readonly queue: LedgerQueue;
+  private readonly retryTimer: NodeJS.Timeout;
+
+  constructor(private readonly options: RedisLedgerOptions) {
+    const { logger, where } = options;
+    this.queue = new LedgerQueue({
+      max: options.queueMax,
+      onFull: (max) =>
+        logger.error(
+          { backend: 'redis', queueMax: max },
+          `LEDGER QUEUE FULL: ${max} ledger writes are waiting for Redis at ${where}; further spend records are being DROPPED (raise LEDGER_QUEUE_MAX or restore Redis)`,
+        ),
+      onDrained: (dropped) =>
+        logger.error({ backend: 'redis', dropped }, `${dropped} ledger writes were dropped while the queue was full`),
+    });
+    this.retryTimer = setInterval(() => {
+      if (this.queue.size > 0 && options.isReady()) void this.flush();
+    }, options.flushRetryMs ?? 1000);
+    this.retryTimer.unref();
+  }
+
+  /** Appends accepted but not yet in Redis. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  /** Append, or queue when Redis is unreachable (or earlier appends are still queued, to keep order). */
+  async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
+    const item: QueuedAppend = { stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) };
+    if (this.queue.size > 0 || !this.options.isReady()) return this.enqueue(item);
+    try {
+      return await this.options.call('append', (client) => this.send(client, item));
+    } catch (error) {
+      // It may or may not have landed; replaying is safe because appends are idempotent by id.
+      if (isUnavailable(error)) return this.enqueue(item);
+      throw error;
+    }
+  }
+
+  /** Records in time order (ties in insertion order); `from` inclusive, `to` exclusive. */
+  async range<T extends Record<string, unknown>>(stream: string, query: RangeQuery = {}): Promise<StreamRecord<T>[]> {
+    const { layout } = this.options;
+    const min = query.from === undefined ? '-inf' : String(query.from);
+    const max = query.to === undefined ? '+inf' : `(${query.to}`;
+    const flat = (await this.options.call('range', (client) =>
+      rangeScript.run(client, [layout.streamHash(stream), layout.streamIndex(stream)], [min, max, query.limit ?? -1]),
+    )) as string[];
+    const records: StreamRecord<T>[] = [];
+    for (let index = 0; index + 2 < flat.length; index += 3) {
+      records.push({ id: flat[index] as string, time: Number(flat[index + 1]), data: JSON.parse(flat[index + 2] as string) as T });
+    }
+    return records;
+  }
+
+  /** Send queued appends now; true when none are left. */
+  flush(): Promise<boolean> {
+    return this.queue.flush((item) => this.options.call('append', (client) => this.send(client, item)));
+  }
+
+  /** Stop retrying after one last bounded flush; what still could not be sent is logged as lost. */
+  async close(finalFlushMs: number): Promise<void> {
+    clearInterval(this.retryTimer);
+    if (this.queue.size > 0 && this.options.isReady()) {
+      await withTimeout(this.flush(), finalFlushMs, 'final ledger flush').catch(() => false);
+    }
+    const lost = this.queue.takeAll();
+    if (lost.length === 0) return;
+    this.options.logger.error(
+      { backend: 'redis', lost: lost.length, ids: lost.slice(0, 20).map((item) => `${item.stream}/${item.id}`) },
+      `${lost.length} queued ledger writes could not reach Redis before shutdown and are lost`,
+    );
+  }
+
+  private enqueue(item: QueuedAppend): boolean {
+    if (this.queue.push(item)) return true;
+    throw new StateUnavailableError(
+      `Ledger queue full (${this.options.queueMax}); record ${item.stream}/${item.id} was not accepted`,
+    );
+  }
+
+  private async send(client: Redis, item: QueuedAppend): Promise<boolean> {
+    const { layout } = this.options;
+    const keys = [layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream)];
+    return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
+  }
+}
