@@ -46,6 +46,8 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     for (const call of calls) await expect(within(call, 2000)).rejects.toBeInstanceOf(StateUnavailableError);
     expect(await within(store.append('ledger', { id: 'queued-1', time: 1, data: { usd: 0.5 } }), 2000)).toBe(true);
     expect(store.health().queued).toBe(1);
+    const heard: string[] = [];
+    store.subscribe('valves', (message) => heard.push(message)); // subscribed while Redis is down
 
     await sleep(700); // several reconnect attempts fail meanwhile
     for (let index = 0; index < 20; index++) await store.get('k').catch(() => undefined);
@@ -59,6 +61,21 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     expect(await store.range('ledger')).toEqual([{ id: 'queued-1', time: 1, data: { usd: 0.5 } }]);
     expect(store.health().ok).toBe(true);
     expect(backLines(lines)).toHaveLength(1);
+    await waitFor(async () => {
+      await store.publish('valves', 'changed');
+      return heard.length > 0;
+    }, 5000, 50);
+    expect(heard[0]).toBe('changed');
+  });
+
+  it('close() while Redis is away reports the queued ledger writes it could not deliver', async () => {
+    const { logger, lines } = captureLogger();
+    const store = new RedisStateStore({ url: `redis://127.0.0.1:${await freePort()}`, prefix: 'eunoe-fault:', logger, timeoutMs: 200, queueMax: 10 });
+    await store.append('ledger', { id: 'a', time: 1, data: {} });
+    await store.append('ledger', { id: 'b', time: 2, data: {} });
+    await within(store.close(), 3000);
+    const lost = lines.find((line) => line.msg.includes('could not reach Redis before shutdown'));
+    expect(lost).toMatchObject({ lost: 2, ids: ['ledger/a', 'ledger/b'] });
   });
 
   it('bounds the ledger queue: refuses past LEDGER_QUEUE_MAX with one loud log, keeps the accepted ones', async () => {
