@@ -1,32 +1,64 @@
 import type { SelectionUnit } from '../selection/selection-algorithm.js';
 
-/**
- * The first chat message sent must be a user message (C2). If the first kept unit is not a
- * user unit, the nearest earlier user unit is added when it fits in `room`; otherwise leading
- * non-user units are dropped, even mandatory ones. Returns the tokens added (negative when dropped)
- * and the positions dropped.
- */
-export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[], room: number): { delta: number; dropped: number[] } {
-  const first = units.findIndex((unit) => kept[unit.position]);
-  if (first < 0 || units[first]!.role === 'user') return { delta: 0, dropped: [] };
-  for (let position = first - 1; position >= 0; position -= 1) {
-    const unit = units[position]!;
-    if (unit.role !== 'user' || unit.excluded) continue;
-    const between = units.slice(position + 1, first);
-    if (unit.tokens <= room && between.every((other) => !kept[other.position])) {
-      kept[position] = true;
-      return { delta: unit.tokens, dropped: [] };
-    }
-    break;
-  }
-  const dropped: number[] = [];
-  let delta = 0;
-  for (const unit of units) {
-    if (!kept[unit.position]) continue;
-    if (unit.role === 'user') break;
+/** Result of the first-user repair. */
+export interface FirstUserRepair {
+  /** Tokens added (positive) or removed (negative). */
+  delta: number;
+  /** Positions removed because they would have led the conversation. */
+  dropped: number[];
+  /** Positions removed to make room for a question. */
+  freed: number[];
+}
+
+/** Drops optional kept units (lowest weight, oldest first) until `needed` tokens are free; false if impossible. */
+function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: number, freed: number[]): boolean {
+  const optional = units.filter((unit) => kept[unit.position] && !unit.mandatory).sort((a, b) => a.weight - b.weight || a.position - b.position);
+  if (optional.reduce((sum, unit) => sum + unit.tokens, 0) < needed) return false;
+  let released = 0;
+  for (const unit of optional) {
+    if (released >= needed) break;
     kept[unit.position] = false;
-    dropped.push(unit.position);
-    delta -= unit.tokens;
+    freed.push(unit.position);
+    released += unit.tokens;
   }
-  return { delta, dropped };
+  return true;
+}
+
+/**
+ * The first chat message sent must be a user message (C2). While the first kept unit is not
+ * a user unit: its question (the nearest earlier user unit) is added if it fits in `room`;
+ * for a mandatory unit, room is first made by dropping optional units; otherwise the leading
+ * unit is dropped, even a mandatory one.
+ */
+export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[], room: number): FirstUserRepair {
+  const repair: FirstUserRepair = { delta: 0, dropped: [], freed: [] };
+  let left = room;
+  for (;;) {
+    const first = units.find((unit) => kept[unit.position]);
+    if (!first || first.role === 'user') return repair;
+    let question: SelectionUnit | undefined;
+    for (let position = first.position - 1; position >= 0 && !question; position -= 1) {
+      const unit = units[position]!;
+      if (unit.role === 'user' && !unit.excluded) question = unit;
+    }
+    if (question && question.tokens > left && first.mandatory) {
+      const before = repair.freed.length;
+      if (freeRoom(units, kept, question.tokens - left, repair.freed)) {
+        for (const position of repair.freed.slice(before)) {
+          left += units[position]!.tokens;
+          repair.delta -= units[position]!.tokens;
+        }
+      }
+    }
+    if (question && question.tokens <= left) {
+      kept[question.position] = true;
+      left -= question.tokens;
+      repair.delta += question.tokens;
+      continue;
+    }
+    kept[first.position] = false;
+    repair.dropped.push(first.position);
+    left += first.tokens;
+    repair.delta -= first.tokens;
+  }
 }

@@ -1,7 +1,7 @@
 import type { UnitMarks } from '../constraints/mark-units.js';
 import type { Conversation } from '../conversation/chat-node.js';
 import type { SelectionUnit } from '../selection/selection-algorithm.js';
-import type { EngineOptions, PlanEntry } from '../types.js';
+import type { PlanEntry } from '../types.js';
 
 /** Everything needed to describe each message's fate. */
 export interface EntryInputs {
@@ -12,12 +12,13 @@ export interface EntryInputs {
   tokens: ArrayLike<number>;
   weights: ArrayLike<number>;
   droppedForOrder: ReadonlySet<number>;
-  options: EngineOptions;
+  /** Over-budget messages go to a summary (a summarizer exists and the reserve fits). */
+  summarizing: boolean;
 }
 
 /** Disposition and reason of one chat unit. */
 function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'disposition' | 'reason'> {
-  const { units, kept, marks, droppedForOrder, options } = inputs;
+  const { units, kept, marks, droppedForOrder, summarizing } = inputs;
   const unit = units[position]!;
   if (kept[position]) {
     const reason = marks.reasons[position] ?? `selected (weight ${unit.weight.toFixed(3)})`;
@@ -25,7 +26,7 @@ function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'dispo
   }
   if (unit.excluded) return { disposition: 'drop', reason: marks.reasons[position] ?? 'excluded' };
   const reason = droppedForOrder.has(position) ? 'removed: the first chat message sent must be a user message' : 'over budget';
-  return { disposition: options.summarize ? 'summarize' : 'drop', reason };
+  return { disposition: summarizing ? 'summarize' : 'drop', reason };
 }
 
 /** One plan entry per input message, in input order. */

@@ -3,7 +3,7 @@ import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
 import { resolveBudget } from '../budget/resolve-budget.js';
 import { selectionByName } from '../selection/selection-by-name.js';
-import { summaryReserve } from '../summarize/summary-reserve.js';
+import { grantedSummaryReserve, summaryReserve } from '../summarize/summary-reserve.js';
 import { countConversationTokens } from '../tokens/count-conversation-tokens.js';
 import { REPLY_PRIMING_TOKENS } from '../tokens/count-message-tokens.js';
 import { encodingForModel } from '../tokens/encoding-for-model.js';
@@ -46,7 +46,9 @@ export function planContext(input: PlanInput): PlanResult {
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
-  const reserveGuess = options.summarize && Number.isFinite(budget.aim) ? summaryReserve(Math.max(0, tokensBefore - budget.aim), options.summaryRatio, options.summaryMaxTokens) : 0;
+  const reserveGuess = options.summarize && Number.isFinite(budget.aim)
+    ? grantedSummaryReserve(summaryReserve(Math.max(0, tokensBefore - budget.aim), options.summaryRatio, options.summaryMaxTokens), budget.aim, Infinity)
+    : 0;
   const committed = fixed + mandatory + reserveGuess;
   const algorithm = selectionByName(options.algorithm);
   const ids = nodes.map((node) => node.id);
@@ -55,7 +57,9 @@ export function planContext(input: PlanInput): PlanResult {
   const kept = selection.kept;
   const droppedForOrder = repairSelection(units, kept, fixed, budget.aim, options);
   if (droppedForOrder.size > 0) notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
-  const totals = selectionTotals(units, kept, options);
-  const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, options });
+  const totals = selectionTotals(units, kept, options, fixed, budget.aim);
+  const summarizing = options.summarize === true && totals.reserve > 0;
+  if (options.summarize && !summarizing && units.some((unit) => !kept[unit.position] && !unit.excluded)) notes.push('no room left for a summary: over-budget messages are dropped');
+  const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, summarizing });
   return assembleResult({ input, options, conversation, entries, tokens, tokensBefore, totals, fixed, budget, notes, encoding: encoding.encoding, cacheHits, prefixReused: selection.prefixReused ?? 0 });
 }
