@@ -1,0 +1,79 @@
+import { baseValves, defineFilter, z } from '../src/sdk.js';
+import { buildUsageRecord } from '../src/usage/build-usage-record.js';
+import { appendUsageLine, formatUsageLine } from '../src/usage/format-usage-line.js';
+import { estimatePromptTokens, loadO200k } from '../src/usage/estimate-tokens.js';
+
+/** How long the inlet's prompt estimate waits for its outlet. */
+const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
+
+interface PromptEstimate {
+  model: string;
+  tokens: number;
+}
+
+/** Options of the accounting filter (tests inject the clock). */
+export interface AccountingOptions {
+  now?: () => number;
+}
+
+/**
+ * The accounting filter. Inlet (priority 100, after the context filter) estimates the prompt
+ * it sees and keeps it per chat; outlet reads the reply's actual usage in every backend shape,
+ * prices it (provider's cost → price table → tokenizer estimate), appends one ledger record
+ * per message id (idempotent), feeds the engine's per-model token correction, and optionally
+ * appends a usage line (`1,234 in · 567 out · $0.0123`; `!+nocost` hides it for a chat).
+ */
+export function createAccountingFilter(options: AccountingOptions = {}) {
+  const now = options.now ?? Date.now;
+  return defineFilter({
+    name: 'Usage Accounting',
+    valves: baseValves.extend({
+      priority: z.number().int().default(100).describe('Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.'),
+      show_usage: z.boolean().default(false).describe('Append a usage line (tokens in/out and cost) to every reply'),
+      learn_corrections: z.boolean().default(true).describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
+    }),
+    userValves: z.object({
+      show_usage: z.enum(['default', 'on', 'off']).default('default').describe('Usage line under your replies: "default" follows the admin setting'),
+    }),
+    flags: [{ key: 'nocost', kind: 'boolean', description: 'Hide the usage line for this chat (use !+nocost)' }],
+
+    onStartup() {
+      // Load the tokenizer in the background so the first request does not wait for it.
+      void loadO200k().catch(() => undefined);
+    },
+
+    async inlet({ body, valves, state, flags, logger }) {
+      const metadata = (body.metadata ?? {}) as { task?: unknown };
+      if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string') return body;
+      try {
+        const tokens = await estimatePromptTokens(body.messages);
+        await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, { ttlMs: ESTIMATE_TTL_MS });
+      } catch (error) {
+        logger.debug({ err: error }, 'accounting: prompt estimate not stored');
+      }
+      return body;
+    },
+
+    async outlet({ body, user, valves, userValves, state, flags, services, logger }) {
+      const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
+      if (!built) return body;
+      const { record } = built;
+      let added = true;
+      if (services.ledger) added = await services.ledger.record(record);
+      else logger.warn('accounting: no ledger service; usage is not recorded');
+      if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
+        const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
+        if (estimate && estimate.model === record.model && estimate.tokens > 0) {
+          await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
+          await state.delete(`estimate:${flags.chatKey}`);
+        }
+      }
+      logger.debug({ messageId: record.messageId, costSource: record.costSource, location: built.location, added }, 'accounting: recorded');
+      const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';
+      if (!show || flags.has('nocost')) return body;
+      return appendUsageLine(body, formatUsageLine(record));
+    },
+  });
+}
+
+export default createAccountingFilter();

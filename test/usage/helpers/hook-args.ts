@@ -1,0 +1,55 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config.js';
+import { ScopedState } from '../../../src/state/scoped-state.js';
+import type { StateStore } from '../../../src/state/types.js';
+import type { AnyValvesSchema, FilterBody, FilterDefinition, HostServices, PipelineUser } from '../../../src/filters/types.js';
+import { createActiveFlags } from '../../../src/flags/active-flags.js';
+import type { FlagValue } from '../../../src/flags/types.js';
+import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';
+import { createLedger } from '../../../src/usage/ledger.js';
+import { createTokenCorrections } from '../../../src/usage/token-corrections.js';
+import { silentLogger } from '../../../src/util/logger.js';
+import { DOC_FIXTURE } from '../../pricing/fixtures.js';
+
+/** Real host services on a real store: pricing (bundled snapshot + the §1.6 fixture as custom file), ledger, corrections. */
+export async function realServices(store: StateStore, dir: string): Promise<{ services: Required<HostServices>; pricing: PricingService }> {
+  const custom = path.join(dir, 'custom-pricing.json');
+  writeFileSync(custom, JSON.stringify(DOC_FIXTURE));
+  const config = loadConfig({ PRICING_FETCH: 'false', PRICING_DIR: path.join(dir, 'pricing'), CUSTOM_PRICING_FILE: custom }, dir);
+  const pricing = createPricingService({ config, logger: silentLogger() });
+  await pricing.start();
+  return { pricing, services: { pricing: pricing.lookup, ledger: createLedger(store), corrections: createTokenCorrections(store) } };
+}
+
+/** Everything a hook receives, as the host would build it: parsed valves, a scoped state, ActiveFlags. */
+export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | undefined>(
+  definition: FilterDefinition<V, U>,
+  options: {
+    body: FilterBody;
+    user?: PipelineUser | null;
+    store: StateStore;
+    services: HostServices;
+    valves?: Record<string, unknown>;
+    userValves?: Record<string, unknown>;
+    flags?: Record<string, FlagValue>;
+    chatKey?: string;
+    hook: 'inlet' | 'outlet';
+    filterId: string;
+  },
+) {
+  return {
+    body: options.body,
+    user: options.user === undefined ? { id: 'u1', email: 'u1@example.com', name: 'U', role: 'user' } : options.user,
+    valves: definition.valves!.parse(options.valves ?? {}) as never,
+    userValves: (definition.userValves ? definition.userValves.parse(options.userValves ?? {}) : {}) as never,
+    logger: silentLogger(),
+    signal: new AbortController().signal,
+    state: new ScopedState(options.store, `f:${options.filterId}:`),
+    flags: createActiveFlags({ chatKey: options.chatKey ?? 'chat-1', persistent: options.flags }),
+    services: options.services,
+    filterId: options.filterId,
+    requestId: 'req-1',
+    hook: options.hook,
+  };
+}
