@@ -113,9 +113,10 @@ describe('accounting outlet', () => {
 describe('usage line', () => {
   it('appended when show_usage is on, keeping every id and chat field', async () => {
     const body = outletBody({ usage: openRouterUsage });
-    const result = (await outlet(body, { valves: { show_usage: true } })) as FilterBody & { messages: Array<Record<string, unknown>> };
+    type Reply = { messages: Array<Record<string, unknown>> };
+    const result = (await outlet(body, { valves: { show_usage: true } })) as unknown as Reply & FilterBody;
     expect(result.messages[1]!.content).toBe('Hello!\n\n*1,200 in · 350 out · $0.0052*');
-    expect(result.messages.map((message) => message.id)).toEqual(['u-1', 'a-1']);
+    expect(result.messages.map((message: Record<string, unknown>) => message.id)).toEqual(['u-1', 'a-1']);
     expect(result).toMatchObject({ chat_id: 'c-1', session_id: 'sid-1', id: 'a-1' });
     const again = (await outlet(result, { valves: { show_usage: true } })) as typeof result;
     expect(again.messages[1]!.content).toBe('Hello!\n\n*1,200 in · 350 out · $0.0052*');
