@@ -77,3 +77,10 @@ describe('metrics', () => {
     expect(counter.prompt([{ role: 'user', content: 'hello' }])).toBe(one + PRIMING_TOKENS);
   });
 });
+
+describe('BM25 with recent messages first', () => {
+  it('keeps the newest messages before the best-scoring ones', () => {
+    const kept = bm25Selection({ messages, tokens, budget: PRIMING_TOKENS + 10 + 3 * 20 }, 2);
+    expect(kept).toEqual([0, 1, 4, 5]);
+  });
+});
