@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { StateUnavailableError } from '../../src/errors/index.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
@@ -66,6 +67,26 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
       return heard.length > 0;
     }, 5000, 50);
     expect(heard[0]).toBe('changed');
+  });
+
+  it('Redis that stops answering (CLIENT PAUSE): calls time out as unavailable, appends queue and land once', async () => {
+    const redis = await startOwnedRedis();
+    cleanups.push(() => redis.stop());
+    const { logger } = captureLogger();
+    const store = new RedisStateStore({ url: redis.url, prefix: 'eunoe-fault:', logger, timeoutMs: 200, queueMax: 100, flushRetryMs: 100 });
+    cleanups.push(() => store.close());
+    expect(await store.waitUntilReady(5000)).toBe(true);
+    const admin = new Redis(redis.url);
+    cleanups.push(() => admin.disconnect());
+    await admin.client('PAUSE', 1500, 'ALL');
+
+    await expect(within(store.get('k'), 1000)).rejects.toBeInstanceOf(StateUnavailableError);
+    expect(await within(store.append('ledger', { id: 'slow-1', time: 1, data: {} }), 1000)).toBe(true);
+    expect(await within(store.append('ledger', { id: 'slow-2', time: 2, data: {} }), 1000)).toBe(true);
+    expect(store.health().queued).toBe(2);
+
+    await waitFor(() => store.health().queued === 0, 10_000);
+    expect((await store.range('ledger')).map((record) => record.id)).toEqual(['slow-1', 'slow-2']);
   });
 
   it('close() while Redis is away reports the queued ledger writes it could not deliver', async () => {
