@@ -1,0 +1,59 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createPricingService, type PricingService } from '../../src/pricing/pricing-service.js';
+import { createLedger } from '../../src/usage/ledger.js';
+import { createTokenCorrections } from '../../src/usage/token-corrections.js';
+import { silentLogger } from '../../src/util/logger.js';
+
+/**
+ * The shipped accounting and spend-limit filters loaded by the real loader and called over
+ * HTTP as Open WebUI calls them. The host services are the real ones on the runtime's store
+ * (attached here until the runtime wires them itself).
+ */
+describe('accounting + spend-limit over HTTP', () => {
+  let runtime: TestRuntime;
+  let pricing: PricingService;
+  const user = { id: 'u-http', email: 'h@example.com', name: 'H', role: 'user' };
+
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts'] });
+    pricing = createPricingService({ config: runtime.config, logger: silentLogger() });
+    await pricing.start();
+    runtime.services.pricing ??= pricing.lookup;
+    runtime.services.ledger ??= createLedger(runtime.store);
+    runtime.services.corrections ??= createTokenCorrections(runtime.store);
+    await request(runtime.app).post('/accounting/valves/update').set(runtime.auth).send({ show_usage: true }).expect(200);
+    await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ daily_limit_usd: 0.01 }).expect(200);
+  });
+  afterAll(async () => {
+    await pricing.stop();
+    await runtime.dispose();
+  });
+
+  it('lists both filters with their priorities', async () => {
+    const response = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+    const byId = Object.fromEntries(response.body.data.map((model: { id: string; pipeline: { priority: number } }) => [model.id, model.pipeline.priority]));
+    expect(byId).toEqual({ accounting: 100, 'spend-limit': -50 });
+  });
+
+  it('records the reply, appends the usage line, then blocks the next request with a 429 detail', async () => {
+    const body = {
+      model: 'openai/gpt-4o',
+      messages: [
+        { id: 'u-1', role: 'user', content: 'Hi' },
+        { id: 'a-1', role: 'assistant', content: 'Hello!', usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 } },
+      ],
+      chat_id: 'c-http', session_id: 's-http', id: 'a-1',
+    };
+    const inletBody = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hi' }], metadata: { chat_id: 'c-http' } };
+    await request(runtime.app).post('/spend-limit/filter/inlet').set(runtime.auth).send({ body: inletBody, user }).expect(200);
+    const outlet = await request(runtime.app).post('/accounting/filter/outlet').set(runtime.auth).send({ body, user }).expect(200);
+    expect(outlet.body.messages[1].content).toBe('Hello!\n\n*1,200 in · 350 out · $0.0123*');
+    expect(outlet.body).toMatchObject({ chat_id: 'c-http', session_id: 's-http', id: 'a-1' });
+    const blocked = await request(runtime.app).post('/v1/spend-limit/filter/inlet').set(runtime.auth).send({ body: inletBody, user }).expect(429);
+    expect(blocked.body.detail).toBe('Your daily budget of $0.01 is used up; it resets at 00:00 UTC.');
+    const task = { ...inletBody, metadata: { chat_id: 'c-http', task: 'title_generation' } };
+    await request(runtime.app).post('/spend-limit/filter/inlet').set(runtime.auth).send({ body: task, user }).expect(200);
+  });
+});
