@@ -293,6 +293,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         await store.close();
         await expect(store.get('k')).rejects.toBeInstanceOf(StateUnavailableError);
         await expect(store.append('s', { id: 'x', time: 1, data: {} })).rejects.toBeInstanceOf(StateUnavailableError);
+        await expect(store.publish('c', 'm')).rejects.toBeInstanceOf(StateUnavailableError);
+        expect(() => store.subscribe('c', () => {})).toThrow(StateUnavailableError);
         expect(store.health().ok).toBe(false);
         await store.close();
       });

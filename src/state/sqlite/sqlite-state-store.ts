@@ -169,6 +169,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   subscribe(channel: string, handler: (message: string) => void): () => void {
+    this.assertOpen();
     return this.channel.subscribe(channel, handler);
   }
 
