@@ -1,0 +1,108 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { lifecycleFilter } from './helpers/filter-source.js';
+import { multipartFile } from './helpers/multipart.js';
+
+type Event = { tag: string; event: string; level?: number };
+
+/** A runtime whose filters log lifecycle events to `<root>/lifecycle.log` (the log path lives in the root). */
+async function lifecycleRuntime(filters: Record<string, { tag: string; priority?: number; startupThrows?: boolean; shutdownThrows?: boolean }>) {
+  const runtime = await createTestRuntime();
+  const logFile = path.join(runtime.root, 'lifecycle.log');
+  writeFileSync(logFile, '');
+  for (const [file, options] of Object.entries(filters)) writeFileSync(path.join(runtime.filtersDir, file), lifecycleFilter(logFile, options.tag, options));
+  const restarted = await runtime.restart();
+  const events = (): Event[] => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const clear = () => writeFileSync(logFile, '');
+  return { runtime: restarted, events, clear, logFile };
+}
+
+describe('lifecycle hooks', () => {
+  let runtime: TestRuntime | undefined;
+  afterEach(async () => {
+    await runtime?.dispose();
+    runtime = undefined;
+  });
+
+  it('onStartup runs for every filter, in priority order, before the first request is served', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a', priority: 5 }, 'b.ts': { tag: 'b', priority: -5 }, 'c.ts': { tag: 'c', priority: 0 } });
+    runtime = setup.runtime;
+    expect(setup.events()).toEqual([
+      { tag: 'b', event: 'startup', level: 1 },
+      { tag: 'c', event: 'startup', level: 1 },
+      { tag: 'a', event: 'startup', level: 1 },
+    ]);
+    // The startup hook sleeps before setting its flag: the very first inlet already sees it set.
+    const response = await request(runtime.app).post('/a/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200);
+    expect(response.body.started).toBe(true);
+  });
+
+  it('onValvesUpdated fires on update; after a restart onStartup sees the saved valves', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a' } });
+    setup.clear();
+    await request(setup.runtime.app).post('/a/valves/update').set(setup.runtime.auth).send({ level: '4' }).expect(200);
+    expect(setup.events()).toContainEqual({ tag: 'a', event: 'valves', level: 4 });
+    setup.clear();
+    runtime = await setup.runtime.restart();
+    expect(setup.events().filter((event) => event.event !== 'valves')).toEqual([
+      { tag: 'a', event: 'shutdown' },
+      { tag: 'a', event: 'startup', level: 4 },
+    ]);
+  });
+
+  it('delete calls onShutdown of that filter only', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a' }, 'b.ts': { tag: 'b' } });
+    runtime = setup.runtime;
+    setup.clear();
+    await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'a' }).expect(200);
+    expect(setup.events()).toEqual([{ tag: 'a', event: 'shutdown' }]);
+  });
+
+  it('reload shuts every filter down before starting them again', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a', priority: 1 }, 'b.ts': { tag: 'b', priority: 2 } });
+    runtime = setup.runtime;
+    setup.clear();
+    await request(runtime.app).post('/pipelines/reload').set(runtime.auth).expect(200);
+    const events = setup.events();
+    expect(events.map((event) => event.event)).toEqual(['shutdown', 'shutdown', 'startup', 'startup']);
+    expect(events.filter((event) => event.event === 'shutdown').map((event) => event.tag).sort()).toEqual(['a', 'b']);
+    expect(events.filter((event) => event.event === 'startup').map((event) => event.tag)).toEqual(['a', 'b']);
+  });
+
+  it('replacing a file by upload shuts the old one down before the new one starts', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a-old' } });
+    runtime = setup.runtime;
+    setup.clear();
+    const upload = multipartFile('a.ts', lifecycleFilter(setup.logFile, 'a-new'));
+    await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', upload.contentType).send(upload.body).expect(200);
+    expect(setup.events()).toEqual([
+      { tag: 'a-old', event: 'shutdown' },
+      { tag: 'a-new', event: 'startup', level: 1 },
+    ]);
+  });
+
+  it('closing the runtime shuts every filter down', async () => {
+    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a' }, 'b.ts': { tag: 'b' } });
+    setup.clear();
+    runtime = await setup.runtime.restart();
+    expect(setup.events().filter((event) => event.event === 'shutdown').map((event) => event.tag).sort()).toEqual(['a', 'b']);
+  });
+
+  it('a failing onStartup marks only that filter failed; a failing onShutdown does not stop a delete', async () => {
+    const setup = await lifecycleRuntime({ 'bad.ts': { tag: 'bad', startupThrows: true }, 'grumpy.ts': { tag: 'grumpy', shutdownThrows: true }, 'ok.ts': { tag: 'ok' } });
+    runtime = setup.runtime;
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    const bad = list.body.data.find((entry: { id: string }) => entry.id === 'bad');
+    expect(bad).toMatchObject({ status: 'failed' });
+    expect(bad.error).toMatch(/startup exploded/);
+    const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+    expect(models.body.data.map((model: { id: string }) => model.id).sort()).toEqual(['grumpy', 'ok']);
+    await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'grumpy' }).expect(200);
+    expect(existsSync(path.join(runtime.filtersDir, 'grumpy.ts'))).toBe(false);
+    const after = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+    expect(after.body.data.map((model: { id: string }) => model.id)).toEqual(['ok']);
+  });
+});
