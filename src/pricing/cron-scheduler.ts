@@ -6,6 +6,8 @@ export interface SchedulerTask {
   stop(): void | Promise<void>;
   destroy(): void | Promise<void>;
   getNextRun(): Date | null;
+  /** The next `count` run times (node-cron v4); used to size the refresh lease to the interval. */
+  getNextRuns?(count: number): Date[];
 }
 
 /** Injectable scheduler; the default is node-cron v4 (`validate`, `createTask` → a stopped task). */

@@ -31,7 +31,7 @@ export interface PricingServiceOptions {
   snapshotFile?: string | URL;
   connectionPrefixes?: string[];
   fetch?: Pick<FetchModelsOptions, 'retries' | 'backoffMs' | 'maxBytes' | 'sleep'>;
-  /** How long a successful refresh keeps other replicas from refreshing (one refresh per interval). */
+  /** How long a successful refresh keeps other replicas from refreshing (default: half the cron interval, 30 s–10 min). */
   leaseMs?: number;
   /** A new table smaller than this fraction of the current one is rejected as suspicious. */
   minShrinkRatio?: number;
@@ -118,7 +118,7 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
   const runRefresh = async (): Promise<RefreshOutcome> => {
     let lease: Awaited<ReturnType<StateStore['acquireLease']>>;
     if (store) {
-      lease = await store.acquireLease(LEASE_NAME, options.leaseMs ?? 10 * 60_000).catch((error: unknown) => {
+      lease = await store.acquireLease(LEASE_NAME, leaseMs()).catch((error: unknown) => {
         logger.warn({ err: error }, 'pricing: lease unavailable, refreshing without it');
         return { release: async () => {} } as never;
       });
@@ -157,6 +157,14 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
       await lease?.release().catch(() => undefined);
       return { status: 'failed', error: lastError };
     }
+  };
+
+  /** Lease length: explicit, else half the cron interval, between 30 s and 10 min (one refresh per interval). */
+  const leaseMs = (): number => {
+    if (options.leaseMs) return options.leaseMs;
+    const [first, second] = task?.getNextRuns?.(2) ?? [];
+    const interval = first && second ? second.getTime() - first.getTime() : 20 * 60_000;
+    return Math.min(10 * 60_000, Math.max(30_000, Math.floor(interval / 2)));
   };
 
   const refresh = (): Promise<RefreshOutcome> => {
