@@ -14,8 +14,8 @@ import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 
 const SIZES = [50, 500, 2000];
-const COLD_RUNS: Record<number, number> = { 50: 40, 500: 10, 2000: 5 };
-const WARM_RUNS: Record<number, number> = { 50: 80, 500: 30, 2000: 15 };
+const COLD_RUNS: Record<number, number> = { 50: 80, 500: 20, 2000: 6 };
+const WARM_RUNS: Record<number, number> = { 50: 150, 500: 40, 2000: 20 };
 const BUDGET = 2000;
 const MODEL = 'gpt-4o';
 const WARM_TARGET = 3;

@@ -45,6 +45,8 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
       server.once('error', reject);
     });
     const { port } = server.address() as AddressInfo;
+    // Filters load their tokenizers in the background on start-up (about a second of CPU): let that finish.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     return {
       url: `http://127.0.0.1:${port}`,
       apiKey,
