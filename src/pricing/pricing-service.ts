@@ -192,7 +192,8 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
       const lastGood = [fromFile, fromStore].filter((entry): entry is PriceTable => !!entry && modelCount(entry) > 0).sort((a, b) => b.fetchedAt - a.fetchedAt)[0];
       if (config.CUSTOM_PRICING_FILE) custom = await loadCustomPricing(config.CUSTOM_PRICING_FILE);
       if (config.MODEL_ALIASES_FILE) userAliases = await loadModelAliases(config.MODEL_ALIASES_FILE);
-      if (lastGood) use({ ...lastGood, source: 'last-good' });
+      // A newer bundled snapshot (after an upgrade) beats an older last-good table.
+      if (lastGood && (!snapshot || lastGood.fetchedAt >= snapshot.fetchedAt)) use({ ...lastGood, source: 'last-good' });
       else if (snapshot) use(snapshot);
       else {
         use({ source: Object.keys(custom).length ? 'custom' : 'snapshot', fetchedAt: 0, models: {}, aliases: {} });

@@ -26,12 +26,23 @@ export function parseStoredTable(value: unknown): PriceTable | undefined {
   return parsed.success ? (parsed.data as PriceTable) : undefined;
 }
 
+/** Capture time of a snapshot: `captured_at` of its `<name>.meta.json` sidecar, else the file's mtime. */
+async function capturedAt(file: string | URL, mtimeMs: number): Promise<number> {
+  const meta = typeof file === 'string' ? file.replace(/\.json$/, '.meta.json') : new URL(file.href.replace(/\.json$/, '.meta.json'));
+  try {
+    const time = Date.parse((JSON.parse(await fs.readFile(meta, 'utf8')) as { captured_at?: string }).captured_at ?? '');
+    return Number.isFinite(time) ? time : mtimeMs;
+  } catch {
+    return mtimeMs;
+  }
+}
+
 /** Read an OpenRouter `/models` capture file into a table; undefined when missing or invalid. */
 export async function readModelListFile(file: string | URL, source: PriceTableSource): Promise<PriceTable | undefined> {
   try {
     const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
     const parsed = parseModelList(JSON.parse(text));
-    return parsed ? buildPriceTable(parsed.models, source, stat.mtimeMs) : undefined;
+    return parsed ? buildPriceTable(parsed.models, source, await capturedAt(file, stat.mtimeMs)) : undefined;
   } catch {
     return undefined;
   }

@@ -99,6 +99,21 @@ describe('pricing service', () => {
     expect(await service.refresh()).toEqual({ status: 'updated', models: 170 });
   });
 
+  it('an older last-good table yields to a newer bundled snapshot; a newer one wins', async () => {
+    const h = harness({ PRICING_FETCH: 'false' });
+    cleanups.push(h.cleanup);
+    const table = (fetchedAt: number) => ({ source: 'live', fetchedAt, models: { 'openai/gpt-4o': { id: 'openai/gpt-4o', prompt: '0.000009', completion: '0.00001' } }, aliases: {} });
+    writeFileSync(path.join(h.dir, 'last-good.json'), JSON.stringify(table(Date.UTC(2025, 0, 1))));
+    const old = track(createPricingService({ config: h.config(), logger: h.logger }));
+    await old.start();
+    expect(old.status()).toMatchObject({ source: 'snapshot', models: 335, fetchedAt: '2025-12-02T00:00:00.000Z' });
+    writeFileSync(path.join(h.dir, 'last-good.json'), JSON.stringify(table(Date.UTC(2026, 0, 1))));
+    const fresh = track(createPricingService({ config: h.config(), logger: h.logger }));
+    await fresh.start();
+    expect(fresh.status()).toMatchObject({ source: 'last-good', models: 1 });
+    expect(fresh.resolve('gpt-4o')?.prompt).toBe('0.000009');
+  });
+
   it('custom pricing file and aliases override and extend the table', async () => {
     const h = harness({ PRICING_FETCH: 'false' });
     cleanups.push(h.cleanup);
