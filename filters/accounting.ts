@@ -76,4 +76,5 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
   });
 }
 
+/** The shipped accounting filter (real clock). */
 export default createAccountingFilter();

@@ -59,4 +59,5 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   });
 }
 
+/** The shipped spend-limit filter (real clock). */
 export default createSpendLimitFilter();

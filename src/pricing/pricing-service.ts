@@ -13,8 +13,9 @@ import { BUNDLED_SNAPSHOT, parseStoredTable, readLastGoodFile, readModelListFile
 import { loadCustomPricing, loadModelAliases } from './custom-pricing.js';
 import { nodeCronScheduler, type CronScheduler, type SchedulerTask } from './cron-scheduler.js';
 
-/** State-store key of the shared last good table; channel announcing a new one. */
+/** State-store key of the shared last good table. */
 export const STORE_KEY = 'pricing:last-good';
+/** Channel announcing a new table to the other replicas. */
 export const UPDATE_CHANNEL = 'pricing:updated';
 const LEASE_NAME = 'pricing:refresh';
 

@@ -1,7 +1,8 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 
-/** Tokens a chat format adds per message (role, separators) and per request (reply priming), as OpenAI counts them. */
+/** Tokens a chat format adds per message (role, separators), as OpenAI counts them. */
 export const PER_MESSAGE_TOKENS = 4;
+/** Tokens added once per request (reply priming). */
 export const PER_REQUEST_TOKENS = 3;
 
 let encoder: Promise<Tiktoken> | undefined;

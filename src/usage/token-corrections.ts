@@ -1,9 +1,11 @@
 import type { StateStore } from '../state/types.js';
 import type { TokenCorrections } from './types.js';
 
-/** Bounds of a correction ratio and the EMA weight of a new observation. */
+/** Lower bound of a correction ratio. */
 export const CORRECTION_MIN = 0.5;
+/** Upper bound of a correction ratio. */
 export const CORRECTION_MAX = 2;
+/** EMA weight of a new observation. */
 export const CORRECTION_ALPHA = 0.2;
 
 const clamp = (value: number) => Math.min(CORRECTION_MAX, Math.max(CORRECTION_MIN, value));
