@@ -1,19 +1,31 @@
 import { baseValves, defineFilter, appendToReply, z } from '../src/sdk.js';
-import { LruTokenCache, messageIds, planContext } from '../src/engine/index.js';
+import { LruTokenCache, messageIds, planContext, type PlanInput } from '../src/engine/index.js';
 import { contextOptions } from '../src/filters/context-options.js';
 import { describeFlags, keepTags } from '../src/flags/index.js';
+import { LlmClientPool } from '../src/llm/client-pool.js';
+import { AheadOfTimeRunner } from '../src/compress/ahead-of-time.js';
+import { clientFor, compressionFor, scorersFor } from '../src/compress/context-compression.js';
+import { lastUserText, nextTurnMessages } from '../src/compress/next-turn.js';
+import { planAndCompress } from '../src/compress/plan-and-compress.js';
+import { externalScores } from '../src/compress/scoring/external-scores.js';
+import { summaryValves } from '../src/compress/summary-valves.js';
 
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
+/** An inlet waits at most this long for this chat's background summaries still running here. */
+const SETTLE_MS = 15_000;
+const pool = new LlmClientPool();
+let runner: AheadOfTimeRunner | undefined;
 
 type Message = { role?: unknown };
 
 /**
- * The context filter: on every inlet, scores the history against the current query and
- * keeps or drops messages under the token/cost budget (never splitting tool pairs, never
- * producing an order a provider rejects), obeying the chat's `!flags`. On outlet, answers
- * `!flags` with a line listing the chat's persistent flags, and reports rejected flag values.
+ * The context filter: on every inlet, scores the history against the current query (keywords,
+ * optionally blended with embeddings or LLM labels) and keeps, summarizes or drops messages
+ * under the token/cost budget (never splitting tool pairs, never producing an order a provider
+ * rejects), obeying the chat's `!flags`. Summaries are cached per message ids and prepared after
+ * each reply. On outlet, answers `!flags` and reports rejected flag values.
  */
 export default defineFilter({
   name: 'Context Budget',
@@ -29,6 +41,7 @@ export default defineFilter({
     tool_penalty: z.number().min(0).max(1).default(0.5).describe('Scoring factor for tool calls and tool results'),
     pair_coherence: z.number().min(0).max(1).default(0.8).describe('An answer keeps this share of its question’s score'),
     min_chat_messages: z.number().int().min(0).default(1).describe('Never send fewer chat messages than this'),
+    ...summaryValves,
   }),
   userValves: z.object({
     max_tokens: z.number().int().min(0).nullable().default(null).describe('Your own token budget (lower than the admin’s; empty = the admin’s)'),
@@ -36,7 +49,7 @@ export default defineFilter({
     default_flags: z.string().default('').describe('Flags applied to every chat of yours, e.g. "+nosum,recent=6"'),
   }),
 
-  async inlet({ body, valves, userValves, flags, state, services, logger }) {
+  async inlet({ body, valves, userValves, flags, state, services, logger, signal }) {
     const metadata = (body.metadata ?? {}) as { task?: unknown };
     if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
     const messages = body.messages;
@@ -52,35 +65,70 @@ export default defineFilter({
     const sequenceKey = `seq:${flags.chatKey}`;
     const previousSequence = flags.chatKey ? await state.get<string[]>(sequenceKey).catch(() => undefined) : undefined;
     const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
-    const result = planContext({
-      messages,
-      model,
-      options,
-      marks: flags.marks,
-      keepTags: keepTags(flags),
-      previousSequence,
-      tokenCache,
-      pricing: services.pricing,
-      correction,
-    });
-    const { plan } = result;
+    const input: PlanInput = { messages, model, options, marks: flags.marks, keepTags: keepTags(flags), previousSequence, tokenCache, pricing: services.pricing, correction };
+    const client = clientFor(pool, valves);
+    const warn = (fields: Record<string, unknown>, message: string) => logger.warn(fields, message);
+    let scoring: { used: string[]; failed: number } | undefined;
+    if (client && valves.scoring !== 'none') {
+      const probe = planContext(input).plan;
+      if (probe.budget.targetTokens > 0 && probe.tokensBefore > probe.budget.targetTokens) {
+        const scored = await externalScores({ scorers: scorersFor(client, valves, state), messages, ids: messageIds(messages as Message[]), query: lastUserText(messages), timeoutMs: valves.scoring_timeout_ms, signal });
+        if (scored.failed.length) logger.warn({ failed: scored.failed }, 'model-assisted scoring failed; keyword scoring used for it');
+        if (scored.scores) input.options = { ...options, weighting: 'composite', externalWeight: valves.scoring_weight };
+        input.externalScores = scored.scores;
+        scoring = { used: scored.used, failed: scored.failed.length };
+      }
+    }
+    const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
+    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, SETTLE_MS);
+    const context = await planAndCompress(input, compression, { correction, signal });
+    const { plan } = context.result;
     if (flags.chatKey) {
-      await state.set(sequenceKey, result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));
+      await state.set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));
     }
     const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
     for (const entry of plan.entries) counts[entry.disposition]++;
-    logger.debug({ runId: plan.runId, entries: plan.entries, notes: plan.notes, budget: plan.budget }, 'context plan');
+    const outcome = context.outcome;
+    const notes = [...plan.notes, ...(outcome?.notes ?? [])];
+    const receipts = outcome?.receipts.map((receipt) => ({ messages: receipt.ids.length, checked: receipt.checked, missing: receipt.missing.length, action: receipt.action }));
+    logger.debug({ runId: plan.runId, entries: plan.entries, notes, budget: plan.budget, facts: outcome?.receipts.map((receipt) => receipt.missing) }, 'context plan');
     logger.info(
-      { runId: plan.runId, model, algorithm: plan.algorithm, before: plan.tokensBefore, after: plan.tokensAfter, limit: plan.budget.limitTokens, overBudget: plan.overBudget, ...counts, flags: flags.effective, source: flags.source },
+      {
+        runId: plan.runId, model, algorithm: plan.algorithm, before: plan.tokensBefore, after: outcome ? outcome.tokensAfter : plan.tokensAfter, limit: plan.budget.limitTokens, overBudget: plan.overBudget, ...counts, flags: flags.effective, source: flags.source,
+        ...(outcome ? { summary: { level: outcome.level, summarized: outcome.summarized, dropped: outcome.dropped, calls: outcome.calls, cacheHits: outcome.cacheHits, tokens: outcome.blockTokens, truncated: outcome.truncated, keptSources: context.keptSources.length }, receipts, notes } : {}),
+        ...(scoring ? { scoring } : {}),
+      },
       'context planned',
     );
-    return { ...body, messages: result.messages };
+    return { ...body, messages: context.messages };
   },
 
-  outlet({ body, flags }) {
+  async outlet({ body, valves, userValves, flags, state, services, logger }) {
     const lines: string[] = [];
     if (flags.notices.length) lines.push(`⚠ ${flags.notices.join(' · ')}`);
     if (flags.get('flags') === true) lines.push(describeFlags(flags));
-    return lines.length ? appendToReply(body, lines.join('\n')) : body;
+    const out = lines.length ? appendToReply(body, lines.join('\n')) : body;
+    const options = contextOptions(valves, userValves, flags);
+    const client = clientFor(pool, valves);
+    if (valves.ahead_of_time && client && options.summarize && !options.full && flags.chatKey && Array.isArray(out.messages) && out.messages.length > 1) {
+      runner ??= new AheadOfTimeRunner({ maxConcurrent: valves.summary_concurrency * 2, timeoutMs: valves.ahead_of_time_timeout_ms, onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed') });
+      const model = typeof out.model === 'string' ? out.model : undefined;
+      const compression = compressionFor(client, valves, state, (fields, message) => logger.warn(fields, message));
+      const messages = nextTurnMessages(out.messages);
+      const started = await runner.schedule(state, flags.chatKey, async (signal) => {
+        const previousSequence = await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined);
+        const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
+        const context = await planAndCompress({ messages, model, options, marks: flags.marks, keepTags: keepTags(flags), previousSequence, tokenCache, pricing: services.pricing, correction }, compression, { correction, signal });
+        logger.info({ summarized: context.outcome?.summarized ?? 0, calls: context.outcome?.calls ?? 0, cacheHits: context.outcome?.cacheHits ?? 0 }, 'ahead-of-time summaries ready');
+      });
+      logger.debug({ started }, 'ahead-of-time summaries');
+    }
+    return out;
+  },
+
+  async onShutdown() {
+    await runner?.close();
+    runner = undefined;
+    await pool.close();
   },
 });

@@ -14,6 +14,11 @@ export interface ContextValves {
   tool_penalty: number;
   pair_coherence: number;
   min_chat_messages: number;
+  /** Summarizer endpoint and model; both set = over-budget history is summarized instead of dropped. */
+  summary_base_url?: string;
+  summary_model?: string;
+  summary_ratio?: number;
+  summary_max_tokens?: number;
 }
 
 /** What a single user may choose for themselves (null / 0 = the admin's value). */
@@ -24,10 +29,16 @@ export interface ContextUserValves {
 
 const positive = (value: number | null | undefined) => (typeof value === 'number' && value > 0 ? value : undefined);
 
+/** True when the valves name a summarizer (base URL and model). */
+export function summarizerConfigured(valves: Pick<ContextValves, 'summary_base_url' | 'summary_model'>): boolean {
+  return Boolean(valves.summary_base_url?.trim() && valves.summary_model?.trim());
+}
+
 /**
  * Engine options for one request: admin valves, then the user's own valves (a user may
  * only lower `max_tokens`), then this chat's flags (`!full`, `!nosum`, `!target`,
- * `!context`, `!recent`, `!tool_penalty`, `!pair_coherence`).
+ * `!context`, `!recent`, `!tool_penalty`, `!pair_coherence`). Summaries are on when a
+ * summarizer is configured and the chat has no `!nosum`.
  */
 export function contextOptions(valves: ContextValves, user: ContextUserValves, flags: ActiveFlags): Partial<EngineOptions> {
   const adminMax = valves.max_tokens;
@@ -46,6 +57,11 @@ export function contextOptions(valves: ContextValves, user: ContextUserValves, f
     pairCoherence: valves.pair_coherence,
     minChatMessages: valves.min_chat_messages,
   };
+  if (summarizerConfigured(valves)) {
+    options.summarize = true;
+    options.summaryRatio = valves.summary_ratio;
+    options.summaryMaxTokens = valves.summary_max_tokens;
+  }
   const number = (key: string) => {
     const value = flags.get(key);
     return typeof value === 'number' ? value : undefined;

@@ -1,0 +1,110 @@
+import type { PlanResult, Summarizer } from '../engine/index.js';
+import { buildChunks } from './build-chunks.js';
+import type { CompressSettings } from './compress-settings.js';
+import { appendFacts, factReceipt, type FactReceipt } from './fact-receipt.js';
+import { messageText } from './message-text.js';
+import { blockTokens, fitSummaryBlock, insertBlock, summaryBlock } from './summary-block.js';
+import type { SummaryCache } from './summary-cache.js';
+import { chooseLevel, type SummaryLevel } from './summary-level.js';
+import { summarizeChunks } from './summarize-chunks.js';
+
+/** What compression did to one plan. */
+export interface CompressOutcome {
+  /** Messages to send: the plan's messages, plus the summary block when there is one. */
+  messages: unknown[];
+  level?: SummaryLevel;
+  /** Messages represented in the summary block. */
+  summarized: number;
+  /** Messages marked `summarize` that were dropped instead (failure, no room). */
+  dropped: number;
+  calls: number;
+  cacheHits: number;
+  receipts: FactReceipt[];
+  /** `keep_source` mode: ids of source messages whose facts did not survive (re-plan with them pinned). */
+  keepSource: string[];
+  notes: string[];
+  /** Prompt tokens sent, summary block included (≤ the hard limit). */
+  tokensAfter: number;
+  blockTokens: number;
+  truncated: boolean;
+  /** The block as sent (for logs and tests). */
+  block?: { role: 'system'; content: string };
+}
+
+/** The chat messages of a plan (non-system). */
+function chatCount(result: PlanResult): number {
+  return result.plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer').length;
+}
+
+/**
+ * Replaces the plan's `summarize` ranges by one summary block: picks the level, summarizes
+ * (cached), checks facts, fits the block into the reserved tokens and inserts it after the
+ * system prompts. Anything that fails is dropped (as without a summarizer) and noted.
+ */
+export async function compressPlan(input: { result: PlanResult; messages: readonly unknown[]; summarizer: Summarizer; cache: SummaryCache; settings: CompressSettings; correction?: number; signal?: AbortSignal }): Promise<CompressOutcome> {
+  const { result, messages, settings } = input;
+  const { plan } = result;
+  const base = plan.tokensAfter - plan.budget.summaryReserveTokens;
+  const outcome: CompressOutcome = { messages: result.messages, summarized: 0, dropped: 0, calls: 0, cacheHits: 0, receipts: [], keepSource: [], notes: [], tokensAfter: base, blockTokens: 0, truncated: false };
+  const pending = plan.summaryRanges.reduce((sum, range) => sum + range.ids.length, 0);
+  if (pending === 0) return outcome;
+  outcome.dropped = pending;
+  const level = chooseLevel(pending, chatCount(result), settings.levels);
+  if (!level) {
+    outcome.notes.push(`no summary level enabled: ${pending} message(s) dropped`);
+    return outcome;
+  }
+  outcome.level = level;
+  const chunks = buildChunks(result, messages, level);
+  const allowed = plan.budget.limitTokens > 0 ? Math.min(plan.budget.summaryReserveTokens, plan.budget.limitTokens - base) : plan.budget.summaryReserveTokens;
+  const framing = blockTokens(summaryBlock(pending, chunks.map(() => '')), plan.encoding, input.correction);
+  const total = chunks.reduce((sum, chunk) => sum + chunk.tokens, 0);
+  if (allowed - framing < 16 * chunks.length) {
+    outcome.notes.push(`no room for a summary (${allowed} tokens reserved): ${pending} message(s) dropped`);
+    return outcome;
+  }
+  const targets = chunks.map((chunk) => Math.max(16, Math.min(Math.ceil(chunk.tokens * settings.ratio), Math.floor(((allowed - framing) * chunk.tokens) / Math.max(1, total)))));
+  const results = await summarizeChunks({ chunks, messages, targets, summarizer: input.summarizer, cache: input.cache, model: settings.model, ratio: settings.ratio, signal: input.signal });
+  const good: Array<{ ids: string[]; indices: number[]; text: string; receipt: FactReceipt }> = [];
+  for (const item of results) {
+    if ('error' in item) {
+      outcome.calls += 1;
+      outcome.notes.push(`${level} summary of ${item.chunk.ids.length} message(s) failed (${item.error}); dropped instead, not cached`);
+      continue;
+    }
+    if (item.cached) outcome.cacheHits += 1;
+    else outcome.calls += 1;
+    const sources = item.chunk.indices.map((index, position) => ({ id: item.chunk.ids[position]!, text: messageText(messages[index]) }));
+    const receipt = factReceipt(sources, item.text);
+    let text = item.text;
+    if (receipt.missing.length && settings.factReceipt === 'append') {
+      text = appendFacts(text, receipt.missing);
+      receipt.action = 'appended';
+    } else if (receipt.missing.length && settings.factReceipt === 'keep_source') {
+      receipt.action = 'kept_source';
+      outcome.keepSource.push(...receipt.missingIn);
+    }
+    outcome.receipts.push(receipt);
+    good.push({ ids: item.chunk.ids, indices: item.chunk.indices, text, receipt });
+  }
+  if (good.length === 0) return outcome;
+  const count = good.reduce((sum, item) => sum + item.ids.length, 0);
+  const fitted = fitSummaryBlock(count, good.map((item) => item.text), allowed, plan.encoding, input.correction);
+  if (!fitted) {
+    outcome.notes.push(`summary block does not fit in ${allowed} reserved tokens: ${pending} message(s) dropped`);
+    return outcome;
+  }
+  if (fitted.truncated) {
+    outcome.notes.push(`summary truncated to fit the ${allowed} reserved tokens`);
+    const sentText = fitted.block.content;
+    outcome.receipts = good.map((item) => ({ ...factReceipt(item.indices.map((index, position) => ({ id: item.ids[position]!, text: messageText(messages[index]) })), sentText), action: item.receipt.action }));
+  }
+  outcome.messages = insertBlock(result, fitted.block);
+  outcome.block = fitted.block;
+  outcome.blockTokens = fitted.tokens;
+  outcome.tokensAfter = base + fitted.tokens;
+  outcome.summarized = count;
+  outcome.dropped = pending - count;
+  outcome.truncated = fitted.truncated;
+  return outcome;
+}
