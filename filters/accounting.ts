@@ -58,15 +58,20 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
       if (!built) return body;
       const { record } = built;
-      let added = true;
-      if (services.ledger) added = await services.ledger.record(record);
-      else logger.warn('accounting: no ledger service; usage is not recorded');
-      if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
-        const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
-        if (estimate && estimate.model === record.model && estimate.tokens > 0) {
-          await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
-          await state.delete(`estimate:${flags.chatKey}`);
+      let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
+      try {
+        if (services.ledger) added = await services.ledger.record(record);
+        else logger.warn('accounting: no ledger service; usage is not recorded');
+        if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
+          const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
+          if (estimate && estimate.model === record.model && estimate.tokens > 0) {
+            await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
+            await state.delete(`estimate:${flags.chatKey}`);
+          }
         }
+      } catch (error) {
+        // Never break the reply because the state backend is away; the record is lost and logged.
+        logger.error({ err: error, messageId: record.messageId, cost: record.cost }, 'accounting: could not record usage');
       }
       logger.debug({ messageId: record.messageId, costSource: record.costSource, location: built.location, added }, 'accounting: recorded');
       const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import type { Logger } from '../util/logger.js';
-import type { StateStore } from '../state/types.js';
+import type { Lease, StateStore } from '../state/types.js';
 import { ConfigError } from '../errors/index.js';
 import type { ModelPrice, PricingLookup } from './types.js';
 import { ModelIndex, DEFAULT_CONNECTION_PREFIXES } from './model-index.js';
@@ -117,13 +117,15 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
   };
 
   const runRefresh = async (): Promise<RefreshOutcome> => {
-    let lease: Awaited<ReturnType<StateStore['acquireLease']>>;
+    let lease: Lease | undefined;
     if (store) {
+      let unavailable = false;
       lease = await store.acquireLease(LEASE_NAME, leaseMs()).catch((error: unknown) => {
-        logger.warn({ err: error }, 'pricing: lease unavailable, refreshing without it');
-        return { release: async () => {} } as never;
+        unavailable = true;
+        logger.warn({ err: error }, 'pricing: refresh lease unavailable (state store away); refreshing without it');
+        return undefined;
       });
-      if (!lease) {
+      if (!lease && !unavailable) {
         await adoptFromStore();
         return { status: 'skipped', reason: 'another replica holds the refresh lease' };
       }
