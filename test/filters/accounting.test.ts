@@ -103,6 +103,16 @@ describe('accounting outlet', () => {
     expect((await services.ledger.list({}))[0]).toMatchObject({ costSource: 'unpriced', cost: '0', promptTokens: 26, completionTokens: 290 });
   });
 
+  it('a state backend failure never breaks the reply', async () => {
+    const broken = await tempSqliteStore();
+    await broken.store.close();
+    const body = outletBody({ usage: openRouterUsage });
+    const brokenServices = { ...services, ledger: (await import('../../src/usage/ledger.js')).createLedger(broken.store) };
+    const result = await filter.outlet!(hookArgs(filter, { body, store: broken.store, services: brokenServices, hook: 'outlet', filterId: 'accounting', valves: { show_usage: true } }));
+    expect((result.messages as Array<{ content: string }>)[1]!.content).toMatch(/\$0\.0052\*$/);
+    await broken.cleanup().catch(() => undefined);
+  });
+
   it('a body without an assistant message records nothing', async () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] };
     expect(await outlet(body)).toBe(body);
