@@ -1,6 +1,6 @@
 import { baseValves, defineFilter, z } from '../src/sdk.js';
 import { buildUsageRecord } from '../src/usage/build-usage-record.js';
-import { appendUsageLine, formatUsageLine } from '../src/usage/format-usage-line.js';
+import { appendUsageLine, formatUsageLine, stripUsageLines } from '../src/usage/format-usage-line.js';
 import { estimatePromptTokens, loadO200k } from '../src/usage/estimate-tokens.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
@@ -30,6 +30,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     valves: baseValves.extend({
       priority: z.number().int().default(100).describe('Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.'),
       show_usage: z.boolean().default(false).describe('Append a usage line (tokens in/out and cost) to every reply'),
+      strip_usage_lines: z.boolean().default(true).describe('Remove earlier usage lines from the history sent to the model'),
       learn_corrections: z.boolean().default(true).describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
     }),
     userValves: z.object({
@@ -42,7 +43,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       void loadO200k().catch(() => undefined);
     },
 
-    async inlet({ body, valves, state, flags, logger }) {
+    async inlet({ body: received, valves, state, flags, logger }) {
+      const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
       const metadata = (body.metadata ?? {}) as { task?: unknown };
       if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string') return body;
       try {

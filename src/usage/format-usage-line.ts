@@ -44,3 +44,22 @@ export function appendUsageLine<B extends Record<string, unknown>>(body: B, line
   }
   return body;
 }
+
+/** Matches a usage line this module appended at the end of a reply. */
+export const USAGE_LINE_PATTERN = /\n\n\*~?[\d,]+ in · ~?[\d,]+ out(?: · ~?\$[\d.]+)?\*$/;
+
+/**
+ * A copy of an inlet body whose assistant messages no longer end with a usage line, so the
+ * model neither pays for nor imitates them; the same body when there was none.
+ */
+export function stripUsageLines<B extends Record<string, unknown>>(body: B): B {
+  if (!Array.isArray(body.messages)) return body;
+  let changed = false;
+  const messages = body.messages.map((message: unknown) => {
+    const typed = message as { role?: unknown; content?: unknown } | null;
+    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !USAGE_LINE_PATTERN.test(typed.content)) return message;
+    changed = true;
+    return { ...typed, content: typed.content.replace(USAGE_LINE_PATTERN, '') };
+  });
+  return changed ? { ...body, messages } : body;
+}

@@ -141,6 +141,15 @@ describe('usage line', () => {
     expect(optedIn.messages[1]!.content).toMatch(/\$0\.0052\*$/);
   });
 
+  it('the next inlet strips earlier usage lines from the history, nothing else', async () => {
+    const reply = (await outlet(outletBody({ usage: openRouterUsage }), { valves: { show_usage: true } })) as { messages: Array<Record<string, unknown>> };
+    const messages = [...reply.messages, { id: 'u-2', role: 'user', content: 'Keep *1 in · 2 out* as typed' }];
+    const next = await filter.inlet!(hookArgs(filter, { body: { model: 'openai/gpt-4o', messages, metadata: { chat_id: 'c-1' } }, store, services, hook: 'inlet', filterId: 'accounting' }));
+    expect((next.messages as Array<{ content: string }>).map((message) => message.content)).toEqual(['Hi', 'Hello!', 'Keep *1 in · 2 out* as typed']);
+    const untouched = { model: 'x', messages: [{ role: 'assistant', content: 'plain' }] };
+    expect(await filter.inlet!(hookArgs(filter, { body: untouched, store, services, hook: 'inlet', filterId: 'accounting', valves: { learn_corrections: false } }))).toBe(untouched);
+  });
+
   it('registers the nocost flag and runs after the context filter', () => {
     expect(accountingDefault.flags).toEqual([{ key: 'nocost', kind: 'boolean', description: 'Hide the usage line for this chat (use !+nocost)' }]);
     expect(accountingDefault.valves!.parse({}).priority).toBe(100);
