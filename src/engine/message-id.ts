@@ -1,4 +1,9 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
+const sha256 = typeof crypto.hash === 'function'
+  ? (text: string) => crypto.hash('sha256', text, 'base64url')
+  : (text: string) => crypto.createHash('sha256').update(text).digest('base64url');
 
 /** Minimal view of an OpenAI-format message needed to derive its id. */
 interface IdentifiableMessage {
@@ -35,7 +40,7 @@ function identityText(message: IdentifiableMessage): string {
 
 /** Content hash of one message: stable across requests when Open WebUI resends the history. */
 export function contentHash(message: IdentifiableMessage): string {
-  return createHash('sha256').update(identityText(message)).digest('base64url').slice(0, 16);
+  return sha256(identityText(message)).slice(0, 16);
 }
 
 /**

@@ -16,6 +16,8 @@ export interface EntryInputs {
   summarizing: boolean;
 }
 
+const SYSTEM_FATE: Pick<PlanEntry, 'disposition' | 'reason'> = { disposition: 'keep', reason: 'system message (always kept)' };
+
 /** Disposition and reason of one chat unit. */
 function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'disposition' | 'reason'> {
   const { units, kept, marks, droppedForOrder, summarizing } = inputs;
@@ -32,11 +34,14 @@ function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'dispo
 /** One plan entry per input message, in input order. */
 export function buildEntries(inputs: EntryInputs): PlanEntry[] {
   const { conversation, tokens, weights } = inputs;
+  const fates = inputs.units.map((unit) => unitFate(unit.position, inputs));
   return conversation.nodes.map((node) => {
-    const base = { index: node.index, id: node.id, role: node.role, weight: weights[node.index]!, tokens: tokens[node.index]! };
-    if (node.isSystem) return { ...base, disposition: 'keep', reason: 'system message (always kept)' };
-    const orphan = conversation.orphans.get(node.index);
-    if (orphan !== undefined) return { ...base, disposition: 'drop', reason: orphan };
-    return { ...base, ...unitFate(conversation.unitOf[node.index]!, inputs) };
+    const orphan = node.isSystem ? undefined : conversation.orphans.get(node.index);
+    const fate = node.isSystem
+      ? SYSTEM_FATE
+      : orphan !== undefined
+        ? { disposition: 'drop' as const, reason: orphan }
+        : fates[conversation.unitOf[node.index]!]!;
+    return { index: node.index, id: node.id, role: node.role, disposition: fate.disposition, weight: weights[node.index]!, tokens: tokens[node.index]!, reason: fate.reason };
   });
 }

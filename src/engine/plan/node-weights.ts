@@ -11,10 +11,13 @@ export function nodeWeights(conversation: Conversation, options: EngineOptions, 
   const relevance = score
     ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', queryIndex: lastUserIndex, options, externalScores })
     : new Float64Array(nodes.length).fill(1);
-  const base = options.messageWeights ?? {};
-  return Float64Array.from(nodes, (node, index) => {
-    const given = base[node.id];
+  const base = options.messageWeights;
+  const hasBase = base !== undefined && Object.keys(base).length > 0;
+  const weights = new Float64Array(nodes.length);
+  for (const node of nodes) {
+    const given = node.isSystem || !hasBase ? undefined : base[node.id];
     const factor = typeof given === 'number' && Number.isFinite(given) && given >= 0 ? given : 1;
-    return node.isSystem ? 1 : factor * relevance[index]!;
-  });
+    weights[node.index] = node.isSystem ? 1 : factor * relevance[node.index]!;
+  }
+  return weights;
 }

@@ -42,7 +42,8 @@ export function planContext(input: PlanInput): PlanResult {
   const budget = resolveBudget(options, input.model, input.pricing);
   notes.push(...budget.notes);
   if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
-  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim, input.externalScores);
+  // prefix_cache chooses by position, so relevance is only worth computing for the others.
+  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim && options.algorithm !== 'prefix_cache', input.externalScores);
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);

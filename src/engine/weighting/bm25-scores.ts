@@ -1,4 +1,5 @@
-import { forEachTerm, uniqueTerms } from './tokenize-terms.js';
+import { countWord } from './count-word.js';
+import { queryTerms } from './query-terms.js';
 
 /** BM25 parameters (rank_bm25's defaults). */
 export const BM25_K1 = 1.5;
@@ -10,41 +11,36 @@ export function bm25Idf(documentCount: number, documentFrequency: number): numbe
 }
 
 /**
- * Raw BM25 score of every document against the query. Each document is tokenized once and
- * only query terms are counted, so the cost is linear in the total text.
+ * Raw BM25 score of every document against the query. Only the query's words are counted
+ * (whole-word, case-insensitive), and document length is measured in characters (BM25 only
+ * uses the ratio to the average), so the cost is a few native scans of the text per call.
  */
 export function bm25Scores(documents: readonly string[], query: string): Float64Array {
-  const terms = uniqueTerms(query);
+  const terms = queryTerms(query);
   const scores = new Float64Array(documents.length);
   if (terms.length === 0 || documents.length === 0) return scores;
-  const termIndex = new Map(terms.map((term, index) => [term, index] as const));
-  const frequencies = documents.map(() => new Float64Array(terms.length));
-  const lengths = new Float64Array(documents.length);
+  const frequencies = new Float64Array(documents.length * terms.length);
   const documentFrequency = new Float64Array(terms.length);
   let totalLength = 0;
   documents.forEach((text, document) => {
-    const counts = frequencies[document]!;
-    let length = 0;
-    forEachTerm(text, (term) => {
-      length += 1;
-      const index = termIndex.get(term);
-      if (index !== undefined) counts[index]! += 1;
+    totalLength += text.length;
+    const lower = text.toLowerCase();
+    terms.forEach((term, index) => {
+      const count = countWord(lower, term);
+      frequencies[document * terms.length + index] = count;
+      if (count > 0) documentFrequency[index]! += 1;
     });
-    lengths[document] = length;
-    totalLength += length;
-    for (let index = 0; index < terms.length; index += 1) if (counts[index]! > 0) documentFrequency[index]! += 1;
   });
   const averageLength = totalLength / documents.length || 1;
   const idf = Array.from(documentFrequency, (df) => bm25Idf(documents.length, df));
-  for (let document = 0; document < documents.length; document += 1) {
-    const counts = frequencies[document]!;
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[document]!) / averageLength);
+  documents.forEach((text, document) => {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * text.length) / averageLength);
     let score = 0;
     for (let index = 0; index < terms.length; index += 1) {
-      const tf = counts[index]!;
+      const tf = frequencies[document * terms.length + index]!;
       if (tf > 0) score += (idf[index]! * tf * (BM25_K1 + 1)) / (tf + norm);
     }
     scores[document] = score;
-  }
+  });
   return scores;
 }
