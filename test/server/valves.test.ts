@@ -180,3 +180,41 @@ describe('admin valves', () => {
     expect(after.slice(before)).toEqual([expect.objectContaining({ max_turns: 33 })]);
   });
 });
+
+describe('a failing onValvesUpdated', () => {
+  let runtime: TestRuntime;
+  beforeAll(async () => {
+    runtime = await createTestRuntime({
+      sources: {
+        'picky.ts': filterSource(`export default defineFilter({
+  valves: baseValves.extend({ api_key: z.string().default('') }),
+  onValvesUpdated({ valves }) {
+    if (valves.api_key === 'revoked') throw new Error('The upstream rejected this API key');
+  },
+  inlet: ({ body }) => body,
+});`),
+      },
+    });
+  });
+  afterAll(async () => runtime.dispose());
+
+  it('answers a JSON 500 whose detail is the hook\'s message (protocol §2.6), and the server keeps serving', async () => {
+    const response = await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'revoked' });
+    expectJsonError(response, 500, /The upstream rejected this API key/);
+    await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'fine' }).expect(200);
+    await request(runtime.app).post('/picky/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200, { model: 'm' });
+  });
+
+  it('the failure surfaces only in the response: no unhandled rejection afterwards', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'revoked' }).expect(500);
+      await settle();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled.map(String)).toEqual([]);
+  });
+});
