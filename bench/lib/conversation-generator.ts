@@ -139,9 +139,12 @@ function assistantProse(rng: Rng, topic: Topic, sentences: number): string {
   return rng.shuffle(topic.replies).slice(0, sentences).join(' ');
 }
 
-function chatterLine(rng: Rng, topic: Topic): string {
-  const line = rng.pick(topic.chatter)(rng);
-  return rng.chance(0.25) ? `${line} ${rng.pick(topic.chatter)(rng)}` : line;
+/** A topical exchange that plants nothing: one or two questions, answered first, then general advice. */
+function chatterExchange(rng: Rng, topic: Topic): [string, string] {
+  const picked = rng.shuffle(topic.chatter).slice(0, rng.chance(0.25) ? 2 : 1);
+  const ask = picked.map((entry) => entry.ask(rng)).join(' ');
+  const answer = [...picked.map((entry) => entry.answer), assistantProse(rng, topic, rng.int(3, 6))].join(' ');
+  return [ask, answer];
 }
 
 /** Generates one conversation; the same options always give the same conversation. */
@@ -192,9 +195,9 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
         messages.push({ role: 'user', content: rng.pick(smallTalkUser) });
         messages.push({ role: 'assistant', content: rng.pick(smallTalkAssistant) });
       } else {
-        const topic = rng.pick(session.topics);
-        messages.push({ role: 'user', content: chatterLine(rng, topic) });
-        messages.push({ role: 'assistant', content: assistantProse(rng, topic, rng.int(4, 8)) });
+        const [ask, answer] = chatterExchange(rng, rng.pick(session.topics));
+        messages.push({ role: 'user', content: ask });
+        messages.push({ role: 'assistant', content: answer });
       }
     }
   }

@@ -28,8 +28,9 @@ describe('generateConversation', () => {
           expect(conversation.messages[ref.index]?.role).toBe(question.kind === 'assistant' ? 'assistant' : 'user');
           expect(conversation.messages[ref.index]?.content).toContain(ref.contains);
         }
-        // The question itself never gives the answer away.
-        for (const ref of question.evidence) expect(question.text).not.toContain(ref.contains);
+        // The question never gives the answer away (for temporal questions the answer is the date).
+        const answers = question.kind === 'temporal' ? question.evidence.slice(0, 1) : question.evidence;
+        for (const ref of answers) expect(question.text).not.toContain(ref.contains);
       }
     }
   });
@@ -55,20 +56,19 @@ describe('generateConversation', () => {
     expect([...kinds].sort()).toEqual(['assistant', 'multi-session', 'single', 'temporal']);
   });
 
-  it('phrases questions so they share some but not all words with their evidence', () => {
-    const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
-    const overlaps: number[] = [];
-    for (const seed of [1, 2, 3]) {
+  it('phrases questions so they share some content words, but not all words, with their evidence', () => {
+    const stop = new Set('a an the i me my we our you your is are was were be am do did does to of in on at for with and or but what which who when where how s'.split(' '));
+    const wordsOf = (text: string) => new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((word) => !stop.has(word)));
+    for (const seed of [1, 2, 3, 4, 5]) {
       const conversation = generateConversation({ seed });
       for (const question of conversation.questions) {
         const asked = wordsOf(question.text);
-        const ref = question.evidence[question.evidence.length - 1]!;
-        const evidence = wordsOf(conversation.messages[ref.index]!.content);
-        overlaps.push([...asked].filter((word) => evidence.has(word)).length / asked.size);
+        const evidence = new Set(question.evidence.flatMap((ref) => [...wordsOf(conversation.messages[ref.index]!.content)]));
+        const shared = [...asked].filter((word) => evidence.has(word));
+        expect(shared.length, question.text).toBeGreaterThan(0);
+        expect(shared.length, question.text).toBeLessThan(asked.size);
       }
     }
-    expect(Math.max(...overlaps)).toBeLessThan(1);
-    expect(overlaps.filter((share) => share > 0).length).toBeGreaterThan(overlaps.length / 2);
   });
 
   it('builds a request that ends with the question as the last user message', () => {

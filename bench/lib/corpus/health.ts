@@ -13,7 +13,7 @@ export const health: Topic = {
       return {
         statement: `Important for meal and medicine stuff: I found out I'm allergic to ${allergy}. Ended up with hives all over my arms.`,
         answer: allergy,
-        question: 'What did the doctor say I have an allergy to?',
+        question: 'What gave me those hives, what is my allergy?',
       };
     },
     (rng) => {
@@ -29,7 +29,7 @@ export const health: Topic = {
       return {
         statement: `I registered for ${race} in the spring. Time to actually follow a training plan.`,
         answer: race,
-        question: 'What running event did I sign up for?',
+        question: 'Which spring race am I registered for?',
       };
     },
   ],
@@ -37,7 +37,7 @@ export const health: Topic = {
     () => ({
       statement: 'Had the blood test this morning, fasting since last night. Results in a few days.',
       marker: 'blood test',
-      question: 'When did I get my bloodwork done?',
+      question: 'When was my fasting blood draw?',
     }),
     () => ({
       statement: 'Ran my first full 10 kilometres without stopping today. Legs are jelly.',
@@ -52,7 +52,7 @@ export const health: Topic = {
       return {
         first: `Stepped on the scale at the gym: ${start} kg. Not thrilled, starting the running plan this week.`,
         firstAnswer: `${start} kg`,
-        second: `Weigh-in update, I'm down to ${now} kg — the morning runs are working.`,
+        second: `Weight update: I'm down to ${now} kg — the morning runs are working.`,
         secondAnswer: `${now} kg`,
         question: 'How much weight have I lost since I started the running plan?',
       };
@@ -70,16 +70,16 @@ export const health: Topic = {
     },
   ],
   chatter: [
-    () => 'How many days a week should a beginner run to avoid knee pain?',
-    () => 'What is a good warm-up before a morning run?',
-    () => 'Is it okay to train for a race with a mild cold?',
-    () => 'What should I eat the night before a long run?',
-    () => 'My doctor wants me to cut back on coffee. How do I deal with the headaches?',
-    () => 'Are standing desks actually good for your back?',
-    () => 'How do I know if an allergy is serious enough to carry an epipen?',
-    () => 'What stretches help with tight hamstrings after running?',
-    () => 'How much sleep do I really need when training for a race?',
-    () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?',
+    { ask: () => 'How many days a week should a beginner run to avoid knee pain?', answer: 'Beginners should run three days a week with rest days in between so the knees and tendons adapt.' },
+    { ask: () => 'What is a good warm-up before a morning run?', answer: 'Before a morning run, do five minutes of brisk walking, leg swings and a few lunges.' },
+    { ask: () => 'Is it okay to train for a race with a mild cold?', answer: 'With a mild head cold, easy running is usually fine; skip training if you have a fever or chest symptoms.' },
+    { ask: () => 'What should I eat the night before a long run?', answer: 'The night before a long run, eat a familiar carbohydrate-rich dinner like pasta or rice and avoid anything new.' },
+    { ask: () => 'My doctor wants me to cut back on coffee. How do I deal with the headaches?', answer: 'Cut coffee back gradually, about a quarter every few days, and drink more water to avoid caffeine headaches.' },
+    { ask: () => 'Are standing desks actually good for your back?', answer: 'Standing desks help mainly because you change position; alternate every thirty to sixty minutes.' },
+    { ask: () => 'How do I know if an allergy is serious enough to carry an epipen?', answer: 'If an allergic reaction ever involved breathing trouble or throat swelling, ask your doctor about carrying an epipen.' },
+    { ask: () => 'What stretches help with tight hamstrings after running?', answer: 'After running, a standing hamstring stretch and a lying strap stretch, held thirty seconds each, help tight hamstrings.' },
+    { ask: () => 'How much sleep do I really need when training for a race?', answer: 'While training for a race, aim for seven to nine hours of sleep; recovery happens mostly at night.' },
+    { ask: () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?', answer: 'Trust one scale consistently, weigh at the same time of day, and watch the weekly trend rather than single readings.' },
   ],
   replies: [
     'Beginners do well with three runs a week and a rest day between them, so tendons can adapt.',

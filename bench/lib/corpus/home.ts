@@ -13,7 +13,7 @@ export const home: Topic = {
       return {
         statement: `Good news on the flat hunt: we got the two-bedroom on ${street}, top floor with a little balcony. Moving boxes everywhere now.`,
         answer: street,
-        question: 'Which street is our new apartment on again?',
+        question: 'What street is our new place with the balcony on?',
       };
     },
     (rng) => {
@@ -21,7 +21,7 @@ export const home: Topic = {
       return {
         statement: `The owner of the building, ${landlord}, dropped by to fix the radiator herself. Nice to have someone responsive for once.`,
         answer: landlord,
-        question: 'What is the name of my landlady?',
+        question: 'What is the name of the landlady who fixed the radiator?',
       };
     },
     (rng) => {
@@ -29,7 +29,7 @@ export const home: Topic = {
       return {
         statement: `We settled the paint debate for the living room walls: ${colour}. My partner wanted white but I won.`,
         answer: colour,
-        question: 'What colour did we pick for painting the lounge?',
+        question: 'What colour did we choose for the living room?',
       };
     },
   ],
@@ -37,7 +37,7 @@ export const home: Topic = {
     () => ({
       statement: 'Signed the lease today! Keys get handed over next week, and I already measured the bedroom twice.',
       marker: 'Signed the lease',
-      question: 'When exactly did I sign the rental contract for the new place?',
+      question: 'When exactly did I put my name on the lease for the new place?',
     }),
     () => ({
       statement: 'The plumber finally replaced the leaking boiler this afternoon, so hot showers are back.',
@@ -70,16 +70,16 @@ export const home: Topic = {
     },
   ],
   chatter: [
-    () => 'How do I get landlord approval to paint the walls in a rental apartment?',
-    () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?',
-    () => 'Any tricks for packing the kitchen when moving? The boxes keep getting too heavy.',
-    () => 'The radiator in the bedroom makes a clanking noise at night. Is that something to worry about?',
-    () => 'Should I get renters insurance before the move or after?',
-    (rng) => `Is ${rng.pick(colours)} too dark for a small living room with one window?`,
-    () => 'How much notice do I usually have to give before leaving a rental?',
-    () => 'What should I check during the final walk-through of the old apartment to get the deposit back?',
-    () => 'We need a sofa that fits through a narrow stairwell. Any ideas?',
-    () => 'Our balcony gets full sun. What plants survive that?',
+    { ask: () => 'How do I get landlord approval to paint the walls in a rental apartment?', answer: 'Ask the landlord in writing, propose the exact colour, and offer to repaint before you move out; most agree on those terms.' },
+    { ask: () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?', answer: 'For a two-bedroom flat, utilities typically run between 150 and 300 a month, with heating the biggest swing between seasons.' },
+    { ask: () => 'Any tricks for packing the kitchen when moving? The boxes keep getting too heavy.', answer: 'Use small boxes for heavy kitchen items like pans and tins, and fill gaps with towels so nothing shifts.' },
+    { ask: () => 'The radiator in the bedroom makes a clanking noise at night. Is that something to worry about?', answer: 'A clanking radiator usually just has trapped air; bleed it with a radiator key and the noise normally stops.' },
+    { ask: () => 'Should I get renters insurance before the move or after?', answer: 'Get renters insurance to start on moving day, so your belongings are covered while they are in transit and at the new place.' },
+    { ask: (rng) => `Is ${rng.pick(colours)} too dark for a small living room with one window?`, answer: 'In a small living room with one window, a darker shade works best on a single wall, with lighter tones elsewhere.' },
+    { ask: () => 'How much notice do I usually have to give before leaving a rental?', answer: 'Most leases ask for one or two months\' notice in writing; check the termination clause for the exact period.' },
+    { ask: () => 'What should I check during the final walk-through of the old apartment to get the deposit back?', answer: 'At the walk-through, compare each room with your move-in photos, clean the oven and bathroom thoroughly, and patch nail holes.' },
+    { ask: () => 'We need a sofa that fits through a narrow stairwell. Any ideas?', answer: 'Look for a modular sofa or one with removable arms and legs; measure the tightest turn of the stairwell first.' },
+    { ask: () => 'Our balcony gets full sun. What plants survive that?', answer: 'On a full-sun balcony, lavender, rosemary, geraniums and succulents thrive with little care.' },
   ],
   replies: [
     'Read the lease carefully; many rental agreements allow painting as long as you restore the original colour when you leave.',

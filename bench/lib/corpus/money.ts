@@ -20,7 +20,7 @@ export const money: Topic = {
       return {
         statement: `The big savings goal for the next two years is ${goal}. Everything else comes second.`,
         answer: goal,
-        question: 'What am I putting money aside for?',
+        question: 'What is the goal I am putting money aside for?',
       };
     },
   ],
@@ -33,7 +33,7 @@ export const money: Topic = {
     () => ({
       statement: 'Filed my tax return today, finally. Expecting a small refund.',
       marker: 'tax return',
-      question: 'What day did I submit my taxes?',
+      question: 'What day did I submit my tax return?',
     }),
   ],
   pairs: [
@@ -45,7 +45,7 @@ export const money: Topic = {
         firstAnswer: `$${monthly}`,
         second: `The savings target I've set is $${target} — that's the number that would make me feel safe.`,
         secondAnswer: `$${target}`,
-        question: 'At my current monthly saving rate, how long until I hit my goal amount?',
+        question: 'With my automatic transfer, how long until I reach the savings target?',
       };
     },
   ],
@@ -54,23 +54,23 @@ export const money: Topic = {
       const method = rng.pick(['the 50/30/20 rule', 'envelope budgeting', 'zero-based budgeting', 'a pay-yourself-first budget']);
       return {
         ask: 'I keep failing at budgeting. What method would you pick for someone like me?',
-        reply: `Given how you describe it, I would use ${method}. It has very few categories to track, and you only need to review it once a week.`,
+        reply: `Given how you describe it, I would budget with ${method}. It has very few categories to track, and you only need to review it once a week.`,
         answer: method,
-        question: 'Remind me which budgeting approach you suggested?',
+        question: 'Remind me which budget method you suggested?',
       };
     },
   ],
   chatter: [
-    () => 'Is a high-yield savings account better than index funds for money I need in two years?',
-    () => 'How do I stop impulse spending on takeout?',
-    () => 'What percentage of income should go to savings, realistically?',
-    () => 'Should I pay off debt first or build an emergency fund?',
-    () => 'Any budgeting method that does not require tracking every single coffee?',
-    () => 'How do I talk to my partner about money without it turning into a fight?',
-    () => 'Is it worth switching banks just for a slightly better savings rate?',
-    () => 'What should I do with a tax refund?',
-    () => 'How much of an emergency fund is enough?',
-    () => 'Are automatic transfers into savings really that effective?',
+    { ask: () => 'Is a high-yield savings account better than index funds for money I need in two years?', answer: 'For money needed within two years, a high-yield savings account is safer than index funds.' },
+    { ask: () => 'How do I stop impulse spending on takeout?', answer: 'To curb takeout spending, delete the delivery apps from your phone and keep two easy meals in the freezer.' },
+    { ask: () => 'What percentage of income should go to savings, realistically?', answer: 'Saving fifteen to twenty percent of income is a common target, but any automatic amount beats none.' },
+    { ask: () => 'Should I pay off debt first or build an emergency fund?', answer: 'Build a small emergency fund of one month\'s expenses first, then attack high-interest debt.' },
+    { ask: () => 'Any budgeting method that does not require tracking every single coffee?', answer: 'A pay-yourself-first budget only tracks savings and fixed bills, so you never log individual coffees.' },
+    { ask: () => 'How do I talk to my partner about money without it turning into a fight?', answer: 'Talk about money at a calm time, start from shared goals, and agree on a monthly check-in.' },
+    { ask: () => 'Is it worth switching banks just for a slightly better savings rate?', answer: 'Switching banks is worth it when the higher rate on your balance beats the hassle, and there are no fees.' },
+    { ask: () => 'What should I do with a tax refund?', answer: 'Split a tax refund: most to debt or savings, and a small part for something you enjoy.' },
+    { ask: () => 'How much of an emergency fund is enough?', answer: 'Three to six months of essential expenses is the usual emergency fund target.' },
+    { ask: () => 'Are automatic transfers into savings really that effective?', answer: 'Automatic transfers on payday are one of the most effective savings habits because they remove the decision.' },
   ],
   replies: [
     'Money needed within two or three years is usually safer in savings than in volatile investments.',

@@ -23,7 +23,7 @@ export const pets: Topic = {
       return {
         statement: `Switched the animals to a new clinic near the park — ${vet} is our vet now, she was great with the cat during the check-up.`,
         answer: vet,
-        question: 'Who is the veterinarian we moved to?',
+        question: 'Who is our new vet at the clinic we switched to?',
       };
     },
     (rng) => {
@@ -56,7 +56,7 @@ export const pets: Topic = {
         firstAnswer: `${cat} turned nine`,
         second: `The neighbour asked how old the dog is — ${dog} will be four in spring, hard to believe.`,
         secondAnswer: `${dog} will be four`,
-        question: 'Which of my two pets is older, and by how many years?',
+        question: 'Which is older, my cat or the dog, and by how many years?',
       };
     },
   ],
@@ -67,21 +67,21 @@ export const pets: Topic = {
         ask: 'Can you recommend a way to find a puppy class nearby? The barking is getting out of hand.',
         reply: `A structured group class helps a lot at this age. People in your area often mention ${trainer}; their six-week puppy course covers recall, leash walking and calm greetings. Ask whether they use reward-based methods before you sign up.`,
         answer: trainer,
-        question: 'What was the dog training school you suggested to me?',
+        question: 'What was the puppy course you suggested to me?',
       };
     },
   ],
   chatter: [
-    (rng) => `Any tips for stopping a ${rng.pick(breeds)} from barking at the mail carrier? Our puppy goes crazy every morning.`,
-    () => 'The kids keep forgetting to fill the water bowl. How do I get them to take some responsibility for the dog?',
-    () => 'How often should a cat go to the vet for a check-up if she seems healthy?',
-    () => 'Is it normal for a puppy to sleep eighteen hours a day? Ours naps constantly.',
-    () => 'What food portions make sense for a medium-size dog that walks about an hour a day?',
-    () => 'The cat scratched the new sofa again. Are scratching posts actually worth it?',
-    () => 'Should we get pet insurance now or wait until the puppy is older?',
-    () => 'Our vet suggested dental chews. Do those really do anything for a dog\'s teeth?',
-    () => 'How do I introduce a new kitten to an older cat without a fight?',
-    () => 'What name ideas do you have for a goldfish? The kids want one now too.',
+    { ask: (rng) => `Any tips for stopping a ${rng.pick(breeds)} from barking at the mail carrier? Our puppy goes crazy every morning.`, answer: 'Barking at the mail carrier is usually alert barking; practise a calm "quiet" cue with treats at the moment the carrier approaches, and block the view of the street for a few weeks.' },
+    { ask: () => 'The kids keep forgetting to fill the water bowl. How do I get them to take some responsibility for the dog?', answer: 'A visible chore chart with one dog task per child, checked off every evening, tends to work better than reminders.' },
+    { ask: () => 'How often should a cat go to the vet for a check-up if she seems healthy?', answer: 'A healthy adult cat should see the vet once a year; from about ten years old, twice a year is safer.' },
+    { ask: () => 'Is it normal for a puppy to sleep eighteen hours a day? Ours naps constantly.', answer: 'Yes, puppies commonly sleep eighteen to twenty hours a day; that much napping is normal while they grow.' },
+    { ask: () => 'What food portions make sense for a medium-size dog that walks about an hour a day?', answer: 'Start with the feeding guide on the bag for the dog\'s ideal weight, then adjust by ten percent up or down based on body condition.' },
+    { ask: () => 'The cat scratched the new sofa again. Are scratching posts actually worth it?', answer: 'Scratching posts do work if they are sturdy, tall enough for a full stretch, and placed right next to the sofa she is targeting.' },
+    { ask: () => 'Should we get pet insurance now or wait until the puppy is older?', answer: 'Insuring the puppy now is usually cheaper and avoids exclusions for conditions that show up later.' },
+    { ask: () => 'Our vet suggested dental chews. Do those really do anything for a dog\'s teeth?', answer: 'Dental chews help a little with plaque, but daily brushing with dog toothpaste does far more for the teeth.' },
+    { ask: () => 'How do I introduce a new kitten to an older cat without a fight?', answer: 'Keep the kitten in a separate room for a few days, swap bedding so they learn each other\'s scent, then allow short supervised meetings.' },
+    { ask: () => 'What name ideas do you have for a goldfish? The kids want one now too.', answer: 'For a goldfish, playful names like Bubbles, Nemo or Captain Fin tend to be a hit with kids.' },
   ],
   replies: [
     'Consistency matters more than any single technique, so agree on the same commands with everyone in the household.',

@@ -39,8 +39,8 @@ export interface Topic {
   events: ReadonlyArray<(rng: Rng) => PlantedEvent>;
   pairs: ReadonlyArray<(rng: Rng) => PlantedPair>;
   advice: ReadonlyArray<(rng: Rng) => PlantedAdvice>;
-  /** User lines on the topic that plant nothing (they share the facts' vocabulary). */
-  chatter: ReadonlyArray<(rng: Rng) => string>;
+  /** User questions on the topic that plant nothing (they share the facts' vocabulary), each with the sentence that answers it. */
+  chatter: ReadonlyArray<{ ask: (rng: Rng) => string; answer: string }>;
   /** Sentences an assistant reply on this topic is built from. */
   replies: readonly string[];
 }

@@ -13,7 +13,7 @@ export const travel: Topic = {
       return {
         statement: `Booked our accommodation for the autumn holiday: ${hotel}, five nights, breakfast included.`,
         answer: hotel,
-        question: 'Where are we staying on our fall vacation?',
+        question: 'Where are we staying on our autumn vacation?',
       };
     },
     (rng) => {
@@ -21,7 +21,7 @@ export const travel: Topic = {
       return {
         statement: `Flights are sorted — we're flying ${airline}, the cheapest option that didn't involve a 6am departure.`,
         answer: airline,
-        question: 'Which carrier did we book the tickets with?',
+        question: 'Which airline are our flights with?',
       };
     },
     (rng) => {
@@ -65,21 +65,21 @@ export const travel: Topic = {
         ask: 'Is there an app that makes planning a holiday with friends less chaotic?',
         reply: `Try ${app}. Everyone can add places to a shared itinerary, it shows them on a map, and it imports your booking confirmations from email automatically.`,
         answer: app,
-        question: 'What was the trip-planning app you mentioned?',
+        question: 'What was the app for a shared itinerary you mentioned?',
       };
     },
   ],
   chatter: [
-    (rng) => `Is ${rng.pick(cities)} worth visiting in October, or is the weather too unpredictable?`,
-    () => 'What should I pack for a five-night trip with just a carry-on?',
-    () => 'How early should I book flights for a holiday in the autumn?',
-    () => 'Any tips for beating jet lag when flying east?',
-    () => 'Is travel insurance worth it for a short trip within Europe?',
-    () => 'My sister wants us to stay with her, but I prefer a hotel. How do I say that nicely?',
-    () => 'Which apps are good for planning a trip itinerary with friends?',
-    () => 'We always overspend on vacation. How do you budget a trip realistically?',
-    () => 'What is a good anniversary trip idea that is not too touristy?',
-    () => 'How much cash should I bring when travelling abroad these days?',
+    { ask: (rng) => `Is ${rng.pick(cities)} worth visiting in October, or is the weather too unpredictable?`, answer: 'October is shoulder season there: fewer crowds and lower prices, though you should pack for a few rainy days.' },
+    { ask: () => 'What should I pack for a five-night trip with just a carry-on?', answer: 'For five nights in a carry-on, pack three tops, two bottoms, one layer and wear the bulkiest shoes on the plane.' },
+    { ask: () => 'How early should I book flights for a holiday in the autumn?', answer: 'Book autumn holiday flights about six to ten weeks ahead for the best fares.' },
+    { ask: () => 'Any tips for beating jet lag when flying east?', answer: 'Flying east, shift your sleep an hour earlier for a few days before and get morning daylight on arrival.' },
+    { ask: () => 'Is travel insurance worth it for a short trip within Europe?', answer: 'For a short European trip, travel insurance is mostly worth it for cancellation cover when bookings are non-refundable.' },
+    { ask: () => 'My sister wants us to stay with her, but I prefer a hotel. How do I say that nicely?', answer: 'Tell your sister you want to spend the days with her but sleep somewhere quiet, and suggest a dinner at her place.' },
+    { ask: () => 'Which apps are good for planning a trip itinerary with friends?', answer: 'Shared itinerary apps with a map view and a common document keep group trip planning in one place.' },
+    { ask: () => 'We always overspend on vacation. How do you budget a trip realistically?', answer: 'Budget the vacation per day, add fifteen percent for surprises, and pay for the big items before you leave.' },
+    { ask: () => 'What is a good anniversary trip idea that is not too touristy?', answer: 'For an anniversary trip, pick a smaller town near a famous city and book one special dinner in advance.' },
+    { ask: () => 'How much cash should I bring when travelling abroad these days?', answer: 'Bring a small amount of local cash for markets and tips; cards cover almost everything else abroad.' },
   ],
   replies: [
     'Booking flights six to eight weeks ahead usually lands the best fares for shoulder-season trips.',

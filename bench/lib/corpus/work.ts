@@ -13,7 +13,7 @@ export const work: Topic = {
       return {
         statement: `Reorg happened. My new team lead is ${manager}, who came over from the payments group — seems sharp, a little intense.`,
         answer: manager,
-        question: 'Who became my boss after the restructuring?',
+        question: 'Who became my boss after the reorg?',
       };
     },
     (rng) => {
@@ -37,12 +37,12 @@ export const work: Topic = {
     () => ({
       statement: 'I gave the quarterly presentation to the leadership team today and it went better than expected!',
       marker: 'quarterly presentation',
-      question: 'When did I present to the executives?',
+      question: 'When did I give the quarterly talk to the executives?',
     }),
     () => ({
       statement: 'HR just confirmed it: my promotion to senior engineer is official as of today.',
       marker: 'promotion to senior engineer',
-      question: 'On which date did I get promoted?',
+      question: 'On which date did I become a senior engineer?',
     }),
   ],
   pairs: [
@@ -50,11 +50,11 @@ export const work: Topic = {
       const oldSalary = rng.pick([78, 85, 92, 101]);
       const raise = rng.pick([6, 9, 12, 15]);
       return {
-        first: `For context, I make ${oldSalary}k a year right now, and I haven't had a raise in two years.`,
+        first: `For context, my salary is ${oldSalary}k a year right now, and I haven't had a raise in two years.`,
         firstAnswer: `${oldSalary}k`,
         second: `The review went well — they're bumping my pay by ${raise}% starting next quarter.`,
         secondAnswer: `${raise}%`,
-        question: 'After the raise, roughly what will my annual salary be?',
+        question: 'After the pay bump, roughly what will my annual salary be?',
       };
     },
   ],
@@ -70,16 +70,16 @@ export const work: Topic = {
     },
   ],
   chatter: [
-    () => 'How do I prepare for a one-on-one with a new manager?',
-    () => 'My team lead wants weekly status reports. What is a good format that doesn\'t take forever?',
-    () => 'Any advice on asking for a raise when the company is cutting costs?',
-    (rng) => `Is ${rng.pick(languages)} hard to pick up if I mostly know Python and TypeScript?`,
-    () => 'How do I say no to extra projects without looking lazy?',
-    () => 'What should go into a presentation for leadership about a delayed project?',
-    () => 'I have three meetings back to back every Tuesday. How do people stay focused?',
-    () => 'What is a reasonable way to estimate a migration project I have never done before?',
-    () => 'How can I give feedback to a colleague who keeps interrupting in meetings?',
-    () => 'Should I mention the promotion timeline in my next review or wait for my boss to bring it up?',
+    { ask: () => 'How do I prepare for a one-on-one with a new manager?', answer: 'For a first one-on-one with a new manager, bring your current priorities, one thing you need help with, and ask how they prefer updates.' },
+    { ask: () => 'My team lead wants weekly status reports. What is a good format that doesn\'t take forever?', answer: 'Keep the weekly status report to three headings: done, next, blocked, with one line per item.' },
+    { ask: () => 'Any advice on asking for a raise when the company is cutting costs?', answer: 'When the company is cutting costs, ask for the raise with evidence of impact and be open to a delayed date or a title change.' },
+    { ask: (rng) => `Is ${rng.pick(languages)} hard to pick up if I mostly know Python and TypeScript?`, answer: 'Coming from Python and TypeScript, the syntax is quick to learn; the type system and tooling take a few weeks of real use.' },
+    { ask: () => 'How do I say no to extra projects without looking lazy?', answer: 'Say no to extra projects by asking which current priority should slip, which shows you are protecting commitments.' },
+    { ask: () => 'What should go into a presentation for leadership about a delayed project?', answer: 'A delayed-project update for leadership should open with the new date, the cause in one sentence, and the decision you need.' },
+    { ask: () => 'I have three meetings back to back every Tuesday. How do people stay focused?', answer: 'With back-to-back meetings, keep a five-minute buffer between them and write the one outcome you need from each beforehand.' },
+    { ask: () => 'What is a reasonable way to estimate a migration project I have never done before?', answer: 'Estimate an unfamiliar migration by migrating one small component first and extrapolating, plus a generous buffer.' },
+    { ask: () => 'How can I give feedback to a colleague who keeps interrupting in meetings?', answer: 'Talk to the colleague privately, describe one specific meeting, and explain the effect the interruptions had.' },
+    { ask: () => 'Should I mention the promotion timeline in my next review or wait for my boss to bring it up?', answer: 'Raise the promotion timeline yourself in the review; managers expect it, and it lets you agree on concrete criteria.' },
   ],
   replies: [
     'Come to the first one-on-one with a short list of questions about priorities and how your manager likes to communicate.',
