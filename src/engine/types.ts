@@ -108,8 +108,10 @@ export interface PlanBudget {
   maxTokens: number;
   costLimitTokens?: number;
   contextLimitTokens?: number;
-  /** Tokens reserved for the future summary block. */
+  /** Tokens reserved for the future summary block (framing included). */
   summaryReserveTokens: number;
+  /** Length to ask the summarizer for: the reserve minus the block's framing (0 = no summary). */
+  summaryTargetTokens: number;
   /** Estimated USD of the prompt sent (+ expected completion, − cache discount), when priced. */
   estimatedCostUsd?: string;
   /** Tokens of the sent prefix identical to the previous sequence (likely prompt-cache hits). */

@@ -1,6 +1,7 @@
 import type { ResolvedBudget } from '../budget/resolve-budget.js';
 import type { Conversation } from '../conversation/chat-node.js';
 import { summaryRanges } from '../summarize/summary-ranges.js';
+import { SUMMARY_OVERHEAD_TOKENS } from '../summarize/summary-reserve.js';
 import type { EngineOptions, PlanEntry, PlanInput, PlanResult } from '../types.js';
 import type { SelectionTotals } from './repair-selection.js';
 import { runId } from './run-id.js';
@@ -72,6 +73,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
         costLimitTokens: budget.costLimitTokens,
         contextLimitTokens: budget.contextLimitTokens,
         summaryReserveTokens: totals.reserve,
+        summaryTargetTokens: totals.reserve > 0 ? totals.reserve - SUMMARY_OVERHEAD_TOKENS : 0,
         estimatedCostUsd,
         cachedPrefixTokens: cached,
       },

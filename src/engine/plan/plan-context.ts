@@ -39,6 +39,7 @@ export function planContext(input: PlanInput): PlanResult {
     tokensBefore += tokens[node.index]!;
     if (node.isSystem) fixed += tokens[node.index]!;
   }
+  if (input.externalScores && options.weighting !== 'composite') notes.push(`external scores ignored: weighting is ${options.weighting}, not composite`);
   const budget = resolveBudget(options, input.model, input.pricing);
   notes.push(...budget.notes);
   if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
