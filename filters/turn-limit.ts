@@ -8,6 +8,8 @@ import { baseValves, defineFilter, FilterError, z } from '../src/sdk.js';
 export default defineFilter({
   name: 'Conversation Turn Limit',
   valves: baseValves.extend({
+    // An example: off until an admin lists models here ("*" = all), so a fresh install never blocks long chats.
+    pipelines: z.array(z.string()).default([]).describe('Model ids this filter applies to ("*" = every model); empty = off'),
     max_turns: z.number().int().min(1).default(25).describe('Most user turns one chat may have'),
     target_user_roles: z.array(z.string()).default(['user']).describe('Roles the limit applies to'),
   }),

@@ -46,6 +46,8 @@ const envSchema = z.object({
   PRICING_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   CUSTOM_PRICING_FILE: z.string().optional(),
   MODEL_ALIASES_FILE: z.string().optional(),
+  /** Open WebUI connection prefixes stripped from model ids before price lookup (comma list). */
+  PRICING_CONNECTION_PREFIXES: z.string().optional(),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string }>;

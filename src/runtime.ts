@@ -9,6 +9,11 @@ import { createFlagsHost } from './filters/create-flags-host.js';
 import type { HostServices } from './filters/types.js';
 import { resolveApiKey } from './server/api-key.js';
 import { createApp } from './app.js';
+import { createPricingService } from './pricing/pricing-service.js';
+import { createLedger } from './usage/ledger.js';
+import { createTokenCorrections } from './usage/token-corrections.js';
+import { pricingRouter } from './server/routes/pricing.js';
+import { usageRouter } from './server/routes/usage.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -30,8 +35,13 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const { config, logger } = options;
   const apiKey = resolveApiKey({ configured: config.PIPELINES_API_KEY, dataDir: config.DATA_DIR, logger });
   const store = await createStateStore({ config, logger });
-  const services: HostServices = {};
   const stops: Array<() => Promise<void> | void> = [];
+  const prefixes = config.PRICING_CONNECTION_PREFIXES?.split(',').map((prefix) => prefix.trim().toLowerCase()).filter(Boolean);
+  const pricing = createPricingService({ config, store, logger, connectionPrefixes: prefixes });
+  await pricing.start(); // offline-first: never waits for the network
+  stops.push(() => pricing.stop());
+  const ledger = createLedger(store);
+  const services: HostServices = { pricing: pricing.lookup, ledger, corrections: createTokenCorrections(store) };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
   const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });
@@ -61,7 +71,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
-    extraRouters: [],
+    extraRouters: [pricingRouter({ pricing }), usageRouter({ ledger })],
   });
 
   return {
