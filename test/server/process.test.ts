@@ -69,7 +69,7 @@ describe('the server process', () => {
     const denied = await fetch(`${base}/models`);
     expect(denied.status).toBe(401);
     expect(denied.headers.get('content-type')).toMatch(/^application\/json/);
-    const models = await (await fetch(`${base}/v1/models`, { headers: { Authorization: `Bearer ${KEY}` } })).json();
+    const models = (await (await fetch(`${base}/v1/models`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { pipelines: boolean; data: Array<{ id: string }> };
     expect(models.pipelines).toBe(true);
     expect(models.data.map((model: { id: string }) => model.id).sort()).toEqual(['life', 'turn-limit']);
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
@@ -84,7 +84,7 @@ describe('the server process', () => {
   });
 
   it('a broken file is listed failed with its line under tsx too', async () => {
-    const list = await (await fetch(`${base}/pipelines`, { headers: { Authorization: `Bearer ${KEY}` } })).json();
+    const list = (await (await fetch(`${base}/pipelines`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ id: string }> };
     const failed = list.data.find((entry: { id: string }) => entry.id === 'syntax-error');
     expect(failed).toMatchObject({ status: 'failed', line: 4 });
   });
