@@ -28,7 +28,7 @@ export function normalizeFact(text: string): string {
   return text.replace(/`/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** Literal facts of `text`, in pattern order, de-duplicated after normalisation. */
+/** Literal facts of `text`, in pattern order, de-duplicated after normalisation; a fact inside a longer one (`100` in `$100`) is dropped. */
 export function extractFacts(text: string): Fact[] {
   const seen = new Set<string>();
   const facts: Fact[] = [];
@@ -42,5 +42,6 @@ export function extractFacts(text: string): Fact[] {
       facts.push({ kind, text: value });
     }
   }
-  return facts;
+  const keys = facts.map((fact) => normalizeFact(fact.text));
+  return facts.filter((_, index) => !keys.some((other, at) => at !== index && other.length > keys[index]!.length && other.includes(keys[index]!)));
 }
