@@ -71,10 +71,14 @@ describe('error statuses and their JSON shape', () => {
     });
 
     it('404 {"detail":"Not Found"} for unknown routes and hooks', async () => {
-      for (const route of ['/nothing', '/a/b/c/d', '/echo/filter/stream', '/echo/filter', '/echo/valves/other', '/models/extra']) {
+      for (const route of ['/nothing', '/a/b/c/d', '/echo/filter', '/echo/valves/other', '/models/extra']) {
         expectJsonError(await request(runtime.app).get(`${prefix}${route}`).set(runtime.auth), 404, 'Not Found');
       }
+    });
+
+    it('a hook other than inlet/outlet does not exist: 404 for every method', async () => {
       expectJsonError(await request(runtime.app).post(`${prefix}/echo/filter/stream`).set(runtime.auth).send(envelope), 404, 'Not Found');
+      expectJsonError(await request(runtime.app).get(`${prefix}/echo/filter/stream`).set(runtime.auth), 404, 'Not Found');
     });
 
     it('405 {"detail":"Method Not Allowed"} for a known route with the wrong method', async () => {
@@ -179,5 +183,24 @@ describe('headers on every answer', () => {
       expect(response.headers['access-control-allow-headers']?.toLowerCase()).toMatch(/authorization/);
       expect(response.headers['access-control-allow-credentials']).toBe('true');
     }
+  });
+});
+
+describe('a FilterError with a status that is not an error status', () => {
+  let runtime: TestRuntime;
+  const statuses = { s200: '200', s302: '302', s99: '99', s700: '700', snan: 'Number.NaN' };
+  beforeAll(async () => {
+    runtime = await createTestRuntime({
+      sources: Object.fromEntries(
+        Object.entries(statuses).map(([id, status]) => [`${id}.ts`, filterSource(`export default defineFilter({ inlet: () => { throw new FilterError(${status}, 'blocked by policy'); } });`)]),
+      ),
+    });
+  });
+  afterAll(async () => runtime.dispose());
+
+  it.each(Object.keys(statuses))('%s still answers a JSON 500 with the message (never a success, redirect or HTML page)', async (id) => {
+    const response = await request(runtime.app).post(`/${id}/filter/inlet`).set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+    expectJsonError(response, 500, /blocked by policy/);
+    expect(response.text).not.toMatch(/<pre>|at \w+ \(/);
   });
 });
