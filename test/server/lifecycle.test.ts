@@ -106,3 +106,23 @@ describe('lifecycle hooks', () => {
     expect(after.body.data.map((model: { id: string }) => model.id)).toEqual(['ok']);
   });
 });
+
+describe('lifecycle with watching on (the production default)', () => {
+  let runtime: TestRuntime | undefined;
+  afterEach(async () => {
+    await runtime?.dispose();
+    runtime = undefined;
+  });
+
+  it('an uploaded filter is started exactly once (the watcher does not restart it again)', async () => {
+    runtime = await createTestRuntime({ watch: true });
+    const logFile = path.join(runtime.root, 'lifecycle.log');
+    writeFileSync(logFile, '');
+    const form = multipartFile('life.ts', lifecycleFilter(logFile, 'life'));
+    await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', form.contentType).send(form.body).expect(200);
+    // Well past the reload debounce (50 ms in tests): any watcher-triggered reload has happened by now.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const events = readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Event);
+    expect(events).toEqual([{ tag: 'life', event: 'startup', level: 1 }]);
+  });
+});
