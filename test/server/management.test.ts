@@ -20,6 +20,8 @@ describe('management: upload, add, delete', () => {
       '/broken.ts': { kind: 'file', body: broken },
       '/missing.ts': { kind: 'status', status: 404 },
       '/error.ts': { kind: 'status', status: 500 },
+      '/user/repo/raw/main/moved.ts': { kind: 'redirect', location: '/raw/moved.ts' },
+      '/raw/moved.ts': { kind: 'file', body: noopFilter({ name: 'Moved' }) },
     });
   });
   afterAll(async () => {
@@ -62,6 +64,13 @@ describe('management: upload, add, delete', () => {
     expect(response.body).toEqual({ status: true, detail: expect.stringContaining('good.ts') });
     expect(readFileSync(path.join(runtime.filtersDir, 'good.ts'), 'utf8')).toBe(noopFilter({ name: 'Good from URL' }));
     expect(await ids()).toContain('good');
+  });
+
+  it('add follows redirects like the Python server (requests.get), e.g. GitHub /raw/ links', async () => {
+    const response = await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/user/repo/raw/main/moved.ts') });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: true, detail: expect.stringContaining('moved.ts') } });
+    expect(readFileSync(path.join(runtime.filtersDir, 'moved.ts'), 'utf8')).toBe(noopFilter({ name: 'Moved' }));
+    await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'moved' }).expect(200);
   });
 
   it('add: a download that fails (404, 500) → 400, nothing written', async () => {

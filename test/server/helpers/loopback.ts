@@ -6,7 +6,8 @@ export type LoopbackRoute =
   | { kind: 'file'; body: string }
   | { kind: 'status'; status: number }
   | { kind: 'slow'; delayMs: number; body: string }
-  | { kind: 'huge'; bytes: number; declareLength: boolean };
+  | { kind: 'huge'; bytes: number; declareLength: boolean }
+  | { kind: 'redirect'; location: string };
 
 /** A real HTTP server on 127.0.0.1:<free port> serving filter sources to `/pipelines/add`. */
 export interface LoopbackServer {
@@ -33,6 +34,9 @@ export async function startLoopback(routes: Record<string, LoopbackRoute>): Prom
         return;
       case 'status':
         response.writeHead(route.status, { 'Content-Type': 'text/plain' }).end('nope');
+        return;
+      case 'redirect':
+        response.writeHead(302, { Location: route.location }).end();
         return;
       case 'slow': {
         const timer = setTimeout(() => {
