@@ -6,6 +6,8 @@ import { compositeWeighting } from '../../src/engine/weighting/composite-weighti
 import { KEYWORD_FLOOR, keywordWeighting } from '../../src/engine/weighting/keyword-weighting.js';
 import { SMART_FLOOR, smartWeighting } from '../../src/engine/weighting/smart-weighting.js';
 import { staticWeighting } from '../../src/engine/weighting/static-weighting.js';
+import { queryTerms, MAX_QUERY_TERMS } from '../../src/engine/weighting/query-terms.js';
+import { termCounter } from '../../src/engine/weighting/term-counter.js';
 import { assistant, system, toolCalls, toolResult, user, type TestMessage } from './fixtures/conversations.js';
 
 /** Scores of a strategy over messages, the query being the last user message. */
@@ -45,6 +47,36 @@ describe('BM25 idf', () => {
     const raw = bm25Scores(['bread bread', 'bread', 'bread and a lot of other words here', 'x'], 'bread');
     expect(raw[0]).toBeGreaterThan(raw[1]!);
     expect(raw[1]).toBeGreaterThan(raw[2]!);
+  });
+});
+
+describe('query terms and counting', () => {
+  it.each([
+    ['What is the weather in Paris?', ['weather', 'paris']],
+    ['what is it', ['what', 'is', 'it']],
+    ['Café café CAFÉ 東京', ['café', '東京']],
+    ['', []],
+  ])('queryTerms(%j) = %j', (query, expected) => {
+    expect(queryTerms(query)).toEqual(expected);
+  });
+
+  it('caps long queries at the longest terms', () => {
+    const query = Array.from({ length: 100 }, (_, index) => 'x'.repeat(1 + (index % 30)) + index).join(' ');
+    const terms = queryTerms(query);
+    expect(terms.length).toBe(MAX_QUERY_TERMS);
+    expect(Math.min(...terms.map((term) => term.length))).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['Bread, bread! BREAD? breadcrumbs sourbread bread_x', ['bread'], [3]],
+    ['café Café cafés un café', ['café'], [3]],
+    ['東京 is big; 東京都 is bigger', ['東京', 'big'], [1, 1]],
+    ['may MAY mayday dismay may', ['may'], [3]],
+    ['30 May 2026, 300 days, 30th', ['30', 'may', '2026'], [1, 1, 1]],
+  ])('counts whole words case-insensitively in %j', (text, terms, expected) => {
+    const counts = new Float64Array(terms.length);
+    termCounter(terms)(text, counts, 0);
+    expect(Array.from(counts)).toEqual(expected);
   });
 });
 

@@ -36,9 +36,11 @@ export function markUnits(conversation: Conversation, options: EngineOptions, ma
     result.mandatory[position] = true;
   };
   const tags = new Set(keepTags);
-  for (const unit of conversation.units) {
+  // A Map, not `marks[id]`: looking up thousands of fresh id strings on an object is slow.
+  const byId = new Map(Object.entries(marks));
+  for (const unit of byId.size > 0 ? conversation.units : []) {
     for (const member of unit.members) {
-      const mark = marks[conversation.nodes[member]!.id];
+      const mark = byId.get(conversation.nodes[member]!.id);
       const tag = mark?.tags?.find((name) => tags.has(name));
       if (mark?.pinned || tag !== undefined) {
         set(unit.position, mark?.pinned ? 'pinned' : `kept by tag ${tag}`);

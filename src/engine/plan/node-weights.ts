@@ -11,11 +11,10 @@ export function nodeWeights(conversation: Conversation, options: EngineOptions, 
   const relevance = score
     ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', queryIndex: lastUserIndex, options, externalScores })
     : new Float64Array(nodes.length).fill(1);
-  const base = options.messageWeights;
-  const hasBase = base !== undefined && Object.keys(base).length > 0;
+  const base = new Map(Object.entries(options.messageWeights ?? {}));
   const weights = new Float64Array(nodes.length);
   for (const node of nodes) {
-    const given = node.isSystem || !hasBase ? undefined : base[node.id];
+    const given = node.isSystem || base.size === 0 ? undefined : base.get(node.id);
     const factor = typeof given === 'number' && Number.isFinite(given) && given >= 0 ? given : 1;
     weights[node.index] = node.isSystem ? 1 : factor * relevance[node.index]!;
   }

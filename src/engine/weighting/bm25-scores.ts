@@ -1,4 +1,4 @@
-import { countWord } from './count-word.js';
+import { termCounter } from './term-counter.js';
 import { queryTerms } from './query-terms.js';
 
 /** BM25 parameters (rank_bm25's defaults). */
@@ -13,7 +13,7 @@ export function bm25Idf(documentCount: number, documentFrequency: number): numbe
 /**
  * Raw BM25 score of every document against the query. Only the query's words are counted
  * (whole-word, case-insensitive), and document length is measured in characters (BM25 only
- * uses the ratio to the average), so the cost is a few native scans of the text per call.
+ * uses the ratio to the average), so the cost is about one native regex scan per document.
  */
 export function bm25Scores(documents: readonly string[], query: string): Float64Array {
   const terms = queryTerms(query);
@@ -22,14 +22,11 @@ export function bm25Scores(documents: readonly string[], query: string): Float64
   const frequencies = new Float64Array(documents.length * terms.length);
   const documentFrequency = new Float64Array(terms.length);
   let totalLength = 0;
+  const count = termCounter(terms);
   documents.forEach((text, document) => {
     totalLength += text.length;
-    const lower = text.toLowerCase();
-    terms.forEach((term, index) => {
-      const count = countWord(lower, term);
-      frequencies[document * terms.length + index] = count;
-      if (count > 0) documentFrequency[index]! += 1;
-    });
+    count(text, frequencies, document * terms.length);
+    for (let index = 0; index < terms.length; index += 1) if (frequencies[document * terms.length + index]! > 0) documentFrequency[index]! += 1;
   });
   const averageLength = totalLength / documents.length || 1;
   const idf = Array.from(documentFrequency, (df) => bm25Idf(documents.length, df));

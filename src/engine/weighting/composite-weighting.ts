@@ -10,13 +10,13 @@ export const compositeWeighting: WeightingStrategy = {
   name: 'composite',
   score: (context) => {
     const smart = smartWeighting.score(context);
-    const external = context.externalScores ?? {};
+    const external = new Map(Object.entries(context.externalScores ?? {}));
     const share = context.options.externalWeight;
     const blended = new Float64Array(smart.length);
     let best = 0;
     context.nodes.forEach((node, index) => {
       const own = smart[index]!;
-      const given = external[node.id];
+      const given = external.get(node.id);
       const outside = typeof given === 'number' && Number.isFinite(given) ? Math.min(1, Math.max(0, given)) : own;
       blended[index] = node.isSystem ? 1 : (1 - share) * own + share * outside;
       if (!node.isSystem) best = Math.max(best, blended[index]!);
