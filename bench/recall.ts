@@ -15,7 +15,7 @@ import { MessageTokenCounter } from './lib/token-count.js';
 
 const CONVERSATIONS = 20;
 const BUDGETS = [1000, 2000, 4000, 8000];
-const KINDS: QuestionKind[] = ['single', 'temporal', 'multi-session', 'assistant'];
+const KINDS: QuestionKind[] = ['single', 'paraphrase', 'temporal', 'multi-session', 'assistant'];
 const DEFAULT = 'engine default';
 const BASELINES = ['sliding window', 'random', 'BM25'];
 

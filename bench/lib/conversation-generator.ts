@@ -17,8 +17,11 @@ export interface EvidenceRef {
   contains: string;
 }
 
-/** What a question needs: one fact, a date plus an event, two facts from different sessions, or an assistant's answer. */
-export type QuestionKind = 'single' | 'temporal' | 'multi-session' | 'assistant';
+/**
+ * What a question needs: one fact (asked with some shared words, or as a pure paraphrase),
+ * a date plus an event, two facts from different sessions, or an assistant's answer.
+ */
+export type QuestionKind = 'single' | 'paraphrase' | 'temporal' | 'multi-session' | 'assistant';
 
 /** A question asked after `messages.slice(0, askAt)`; its evidence lies before askAt. */
 export interface BenchQuestion {
@@ -49,6 +52,8 @@ export interface GeneratorOptions {
   minGap?: number;
   /** Questions are asked no earlier than this fraction of the conversation. */
   earliestQuestion?: number;
+  /** Probability that a single-fact question is asked as a pure paraphrase. */
+  paraphraseRate?: number;
 }
 
 interface Plant {
@@ -90,7 +95,8 @@ function choosePlants(rng: Rng, options: Required<GeneratorOptions>): Plant[] {
   const singles = rng.shuffle(topics.flatMap((topic) => topic.facts.map((make) => ({ topic, make }))));
   for (const { topic, make } of singles.slice(0, options.singleFacts)) {
     const fact = make(rng);
-    plants.push({ kind: 'single', topic, question: fact.question, needsDate: false, statements: [{ session: rng.int(0, sessions - 1), text: fact.statement, contains: fact.answer }] });
+    const paraphrased = rng.chance(options.paraphraseRate);
+    plants.push({ kind: paraphrased ? 'paraphrase' : 'single', topic, question: paraphrased ? fact.paraphrase : fact.question, needsDate: false, statements: [{ session: rng.int(0, sessions - 1), text: fact.statement, contains: fact.answer }] });
   }
   const events = rng.shuffle(topics.flatMap((topic) => topic.events.map((make) => ({ topic, make }))));
   for (const { topic, make } of events.slice(0, options.events)) {
@@ -159,6 +165,7 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
     advice: 2,
     minGap: 6,
     earliestQuestion: 0.4,
+    paraphraseRate: 0.3,
     ...input,
   };
   const rng = createRng(options.seed);

@@ -14,6 +14,7 @@ export const cooking: Topic = {
         statement: `Note to self and to you: my partner absolutely hates ${ingredient}, so leave it out of any recipe ideas.`,
         answer: ingredient,
         question: 'Which ingredient should I avoid because my partner dislikes it?',
+        paraphrase: 'Which food does my significant other refuse to eat?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const cooking: Topic = {
         statement: `The dinner party menu is decided: I'm making ${dish} as the main, with a simple salad on the side.`,
         answer: dish,
         question: 'What main course did I choose for the dinner I\'m hosting?',
+        paraphrase: 'What centrepiece dish will be served to the guests?',
       };
     },
     (rng) => {
@@ -30,6 +32,7 @@ export const cooking: Topic = {
         statement: `One of the guests, ${guest}, is vegan, so dessert needs to work without eggs or butter.`,
         answer: guest,
         question: 'Which of my dinner guests doesn\'t eat animal products?',
+        paraphrase: 'Which friend coming over follows a plant-based diet?',
       };
     },
   ],
@@ -80,6 +83,12 @@ export const cooking: Topic = {
     { ask: () => 'How do I scale a recipe for eight people without ruining it?', answer: 'Scale the main ingredients linearly for eight, but add salt and spices gradually and taste as you go.' },
     { ask: () => 'What is an easy side dish that goes with almost any main?', answer: 'Roasted vegetables with olive oil and herbs go with almost any main course.' },
     { ask: () => 'My partner is a picky eater. How do I plan a menu everyone likes?', answer: 'Plan the menu around a simple base and serve sauces and toppings on the side so picky eaters can adapt it.' },
+    { ask: () => 'My partner dislikes most vegetables. Which ingredient swaps sneak them in?', answer: 'Blend vegetables into sauces and soups; grated courgette or carrot disappears into almost any ingredient list.' },
+    { ask: () => 'What main course works for a dinner party if I\'m not confident cooking meat?', answer: 'A baked pasta, a vegetable curry or a risotto makes a forgiving main course for a dinner party.' },
+    { ask: () => 'How do I make sure vegan guests have enough to eat at a dinner party?', answer: 'Make at least one main dish fully vegan so vegan guests are not left with side dishes only.' },
+    { ask: () => 'Is bread flour really necessary for a first loaf?', answer: 'For a first loaf, all-purpose flour works; bread flour just gives a chewier crumb.' },
+    { ask: () => 'What does a dinner party usually cost per guest?', answer: 'A home dinner party typically costs between ten and twenty per guest, depending on wine and the main course.' },
+    { ask: () => 'Any dessert ideas for a party that can sit out for a few hours?', answer: 'Brownies, lemon bars and fruit tarts hold up well at a party for several hours.' },
   ],
   replies: [
     'Desserts like panna cotta, tiramisu or a fruit crumble can be made the day before and improve overnight.',

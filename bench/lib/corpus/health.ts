@@ -14,6 +14,7 @@ export const health: Topic = {
         statement: `Important for meal and medicine stuff: I found out I'm allergic to ${allergy}. Ended up with hives all over my arms.`,
         answer: allergy,
         question: 'What gave me those hives, what is my allergy?',
+        paraphrase: 'What did the doctor say I have an allergy to?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const health: Topic = {
         statement: `My knee specialist is ${doctor}; the physio referred me after the MRI came back fine.`,
         answer: doctor,
         question: 'Which doctor is treating my knee?',
+        paraphrase: 'Which orthopaedist is treating my leg injury?',
       };
     },
     (rng) => {
@@ -29,7 +31,8 @@ export const health: Topic = {
       return {
         statement: `I registered for ${race} in the spring. Time to actually follow a training plan.`,
         answer: race,
-        question: 'Which spring race am I registered for?',
+        question: 'Which spring event am I registered for?',
+        paraphrase: 'What running event did I sign up for?',
       };
     },
   ],
@@ -80,6 +83,12 @@ export const health: Topic = {
     { ask: () => 'What stretches help with tight hamstrings after running?', answer: 'After running, a standing hamstring stretch and a lying strap stretch, held thirty seconds each, help tight hamstrings.' },
     { ask: () => 'How much sleep do I really need when training for a race?', answer: 'While training for a race, aim for seven to nine hours of sleep; recovery happens mostly at night.' },
     { ask: () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?', answer: 'Trust one scale consistently, weigh at the same time of day, and watch the weekly trend rather than single readings.' },
+    { ask: () => 'I get hives sometimes after eating out. How do I find out what I\'m allergic to?', answer: 'Keep a food diary of when the hives appear and ask your doctor about a skin-prick or blood allergy test.' },
+    { ask: () => 'Is a spring race a good first goal for a new runner?', answer: 'A spring race gives a beginner a clear deadline; a 5k or 10k is a realistic first goal.' },
+    { ask: () => 'Do I need to be fasting for every blood test?', answer: 'Only some blood tests require fasting, such as glucose and cholesterol; the lab will tell you beforehand.' },
+    { ask: () => 'My knee hurts going downstairs after running. Should I stop?', answer: 'Knee pain on stairs after running suggests reducing mileage for a week and checking your shoes before it worsens.' },
+    { ask: () => 'How much weight can I realistically lose with a running plan?', answer: 'With a running plan and a modest calorie deficit, losing about half a kilo of weight a week is realistic.' },
+    { ask: () => 'When will I be able to run 10k without stopping?', answer: 'Most beginners can run 10k nonstop after eight to twelve weeks of consistent training.' },
   ],
   replies: [
     'Beginners do well with three runs a week and a rest day between them, so tendons can adapt.',

@@ -14,6 +14,7 @@ export const hobbies: Topic = {
         statement: `My guitar goal for this year is to play ${song} start to finish without looking at my hands.`,
         answer: song,
         question: 'Which song am I trying to learn on guitar?',
+        paraphrase: 'Which tune am I practising until I know it by heart?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const hobbies: Topic = {
         statement: `Found a teacher for Saturday lessons, ${teacher}. He's patient and doesn't make me play scales for an hour.`,
         answer: teacher,
         question: 'Who gives me my weekend music lessons?',
+        paraphrase: 'Who is my instructor on Saturdays?',
       };
     },
     (rng) => {
@@ -30,6 +32,7 @@ export const hobbies: Topic = {
         statement: `Book club picked ${book} for next month. I'm the one who has to lead the discussion.`,
         answer: book,
         question: 'What novel is my book club doing next?',
+        paraphrase: 'Which title is my reading circle tackling soon?',
       };
     },
   ],
@@ -75,6 +78,12 @@ export const hobbies: Topic = {
     { ask: () => 'Is an acoustic or electric guitar better for a beginner?', answer: 'An electric guitar is easier on beginner fingers; an acoustic is simpler to pick up and play anywhere.' },
     { ask: () => 'How do I deal with stage fright at an open mic?', answer: 'For open mic nerves, play a song you know by heart and focus on one friendly face.' },
     { ask: () => 'What are good books for a reading group that likes literary fiction?', answer: 'Reading groups that like literary fiction often enjoy novels with unusual structures and strong characters.' },
+    { ask: () => 'What song should I learn after the basic open chords?', answer: 'After the open chords, a song with a simple barre chord or two is the natural next step.' },
+    { ask: () => 'Are weekend music lessons enough, or do I need two a week?', answer: 'One weekend lesson a week is enough if you practise daily between lessons.' },
+    { ask: () => 'How do I pick the next book for the club when everyone disagrees?', answer: 'Let each member nominate one book and vote, so the club\'s next pick feels fair.' },
+    { ask: () => 'How do people prepare for their first live performance?', answer: 'Before the first live performance, rehearse in front of friends and record yourself to get used to the pressure.' },
+    { ask: () => 'How much do music lessons usually cost before a recital?', answer: 'Recital preparation usually adds a few extra lessons; many teachers offer a package price for them.' },
+    { ask: () => 'What should every guitar practice session include?', answer: 'Every practice session should include a short warm-up, one technical exercise and a piece you enjoy.' },
   ],
   replies: [
     'Calluses usually form within two to four weeks of daily practice, and the soreness fades with them.',

@@ -14,6 +14,7 @@ export const home: Topic = {
         statement: `Good news on the flat hunt: we got the two-bedroom on ${street}, top floor with a little balcony. Moving boxes everywhere now.`,
         answer: street,
         question: 'What street is our new place with the balcony on?',
+        paraphrase: 'What is the address of our new apartment?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const home: Topic = {
         statement: `The owner of the building, ${landlord}, dropped by to fix the radiator herself. Nice to have someone responsive for once.`,
         answer: landlord,
         question: 'What is the name of the landlady who fixed the radiator?',
+        paraphrase: 'What is the name of my landlady?',
       };
     },
     (rng) => {
@@ -30,6 +32,7 @@ export const home: Topic = {
         statement: `We settled the paint debate for the living room walls: ${colour}. My partner wanted white but I won.`,
         answer: colour,
         question: 'What colour did we choose for the living room?',
+        paraphrase: 'What colour did we pick for painting the lounge?',
       };
     },
   ],
@@ -80,6 +83,12 @@ export const home: Topic = {
     { ask: () => 'What should I check during the final walk-through of the old apartment to get the deposit back?', answer: 'At the walk-through, compare each room with your move-in photos, clean the oven and bathroom thoroughly, and patch nail holes.' },
     { ask: () => 'We need a sofa that fits through a narrow stairwell. Any ideas?', answer: 'Look for a modular sofa or one with removable arms and legs; measure the tightest turn of the stairwell first.' },
     { ask: () => 'Our balcony gets full sun. What plants survive that?', answer: 'On a full-sun balcony, lavender, rosemary, geraniums and succulents thrive with little care.' },
+    { ask: () => 'Is a balcony worth paying extra rent for?', answer: 'A balcony is worth it if you will use it daily; otherwise the extra rent adds up quickly over a year.' },
+    { ask: () => 'The landlady wants to inspect the flat next week. What can she actually check?', answer: 'A landlady can check the condition of the flat and needed repairs, but she must give notice and cannot go through your belongings.' },
+    { ask: () => 'What colour works for a north-facing living room?', answer: 'North-facing living rooms look best in warm colours like soft yellows, creams or warm greys.' },
+    { ask: () => 'Should I read the whole lease before signing or just the key parts?', answer: 'Read the whole lease before signing; clauses on repairs, subletting and notice periods are often buried at the end.' },
+    { ask: () => 'The water heater makes a popping sound. Does it need to be replaced?', answer: 'Popping usually means sediment build-up; flushing the tank often fixes it before anything needs to be replaced.' },
+    { ask: () => 'How much does moving usually cost per month of rent, roughly?', answer: 'A local move typically costs about one month of rent once you add movers, deposits and new basics.' },
   ],
   replies: [
     'Read the lease carefully; many rental agreements allow painting as long as you restore the original colour when you leave.',

@@ -13,6 +13,7 @@ export const money: Topic = {
         statement: `I moved my savings to ${bank}; their high-yield account pays almost twice what my old one did.`,
         answer: bank,
         question: 'Where is my savings account held now?',
+        paraphrase: 'Where is my rainy-day money kept?',
       };
     },
     (rng) => {
@@ -21,6 +22,7 @@ export const money: Topic = {
         statement: `The big savings goal for the next two years is ${goal}. Everything else comes second.`,
         answer: goal,
         question: 'What is the goal I am putting money aside for?',
+        paraphrase: 'What am I putting money aside for?',
       };
     },
   ],
@@ -71,6 +73,12 @@ export const money: Topic = {
     { ask: () => 'What should I do with a tax refund?', answer: 'Split a tax refund: most to debt or savings, and a small part for something you enjoy.' },
     { ask: () => 'How much of an emergency fund is enough?', answer: 'Three to six months of essential expenses is the usual emergency fund target.' },
     { ask: () => 'Are automatic transfers into savings really that effective?', answer: 'Automatic transfers on payday are one of the most effective savings habits because they remove the decision.' },
+    { ask: () => 'How do I open a savings account for my niece?', answer: 'Most banks let a parent or guardian open a children\'s savings account; you can then gift money into it.' },
+    { ask: () => 'What is a realistic savings goal for someone in their thirties?', answer: 'A common savings goal in your thirties is one to two times your annual salary set aside for retirement.' },
+    { ask: () => 'My friend owes on three credit cards. Which balance should she pay first?', answer: 'Paying the credit card with the highest interest balance first saves the most money.' },
+    { ask: () => 'Can I submit my tax return late if I expect a refund?', answer: 'You can usually file a tax return late without penalty when you are owed a refund, but check the local rules.' },
+    { ask: () => 'Is an automatic transfer better on payday or at the end of the month?', answer: 'An automatic transfer on payday works better, before the money can be spent on other things.' },
+    { ask: () => 'Which budget app is the least annoying to use?', answer: 'The least annoying budget apps sync with your bank and only ask you to review a few categories.' },
   ],
   replies: [
     'Money needed within two or three years is usually safer in savings than in volatile investments.',

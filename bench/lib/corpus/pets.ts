@@ -16,6 +16,7 @@ export const pets: Topic = {
         statement: `We finally brought home the ${rng.pick(breeds)} puppy from the shelter, and the kids insisted on naming him ${name}. He already sleeps on my feet.`,
         answer: name,
         question: 'Remind me, what name did the kids give our puppy?',
+        paraphrase: 'What did the children call the new dog?',
       };
     },
     (rng) => {
@@ -23,7 +24,8 @@ export const pets: Topic = {
       return {
         statement: `Switched the animals to a new clinic near the park — ${vet} is our vet now, she was great with the cat during the check-up.`,
         answer: vet,
-        question: 'Who is our new vet at the clinic we switched to?',
+        question: 'Who is the vet at the clinic we chose?',
+        paraphrase: 'Who is the veterinarian we moved to?',
       };
     },
     (rng) => {
@@ -32,6 +34,7 @@ export const pets: Topic = {
         statement: `The cat's tummy issues stopped once we moved her onto ${food}, so we're sticking with that brand for good.`,
         answer: food,
         question: 'What food fixed my cat\'s stomach problems?',
+        paraphrase: 'Which diet settled my pet\'s digestion?',
       };
     },
   ],
@@ -82,6 +85,12 @@ export const pets: Topic = {
     { ask: () => 'Our vet suggested dental chews. Do those really do anything for a dog\'s teeth?', answer: 'Dental chews help a little with plaque, but daily brushing with dog toothpaste does far more for the teeth.' },
     { ask: () => 'How do I introduce a new kitten to an older cat without a fight?', answer: 'Keep the kitten in a separate room for a few days, swap bedding so they learn each other\'s scent, then allow short supervised meetings.' },
     { ask: () => 'What name ideas do you have for a goldfish? The kids want one now too.', answer: 'For a goldfish, playful names like Bubbles, Nemo or Captain Fin tend to be a hit with kids.' },
+    { ask: () => 'My neighbour\'s kids want to give their puppy a funny name. Any ideas I can pass on?', answer: 'Funny puppy names kids love include Sir Barksalot, Meatball and Noodle.' },
+    { ask: () => 'Do vets at a new clinic need the full vaccination history, or just the rabies certificate?', answer: 'A new clinic will want the full vaccination history, including the rabies certificate, so ask the old vet to send the records.' },
+    { ask: () => 'My friend\'s cat has stomach problems after switching food. Is that common?', answer: 'Yes, a sudden food switch often upsets a cat\'s stomach; mixing the old and new food over a week usually prevents it.' },
+    { ask: () => 'How old should a kitten be before it is adopted?', answer: 'Kittens are best adopted at around twelve weeks, once they are weaned and socialised.' },
+    { ask: () => 'Is a puppy course worth it, or can we train the dog at home?', answer: 'Home training works for basics, but a puppy course adds socialisation with other dogs that is hard to get at home.' },
+    { ask: () => 'The dog seems older and slower lately. How many years do beagles usually live?', answer: 'Most medium-size dogs live twelve to fifteen years; slowing down can also be a sign to check joints with the vet.' },
   ],
   replies: [
     'Consistency matters more than any single technique, so agree on the same commands with everyone in the household.',

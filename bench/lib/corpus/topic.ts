@@ -4,7 +4,10 @@ import type { Rng } from '../rng.js';
 export interface PlantedFact {
   statement: string;
   answer: string;
+  /** Shares some content words with the statement. */
   question: string;
+  /** The same question in other words: no content word in common with the statement. */
+  paraphrase: string;
 }
 
 /** Something the user says happened "today"; the date is only in that session's opener. */

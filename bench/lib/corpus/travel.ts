@@ -14,6 +14,7 @@ export const travel: Topic = {
         statement: `Booked our accommodation for the autumn holiday: ${hotel}, five nights, breakfast included.`,
         answer: hotel,
         question: 'Where are we staying on our autumn vacation?',
+        paraphrase: 'Where are we staying on our fall vacation?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const travel: Topic = {
         statement: `Flights are sorted — we're flying ${airline}, the cheapest option that didn't involve a 6am departure.`,
         answer: airline,
         question: 'Which airline are our flights with?',
+        paraphrase: 'Which carrier did we book the tickets with?',
       };
     },
     (rng) => {
@@ -30,6 +32,7 @@ export const travel: Topic = {
         statement: `My sister lives in ${city} now, so we might combine the trip with a visit to her.`,
         answer: city,
         question: 'What city did my sister move to?',
+        paraphrase: 'Where did my sibling relocate to?',
       };
     },
   ],
@@ -80,6 +83,12 @@ export const travel: Topic = {
     { ask: () => 'We always overspend on vacation. How do you budget a trip realistically?', answer: 'Budget the vacation per day, add fifteen percent for surprises, and pay for the big items before you leave.' },
     { ask: () => 'What is a good anniversary trip idea that is not too touristy?', answer: 'For an anniversary trip, pick a smaller town near a famous city and book one special dinner in advance.' },
     { ask: () => 'How much cash should I bring when travelling abroad these days?', answer: 'Bring a small amount of local cash for markets and tips; cards cover almost everything else abroad.' },
+    { ask: () => 'Which airline has the best legroom for long flights?', answer: 'Legroom varies by aircraft more than by airline; check the seat map for the exact flight before booking.' },
+    { ask: () => 'Where should we go for an autumn vacation with mild weather?', answer: 'For a mild autumn vacation, southern Europe and the Canary Islands stay warm well into October.' },
+    { ask: () => 'My sister wants to move to a new city. How do I support her from far away?', answer: 'Support her with regular video calls and by helping research neighbourhoods and jobs in the new city.' },
+    { ask: () => 'How long does a passport renewal usually take?', answer: 'A passport renewal usually takes three to six weeks, longer before the summer holidays.' },
+    { ask: () => 'Any ideas for a seaside weekend that is not packed with tourists?', answer: 'For a quiet seaside weekend, pick a fishing village one stop past the popular resort towns.' },
+    { ask: () => 'How do I keep a shared itinerary from turning into chaos with six friends?', answer: 'Give one person the final say on the shared itinerary and keep a short list of must-dos per person.' },
   ],
   replies: [
     'Booking flights six to eight weeks ahead usually lands the best fares for shoulder-season trips.',

@@ -14,6 +14,7 @@ export const work: Topic = {
         statement: `Reorg happened. My new team lead is ${manager}, who came over from the payments group — seems sharp, a little intense.`,
         answer: manager,
         question: 'Who became my boss after the reorg?',
+        paraphrase: 'Who became my boss after the restructuring?',
       };
     },
     (rng) => {
@@ -22,6 +23,7 @@ export const work: Topic = {
         statement: `I've been put in charge of ${project}; it's the first time I'm leading something end to end at this company.`,
         answer: project,
         question: 'Which project am I leading at work?',
+        paraphrase: 'Which initiative do I head up?',
       };
     },
     (rng) => {
@@ -30,6 +32,7 @@ export const work: Topic = {
         statement: `The backend rewrite is going to be in ${language}. I have to learn it from scratch over the next month.`,
         answer: language,
         question: 'What programming language does the rewrite use?',
+        paraphrase: 'What language will I need to pick up for the new codebase?',
       };
     },
   ],
@@ -80,6 +83,12 @@ export const work: Topic = {
     { ask: () => 'What is a reasonable way to estimate a migration project I have never done before?', answer: 'Estimate an unfamiliar migration by migrating one small component first and extrapolating, plus a generous buffer.' },
     { ask: () => 'How can I give feedback to a colleague who keeps interrupting in meetings?', answer: 'Talk to the colleague privately, describe one specific meeting, and explain the effect the interruptions had.' },
     { ask: () => 'Should I mention the promotion timeline in my next review or wait for my boss to bring it up?', answer: 'Raise the promotion timeline yourself in the review; managers expect it, and it lets you agree on concrete criteria.' },
+    { ask: () => 'My boss keeps changing priorities since the reorg. How do I push back?', answer: 'When priorities shift after a reorg, ask your boss to rank the competing tasks explicitly and confirm the order in writing.' },
+    { ask: () => 'Everyone at work says the rewrite will take a year. How do I plan my own learning around it?', answer: 'Plan learning around the rewrite in small milestones: one tutorial project first, then a real ticket in the new codebase.' },
+    { ask: () => 'Any tips for a quarterly review meeting with executives?', answer: 'For a quarterly meeting with executives, lead with three numbers, one risk and one decision you need from them.' },
+    { ask: () => 'What does a senior engineer do differently from a mid-level one?', answer: 'A senior engineer is expected to shape the technical direction, unblock others and own outcomes beyond their own tasks.' },
+    { ask: () => 'Is it normal for a pay bump to be smaller than the salary increase of new hires?', answer: 'Unfortunately yes: salary for new hires often tracks the market faster than internal raises, which is worth raising in your review.' },
+    { ask: () => 'Is there a good book on leading a project for the first time?', answer: 'Books on project leadership help, but pairing one with a mentor who has led a similar project teaches more.' },
   ],
   replies: [
     'Come to the first one-on-one with a short list of questions about priorities and how your manager likes to communicate.',
