@@ -17,8 +17,15 @@ describe('shipped filters', () => {
     request(runtime.app).post(`/${id}/filter/inlet`).set(runtime.auth).send({ body, user });
 
   describe('turn-limit', () => {
-    beforeAll(async () => {
-      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '3', target_user_roles: ['user', 'pending'] }).expect(200);
+    it('is off on a fresh install: long chats pass, /models advertises no target models', async () => {
+      const body = { ...chatInletBody(), messages: conversation(40) };
+      await inlet('turn-limit', body).expect(200, body);
+      const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+      expect(models.body.data.find((model: { id: string }) => model.id === 'turn-limit').pipeline.pipelines).toEqual([]);
+    });
+
+    it('once targeted through the admin form, it applies', async () => {
+      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ pipelines: ['*'], priority: 0, max_turns: '3', target_user_roles: ['user', 'pending'] }).expect(200);
     });
 
     it('passes a conversation at the limit unchanged and blocks one over it with a JSON 429', async () => {

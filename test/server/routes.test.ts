@@ -41,8 +41,9 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
       object: 'model',
       created: expect.any(Number),
       owned_by: 'openai',
-      pipeline: { type: 'filter', valves: true, pipelines: ['*'], priority: 0 },
+      pipeline: { type: 'filter', valves: true, pipelines: [], priority: 0 },
     });
+    expect(byId.echo.pipeline).toEqual({ type: 'filter', valves: true, pipelines: ['*'], priority: 0 });
     expect(byId['turn-limit'].created).toBeGreaterThanOrEqual(before);
     expect(byId['system-prefix'].pipeline).toEqual({ type: 'filter', valves: true, pipelines: ['*'], priority: -10 });
     // Ascending priority, like Open WebUI sorts filters.
@@ -72,7 +73,8 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
 
   it('GET /{id}/valves, /valves/spec and POST /valves/update', async () => {
     const valves = await request(runtime.app).get(url('/turn-limit/valves')).set(runtime.auth).expect(200);
-    expect(valves.body).toEqual({ pipelines: ['*'], priority: 0, max_turns: 25, target_user_roles: ['user'] });
+    // The shipped example is off until an admin targets models.
+    expect(valves.body).toEqual({ pipelines: [], priority: 0, max_turns: 25, target_user_roles: ['user'] });
     const spec = await request(runtime.app).get(url('/turn-limit/valves/spec')).set(runtime.auth).expect(200);
     expect(spec.body).toMatchObject({ title: 'Valves', type: 'object' });
     expect(Object.keys(spec.body.properties).sort()).toEqual(['max_turns', 'pipelines', 'priority', 'target_user_roles']);

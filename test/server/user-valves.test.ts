@@ -100,6 +100,7 @@ describe('per-user valves', () => {
     try {
       const messages = [1, 2, 3].flatMap((turn) => [{ role: 'user', content: `q${turn}` }, { role: 'assistant', content: `a${turn}` }]);
       const send = (userId: string) => request(other.app).post('/turn-limit/filter/inlet').set(other.auth).send({ body: { model: 'gpt-4o', messages }, user: { id: userId, role: 'user' } });
+      await request(other.app).post('/turn-limit/valves/update').set(other.auth).send({ pipelines: ['gpt-4o'] }).expect(200);
       expect((await send('frank')).status).toBe(200);
       await request(other.app).post('/turn-limit/valves/user/update').query({ user_id: 'frank' }).set(other.auth).send({ max_turns: '2' }).expect(200);
       expectJsonError(await send('frank'), 429, /limit is 2/);
