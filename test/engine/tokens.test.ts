@@ -12,7 +12,7 @@ import {
   tileTokens,
 } from '../../src/engine/index.js';
 import { buildPng, dataUrl, gifHeader, jpegHeader, webpHeader } from './fixtures/build-png.js';
-import { assistant, chat, user } from './fixtures/conversations.js';
+import { assistant, chat, prng, user } from './fixtures/conversations.js';
 
 const o200k = getEncoding('o200k_base');
 const cl100k = getEncoding('cl100k_base');
@@ -33,6 +33,36 @@ describe('encodingForModel', () => {
     [undefined, 'o200k_base', false],
   ])('%s → %s (exact %s)', (model, encoding, exact) => {
     expect(encodingForModel(model)).toEqual({ encoding, exact });
+  });
+});
+
+describe('fast counter matches js-tiktoken encode exactly', () => {
+  const samples = [
+    '',
+    'Hello, world!',
+    '   leading and trailing spaces   ',
+    'line one\n\nline two\r\n\tindented',
+    'Übergrößenträger café naïve façade',
+    '東京都に住んでいます。日本語のテキスト',
+    'emoji 👩‍👩‍👧‍👦 🚀🔥 and flags 🇫🇷',
+    'function f(x) { return x ** 2 + 0x1F; } // comment',
+    '{"json": [1, 2.5, -3e10], "nested": {"a": null}}',
+    '<|endoftext|> and <|im_start|> as plain text',
+    'supercalifragilisticexpialidocious antidisestablishmentarianism',
+    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+    "I'm you're they'll we've it's CAN'T",
+  ];
+  const random = prng(7);
+  const alphabet = 'abc XYZ 123 ,.;:!? éü東京 👍\n\t-_/\\"\'';
+  for (let index = 0; index < 40; index += 1) {
+    samples.push(Array.from({ length: Math.floor(random() * 120) }, () => [...alphabet][Math.floor(random() * [...alphabet].length)]).join(''));
+  }
+  it.each([
+    ['o200k_base', o200k],
+    ['cl100k_base', cl100k],
+  ] as const)('%s: same count on every sample', (name, reference) => {
+    const encoder = loadEncoder(name);
+    for (const sample of samples) expect(encoder.count(sample)).toBe(reference.encode(sample, [], []).length);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Tiktoken } from 'js-tiktoken/lite';
+import { bpeCounter, type RankTable } from './bpe-counter.js';
 import type { EncodingName } from './encoding-for-model.js';
 
 /** What the engine needs of an encoder. */
@@ -22,7 +23,12 @@ export function loadEncoder(encoding: EncodingName): TextEncoder {
   const known = encoders.get(encoding);
   if (known) return known;
   const tiktoken = new Tiktoken(loadRanks(encoding));
-  const encoder: TextEncoder = { count: (text) => (text.length === 0 ? 0 : tiktoken.encode(text, [], []).length) };
+  // Internal fields of js-tiktoken 1.0.x; if a future version hides them, fall back to encode().
+  const table = tiktoken as unknown as Partial<RankTable>;
+  const count = table.rankMap instanceof Map && typeof table.patStr === 'string'
+    ? bpeCounter(table as RankTable)
+    : (text: string) => tiktoken.encode(text, [], []).length;
+  const encoder: TextEncoder = { count: (text) => (text.length === 0 ? 0 : count(text)) };
   encoders.set(encoding, encoder);
   return encoder;
 }
