@@ -22,6 +22,10 @@ const ROUTES: Array<[Method, string]> = [
   ['get', '/turn-limit/valves/user/spec'],
   ['get', '/turn-limit/valves/user?user_id=alice'],
   ['post', '/turn-limit/valves/user/update?user_id=alice'],
+  // Eunoe's own routes (pricing, usage) are authenticated too.
+  ['get', '/pricing/status'],
+  ['get', '/pricing/openai/gpt-4o'],
+  ['get', '/usage'],
   // Unknown ids and routes: auth is checked before anything is looked up.
   ['post', '/no-such-filter/filter/inlet'],
   ['get', '/no-such-filter/valves'],
