@@ -33,6 +33,15 @@ describe('hot reload (watch: true)', () => {
     expect(inlet.body.marker).toBe('v2');
   });
 
+  it('saved valves survive a hot reload of the file', async () => {
+    await request(runtime.app).post('/first/valves/update').set(runtime.auth).send({ pipelines: ['gpt-4o', 'llama3'] }).expect(200);
+    writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v2b', marker: 'v2b' }));
+    await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v2b'));
+    const valves = await request(runtime.app).get('/first/valves').set(runtime.auth).expect(200);
+    expect(valves.body.pipelines).toEqual(['gpt-4o', 'llama3']);
+    await request(runtime.app).post('/first/valves/update').set(runtime.auth).send({}).expect(200);
+  });
+
   it('an edit that breaks the file marks it failed; fixing it brings it back', async () => {
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), filterSource('export default defineFilter({ name: "oops", inlet( });'));
     await pollUntil(pipelines, (list) => list.some((entry) => entry.id === 'first' && entry.status === 'failed'));

@@ -25,7 +25,9 @@ describe('body size limit (BODY_LIMIT=2kb)', () => {
     const small = { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(1000) }] } };
     await request(runtime.app).post(`${prefix}/echo/filter/inlet`).set(runtime.auth).send(small).expect(200);
     const big = { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(3000) }] } };
-    expectJsonError(await request(runtime.app).post(`${prefix}/echo/filter/inlet`).set(runtime.auth).send(big), 413);
+    const tooLarge = await request(runtime.app).post(`${prefix}/echo/filter/inlet`).set(runtime.auth).send(big);
+    expectJsonError(tooLarge, 413);
+    expect(tooLarge.headers['x-process-time']).toMatch(/^\d+$/);
     expectJsonError(await request(runtime.app).post(`${prefix}/echo/valves/update`).set(runtime.auth).send({ junk: 'y'.repeat(3000) }), 413);
   });
 });
@@ -40,6 +42,7 @@ describe('hook timeout (HOOK_TIMEOUT_MS=200)', () => {
   it.each(PREFIXES)('504 JSON naming the filter when a hook runs past the deadline (prefix "%s")', async (prefix) => {
     const response = await request(runtime.app).post(`${prefix}/sleepy/filter/inlet`).set(runtime.auth).send({ body: { model: 'gpt-4o', messages: [] } });
     expectJsonError(response, 504, /sleepy.*timed out/);
+    expect(response.headers['x-process-time']).toMatch(/^\d+$/);
     // The other hook of the same filter is unaffected.
     await request(runtime.app).post(`${prefix}/sleepy/filter/outlet`).set(runtime.auth).send({ body: { model: 'gpt-4o' } }).expect(200, { model: 'gpt-4o' });
   });

@@ -43,6 +43,13 @@ describe('management: upload, add, delete', () => {
     expect(await ids()).toContain(name.replace('.mts', ''));
   });
 
+  it('upload accepts every filter extension (.ts, .mts, .js, .mjs)', async () => {
+    for (const name of ['ext-ts.ts', 'ext-js.js', 'ext-mjs.mjs']) {
+      await upload(name, noopFilter({ name })).expect(200);
+    }
+    expect(await ids()).toEqual(expect.arrayContaining(['ext-ts', 'ext-js', 'ext-mjs']));
+  });
+
   it('upload of a file that does not load → 400 naming the error; it is listed as failed', async () => {
     const response = await upload('broken-upload.ts', broken);
     expectJsonError(response, 400, /broken-upload\.ts.*failed to load/);
