@@ -122,3 +122,23 @@ describe('management: upload, add, delete', () => {
     expect(readdirSync(runtime.filtersDir).filter((name) => name.startsWith('.')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });
+
+describe('a rejected upload does not change what loads later', () => {
+  let runtime: TestRuntime;
+  const named = (name: string) => filterSource(`export default defineFilter({ id: 'shared', name: ${JSON.stringify(name)}, inlet: ({ body }) => ({ ...body, by: ${JSON.stringify(name)} }) });`);
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ sources: { 'm-original.ts': named('Original') } });
+  });
+  afterAll(async () => runtime.dispose());
+
+  it('an upload whose id clashes with a loaded filter → 400, and after a restart the original still answers', async () => {
+    const form = multipartFile('a-impostor.ts', named('Impostor'));
+    const response = await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', form.contentType).send(form.body);
+    expectJsonError(response, 400, /duplicate filter id "shared"/);
+    const before = await request(runtime.app).post('/shared/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
+    expect(before.body.by).toBe('Original');
+    runtime = await runtime.restart();
+    const after = await request(runtime.app).post('/shared/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
+    expect(after.body.by).toBe('Original');
+  });
+});
