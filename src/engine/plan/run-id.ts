@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** Deterministic run id: a hash of the message ids, model and options (pure: same input, same id). */
 export function runId(ids: readonly string[], model: string | undefined, options: unknown): string {
-  const hash = createHash('sha256');
-  hash.update(model ?? '');
-  hash.update(JSON.stringify(options));
-  for (const id of ids) hash.update(id);
-  return `run_${hash.digest('base64url').slice(0, 16)}`;
+  const text = `${model ?? ''}\u0000${JSON.stringify(options)}\u0000${ids.join(',')}`;
+  const digest = typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
+  return `run_${digest.slice(0, 16)}`;
 }
