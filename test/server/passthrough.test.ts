@@ -43,6 +43,15 @@ describe("Open WebUI's real bodies pass a no-op filter unchanged", () => {
     });
   });
 
+  it('outlet bodies come back as typed even when a user message starts with a flag (Open WebUI persists outlet changes)', async () => {
+    const body = legacyOutletBody();
+    body.messages[0]!.content = '!pin !full Remember: the schema is users(id, email).';
+    for (const id of ['noop', 'hookless']) {
+      const response = await request(runtime.app).post(`/${id}/filter/outlet`).set(runtime.auth).send({ user: openWebUiUser(), body }).expect(200);
+      expect(response.body).toStrictEqual(body);
+    }
+  });
+
   it('extra top-level envelope keys are ignored, not echoed', async () => {
     const response = await request(runtime.app)
       .post('/noop/filter/inlet')
