@@ -1,5 +1,5 @@
 import type { PlanResult, Summarizer } from '../engine/index.js';
-import { buildChunks } from './build-chunks.js';
+import { buildChunks, type SummaryChunk } from './build-chunks.js';
 import type { CompressSettings } from './compress-settings.js';
 import { appendFacts, factReceipt, type FactReceipt } from './fact-receipt.js';
 import { messageText } from './message-text.js';
@@ -29,6 +29,12 @@ export interface CompressOutcome {
   truncated: boolean;
   /** The block as sent (for logs and tests). */
   block?: { role: 'system'; content: string };
+}
+
+/** Texts of the messages a chunk replaces (the facts that must survive). */
+function coveredSources(chunk: SummaryChunk, messages: readonly unknown[]): Array<{ id: string; text: string }> {
+  const covered = new Set(chunk.covers);
+  return chunk.indices.flatMap((index, position) => (covered.has(chunk.ids[position]!) ? [{ id: chunk.ids[position]!, text: messageText(messages[index]) }] : []));
 }
 
 /** The chat messages of a plan (non-system). */
@@ -65,17 +71,16 @@ export async function compressPlan(input: { result: PlanResult; messages: readon
   }
   const targets = chunks.map((chunk) => Math.max(16, Math.min(Math.ceil(chunk.tokens * settings.ratio), Math.floor(((allowed - framing) * chunk.tokens) / Math.max(1, total)))));
   const results = await summarizeChunks({ chunks, messages, targets, summarizer: input.summarizer, cache: input.cache, model: settings.model, ratio: settings.ratio, signal: input.signal });
-  const good: Array<{ ids: string[]; indices: number[]; text: string; receipt: FactReceipt }> = [];
+  const good: Array<{ chunk: SummaryChunk; text: string; receipt: FactReceipt }> = [];
   for (const item of results) {
     if ('error' in item) {
       outcome.calls += 1;
-      outcome.notes.push(`${level} summary of ${item.chunk.ids.length} message(s) failed (${item.error}); dropped instead, not cached`);
+      outcome.notes.push(`${item.chunk.level} summary of ${item.chunk.covers.length} message(s) failed (${item.error}); dropped instead, not cached`);
       continue;
     }
     if (item.cached) outcome.cacheHits += 1;
     else outcome.calls += 1;
-    const sources = item.chunk.indices.map((index, position) => ({ id: item.chunk.ids[position]!, text: messageText(messages[index]) }));
-    const receipt = factReceipt(sources, item.text);
+    const receipt = factReceipt(coveredSources(item.chunk, messages), item.text);
     let text = item.text;
     if (receipt.missing.length && settings.factReceipt === 'append') {
       text = appendFacts(text, receipt.missing);
@@ -85,10 +90,10 @@ export async function compressPlan(input: { result: PlanResult; messages: readon
       outcome.keepSource.push(...receipt.missingIn);
     }
     outcome.receipts.push(receipt);
-    good.push({ ids: item.chunk.ids, indices: item.chunk.indices, text, receipt });
+    good.push({ chunk: item.chunk, text, receipt });
   }
   if (good.length === 0) return outcome;
-  const count = good.reduce((sum, item) => sum + item.ids.length, 0);
+  const count = good.reduce((sum, item) => sum + item.chunk.covers.length, 0);
   const fitted = fitSummaryBlock(count, good.map((item) => item.text), allowed, plan.encoding, input.correction);
   if (!fitted) {
     outcome.notes.push(`summary block does not fit in ${allowed} reserved tokens: ${pending} message(s) dropped`);
@@ -97,7 +102,7 @@ export async function compressPlan(input: { result: PlanResult; messages: readon
   if (fitted.truncated) {
     outcome.notes.push(`summary truncated to fit the ${allowed} reserved tokens`);
     const sentText = fitted.block.content;
-    outcome.receipts = good.map((item) => ({ ...factReceipt(item.indices.map((index, position) => ({ id: item.ids[position]!, text: messageText(messages[index]) })), sentText), action: item.receipt.action }));
+    outcome.receipts = good.map((item) => ({ ...factReceipt(coveredSources(item.chunk, messages), sentText), action: item.receipt.action }));
   }
   outcome.messages = insertBlock(result, fitted.block);
   outcome.block = fitted.block;

@@ -1,44 +1,56 @@
 import type { Summarizer } from '../engine/index.js';
-import type { SummaryChunk } from './build-chunks.js';
+import type { SummaryChunk, SummaryItem } from './build-chunks.js';
 import { summaryKey, type SummaryCache } from './summary-cache.js';
 
-/** The outcome of one chunk: its summary text, or why there is none. */
-export type ChunkResult = { chunk: SummaryChunk; text: string; cached: boolean } | { chunk: SummaryChunk; error: string };
+/** One summary text and the chunk it was written from. */
+export interface ChunkText {
+  chunk: SummaryChunk;
+  text: string;
+  cached: boolean;
+}
+
+/** The outcome of one item: its summary texts (one, or the stand-in parts), or why there is none. */
+export type ItemResult = { item: SummaryItem; texts: ChunkText[] } | { item: SummaryItem; error: string };
 
 /** Texts a model returns when it has nothing useful (lethes' failure marker among them, S1). */
 const UNUSABLE = new Set(['', '-', '—', 'n/a', 'none', 'null']);
 
 /**
- * Summary of every chunk: from the cache when present, else one summarizer call per
- * chunk (in parallel; the client caps concurrency). Good new summaries are cached; a
- * failed, empty or placeholder answer is reported and never cached.
+ * Summaries of every item: the first cached option, else all its cached stand-in parts, else
+ * one summarizer call for its first option (in parallel; the client caps concurrency). Good new
+ * summaries are cached; a failed, empty or placeholder answer is reported and never cached.
  */
-export async function summarizeChunks(input: {
-  chunks: readonly SummaryChunk[];
+export async function summarizeItems(input: {
+  items: readonly SummaryItem[];
   messages: readonly unknown[];
-  targets: readonly number[];
+  targetOf: (chunk: SummaryChunk) => number;
   summarizer: Summarizer;
   cache: SummaryCache;
   model: string;
   ratio: number;
   signal?: AbortSignal;
-}): Promise<ChunkResult[]> {
-  const keys = input.chunks.map((chunk) => summaryKey(chunk, input.model, input.ratio));
-  const cached = await input.cache.getMany(keys);
+}): Promise<ItemResult[]> {
+  const keyOf = (chunk: SummaryChunk) => summaryKey(chunk, input.model, input.ratio);
+  const keys = [...new Set(input.items.flatMap((item) => [...item.options, ...(item.parts ?? [])].map(keyOf)))];
+  const found = await input.cache.getMany(keys);
+  const cached = new Map(keys.flatMap((key, position) => (found[position] ? [[key, found[position]!] as const] : [])));
+  const fresh: Array<{ key: string; text: string }> = [];
   const results = await Promise.all(
-    input.chunks.map(async (chunk, position): Promise<ChunkResult> => {
-      const hit = cached[position];
-      if (hit) return { chunk, text: hit, cached: true };
+    input.items.map(async (item): Promise<ItemResult> => {
+      const hit = item.options.find((chunk) => cached.has(keyOf(chunk)));
+      if (hit) return { item, texts: [{ chunk: hit, text: cached.get(keyOf(hit))!, cached: true }] };
+      if (item.parts?.length && item.parts.every((part) => cached.has(keyOf(part)))) return { item, texts: item.parts.map((part) => ({ chunk: part, text: cached.get(keyOf(part))!, cached: true })) };
+      const chunk = item.options[0]!;
       try {
-        const text = (await input.summarizer.summarize({ messages: chunk.indices.map((index) => input.messages[index]), targetTokens: input.targets[position]!, signal: input.signal })).trim();
-        if (UNUSABLE.has(text.toLowerCase())) return { chunk, error: 'empty summary' };
-        return { chunk, text, cached: false };
+        const text = (await input.summarizer.summarize({ messages: chunk.indices.map((index) => input.messages[index]), targetTokens: input.targetOf(chunk), signal: input.signal })).trim();
+        if (UNUSABLE.has(text.toLowerCase())) return { item, error: 'empty summary' };
+        fresh.push({ key: keyOf(chunk), text });
+        return { item, texts: [{ chunk, text, cached: false }] };
       } catch (error) {
-        return { chunk, error: (error as Error)?.message ?? String(error) };
+        return { item, error: (error as Error)?.message ?? String(error) };
       }
     }),
   );
-  const fresh = results.flatMap((result, position) => ('text' in result && !result.cached ? [{ key: keys[position]!, text: result.text }] : []));
   await input.cache.setMany(fresh);
   return results;
 }

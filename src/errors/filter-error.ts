@@ -6,6 +6,8 @@ import { EunoeError } from './eunoe-error.js';
  */
 export class FilterError extends EunoeError {
   constructor(status: number, message: string, options?: { cause?: unknown; code?: string }) {
-    super(options?.code ?? 'ERR_FILTER_REJECTED', message, status, options);
+    // Only error statuses make sense here; anything else would tell Open WebUI the request succeeded.
+    const valid = Number.isInteger(status) && status >= 400 && status <= 599;
+    super(options?.code ?? 'ERR_FILTER_REJECTED', message, valid ? status : 500, options);
   }
 }

@@ -15,16 +15,28 @@ export function rawUrl(url: URL): URL {
  * and size (`maxBytes`, 413 past it). Download failures are 400 with the reason.
  */
 export async function downloadFilter(options: { url: URL; timeoutMs: number; maxBytes: number }): Promise<string> {
+  let url = options.url;
   let response;
-  try {
-    response = await request(options.url, {
-      method: 'GET',
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-  } catch (error) {
-    throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+  // Follow up to 5 redirects (GitHub /raw/ links redirect), like the Python server's requests.get.
+  for (let hop = 0; ; hop++) {
+    try {
+      response = await request(url, {
+        method: 'GET',
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (error) {
+      throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+    }
+    const location = response.headers.location;
+    if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && hop < 5) {
+      await response.body.dump().catch(() => undefined);
+      url = new URL(location, url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('Failed to download file: redirect to a non-http(s) URL');
+      continue;
+    }
+    break;
   }
   if (response.statusCode !== 200) {
     await response.body.dump().catch(() => undefined);

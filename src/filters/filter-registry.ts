@@ -5,7 +5,10 @@ import type { StateStore } from '../state/types.js';
 import { ScopedState } from '../state/scoped-state.js';
 import type { FlagSpec } from '../flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
-import { FILTER_EXTENSIONS, FilterLoadError, fileStem, loadFilterFile, type LoadedModule } from './load-filter-file.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type LoadedModule } from './load-filter-file.js';
+import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
 
@@ -45,6 +48,8 @@ export class FilterRegistry {
   private watcher?: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private queue: Promise<void> = Promise.resolve();
+  /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
+  private readonly fingerprints = new Map<string, string>();
 
   constructor(private readonly options: FilterRegistryOptions) {}
 
@@ -56,7 +61,7 @@ export class FilterRegistry {
     return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
   get(id: string): ActiveFilter | undefined {
-    return this.active.get(id);
+    return this.importing?.get(id) ?? this.active.get(id);
   }
   /** The failure recorded for an id, if that file failed. */
   failure(id: string): FailedFilter | undefined {
@@ -67,7 +72,7 @@ export class FilterRegistry {
   files(): string[] {
     if (!existsSync(this.options.dir)) return [];
     return readdirSync(this.options.dir)
-      .filter((name) => FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.'))
+      .filter(isFilterFileName)
       .sort()
       .map((name) => path.join(this.options.dir, name));
   }
@@ -82,16 +87,34 @@ export class FilterRegistry {
     return run;
   }
 
-  /** (Re)load every file: shut every filter down, import all, start them in priority order. */
+  /**
+   * (Re)load every file: import the new set first (the old filters keep serving meanwhile),
+   * then shut the old ones down, swap, and start the new ones in priority order.
+   */
   loadAll(): Promise<void> {
     return this.serial(async () => {
-      for (const filter of this.list()) await this.shutdown(filter);
+      const previous = this.list();
+      const previousById = new Map(this.active);
       this.active.clear();
       this.failed.clear();
-      for (const file of this.files()) await this.importOne(file);
+      this.importing = previousById;
+      try {
+        for (const file of this.files()) await this.importOne(file);
+      } finally {
+        this.importing = undefined;
+      }
+      const next = new Map(this.active);
+      for (const filter of previous) {
+        this.active.delete(filter.id);
+        await this.shutdown(filter, next.get(filter.id) !== undefined);
+      }
+      for (const [id, filter] of next) this.active.set(id, filter);
       for (const filter of this.list()) await this.startup(filter);
     });
   }
+
+  /** While loadAll imports, requests are still served by the previous filters. */
+  private importing?: Map<string, ActiveFilter>;
 
   /** Reload one file after it changed, appeared or disappeared. */
   reloadFile(file: string): Promise<void> {
@@ -100,6 +123,7 @@ export class FilterRegistry {
       if (previous) await this.shutdown(previous);
       this.failed.delete(file);
       if (!existsSync(file)) {
+        this.fingerprints.delete(file);
         this.options.logger.info({ file }, 'filter file removed');
         return;
       }
@@ -122,14 +146,14 @@ export class FilterRegistry {
   watch(): void {
     if (this.watcher || !existsSync(this.options.dir)) return;
     this.watcher = watch(this.options.dir, (_event, name) => {
-      if (!name || !FILTER_EXTENSIONS.some((extension) => String(name).endsWith(extension)) || String(name).startsWith('.')) return;
+      if (!name || !isFilterFileName(String(name))) return;
       const file = path.join(this.options.dir, String(name));
       clearTimeout(this.timers.get(file));
       this.timers.set(
         file,
         setTimeout(() => {
           this.timers.delete(file);
-          void this.reloadFile(file);
+          if (fingerprint(file) !== this.fingerprints.get(file)) void this.reloadFile(file);
         }, this.options.debounceMs ?? 300),
       );
     });
@@ -141,7 +165,12 @@ export class FilterRegistry {
     const filter = this.active.get(id);
     if (!filter) return;
     filter.valves = values;
-    await filter.definition.onValvesUpdated?.(this.lifecycleArgs(filter));
+    try {
+      await filter.definition.onValvesUpdated?.(this.lifecycleArgs(filter));
+    } catch (error) {
+      if (error instanceof EunoeError) throw error;
+      throw new FilterExecutionError(id, 'onValvesUpdated', (error as Error)?.message || `Filter ${id} onValvesUpdated failed`, { cause: error });
+    }
   }
 
   /** Re-read a filter's saved valves (another replica changed them). */
@@ -149,7 +178,11 @@ export class FilterRegistry {
     const filter = this.active.get(id);
     if (!filter) return;
     const { values } = mergeSavedValves(filter.valvesSchema, await this.options.valves.loadAdmin(id));
-    await this.applyValves(id, values as ActiveFilter['valves']);
+    try {
+      await this.applyValves(id, values as ActiveFilter['valves']);
+    } catch (error) {
+      this.options.logger.warn({ filter: id, err: (error as Error).message }, 'onValvesUpdated failed after a change from another replica');
+    }
   }
 
   lifecycleArgs(filter: ActiveFilter): LifecycleArgs<Record<string, unknown>> {
@@ -174,6 +207,7 @@ export class FilterRegistry {
   }
 
   private async importOne(file: string): Promise<ActiveFilter | undefined> {
+    this.fingerprints.set(file, fingerprint(file));
     try {
       const loaded = await loadFilterFile(file);
       const clash = this.active.get(loaded.id);
@@ -205,13 +239,22 @@ export class FilterRegistry {
     }
   }
 
-  private async shutdown(filter: ActiveFilter): Promise<void> {
-    this.active.delete(filter.id);
-    this.options.onFlags?.(filter.id, undefined);
+  private async shutdown(filter: ActiveFilter, replaced = false): Promise<void> {
+    if (this.active.get(filter.id) === filter) this.active.delete(filter.id);
+    if (!replaced) this.options.onFlags?.(filter.id, undefined);
     try {
       await filter.definition.onShutdown?.(this.lifecycleArgs(filter));
     } catch (error) {
       this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'onShutdown failed');
     }
+  }
+}
+
+/** sha256 of a file's bytes ('' when it cannot be read). */
+function fingerprint(file: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return '';
   }
 }

@@ -7,6 +7,11 @@ import { valvesSpec } from './valves-spec.js';
 /** File endings the loader accepts as filters. */
 export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 
+/** True for names the loader takes as filters: a known ending, not a `.d.ts`, not hidden. */
+export function isFilterFileName(name: string): boolean {
+  return FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.');
+}
+
 /** A filter file that imported and validated. */
 export interface LoadedModule {
   id: string;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
+import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /**
@@ -10,6 +11,9 @@ import { writeFileAtomic } from '../util/atomic-write.js';
  * `valves` channel. Per-user valves: the state store only (`valves:user:<id>:<user>`).
  */
 export class ValvesRepository {
+  /** Tags this process's own change messages, so it does not re-apply its own updates. */
+  private readonly origin = randomUUID();
+
   constructor(
     private readonly options: { dir: string; store: StateStore; logger: Logger },
   ) {}
@@ -41,7 +45,7 @@ export class ValvesRepository {
     writeFileAtomic(this.file(filterId), `${JSON.stringify(values, null, 2)}\n`);
     try {
       await this.options.store.set(`valves:admin:${filterId}`, values);
-      await this.options.store.publish('valves', JSON.stringify({ filterId }));
+      await this.options.store.publish('valves', JSON.stringify({ filterId, origin: this.origin }));
     } catch (error) {
       this.options.logger.warn({ filterId, err: (error as Error).message }, 'valves saved to file only; other replicas will not see them until the store is back');
     }
@@ -66,8 +70,8 @@ export class ValvesRepository {
   onChange(handler: (filterId: string) => void): () => void {
     return this.options.store.subscribe('valves', (message) => {
       try {
-        const { filterId } = JSON.parse(message) as { filterId?: string };
-        if (filterId) handler(filterId);
+        const { filterId, origin } = JSON.parse(message) as { filterId?: string; origin?: string };
+        if (filterId && origin !== this.origin) handler(filterId);
       } catch {
         // ignore malformed messages from other deployments
       }

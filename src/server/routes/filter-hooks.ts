@@ -45,9 +45,9 @@ export interface FilterHooksDeps {
  */
 export function filterHooksRouter(deps: FilterHooksDeps): Router {
   const router = Router();
-  router.post('/:id/filter/:hook', async (request, response) => {
+  router.post('/:id/filter/:hook', async (request, response, next) => {
     const hook = request.params.hook;
-    if (hook !== 'inlet' && hook !== 'outlet') throw new NotFoundError('Not Found');
+    if (hook !== 'inlet' && hook !== 'outlet') return next();
     const id = request.params.id;
     const filter = deps.registry.get(id);
     if (!filter) {

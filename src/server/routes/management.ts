@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import busboy from 'busboy';
 import { Router, type Request } from 'express';
@@ -21,7 +21,7 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: request.headers, limits: { fileSize: limit, files: 1 } });
+      parser = busboy({ headers: request.headers, preservePath: true, limits: { fileSize: limit, files: 1 } });
     } catch (error) {
       reject(new ValidationError(`Expected multipart/form-data with a "file" field (${(error as Error).message})`));
       return;
@@ -38,6 +38,7 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
         stream.on('limit', () => fail(new PayloadTooLargeError(`Filter file too large (limit ${limit} bytes)`)));
         stream.on('end', () => done({ name: info.filename ?? '', data: Buffer.concat(chunks) }));
       });
+      found.catch(() => undefined); // handled at 'close'; never an unhandled rejection meanwhile
     });
     parser.on('error', (error) => reject(new ValidationError(`Malformed multipart body: ${(error as Error).message}`)));
     parser.on('close', () => {
@@ -48,15 +49,23 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
   });
 }
 
-/** Save a filter file, load it, and answer what happened (a failed load is a 400 naming the error). */
+/**
+ * Save a filter file and load it. A file that fails to load is rolled back (the previous
+ * version restored, or the new file removed) and the answer is a 400 naming the error, so a
+ * rejected upload never changes what runs, now or after a restart.
+ */
 async function install(deps: ManagementDeps, name: string, source: string | Buffer, verb: string) {
   const file = path.join(deps.filtersDir, safeFilterFileName(name));
+  const previous = existsSync(file) ? readFileSync(file) : undefined;
   writeFileAtomic(file, source);
   await deps.registry.reloadFile(file);
   const failure = deps.registry.failures().find((entry) => entry.file === path.basename(file));
   if (failure) {
+    if (previous) writeFileAtomic(file, previous);
+    else rmSync(file, { force: true });
+    await deps.registry.reloadFile(file);
     const where = failure.line ? ` (line ${failure.line})` : '';
-    throw new ValidationError(`Filter ${verb} to ${path.basename(file)} but failed to load${where}: ${failure.error}. Fix or delete it.`);
+    throw new ValidationError(`Filter ${path.basename(file)} was rejected: it failed to load${where}: ${failure.error}. Nothing was changed.`);
   }
   return { status: true, detail: `Pipeline ${verb} successfully to ${path.basename(file)}` };
 }
@@ -78,7 +87,12 @@ export function managementRouter(deps: ManagementDeps): Router {
       throw new ValidationError(`Not a URL: ${parsed.data.url}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('URL must be http(s)');
-    const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    let name: string;
+    try {
+      name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    } catch {
+      throw new ValidationError(`Invalid file name in URL: ${url.pathname}`);
+    }
     safeFilterFileName(name);
     const source = await downloadFilter({ url, timeoutMs: deps.addTimeoutMs, maxBytes: deps.uploadLimit });
     response.json(await install(deps, name, source, 'added'));
