@@ -23,7 +23,7 @@ const COLD_TARGET = 1.25;
 
 interface Row {
   size: number;
-  mode: 'cold' | 'warm';
+  mode: 'cold' | 'cold, new words' | 'warm';
   path: 'in-process' | 'HTTP';
   runs: number[];
   floors: number[];
@@ -37,6 +37,12 @@ const inProcessOptions = { maxTokens: BUDGET };
 /** Messages with a per-run nonce so no cache anywhere (ours or the server's) has seen them. */
 function unseen(messages: ChatMessage[], nonce: string): ChatMessage[] {
   return messages.map((message) => ({ role: message.role, content: `${message.content} [${nonce}]` }));
+}
+
+let wordCounter = 0;
+/** Every word of four letters or more made unique, so no per-piece tokenizer memo has seen it (worst case). */
+function newWords(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((message) => ({ role: message.role, content: message.content.replace(/[A-Za-z]{4,}/g, (word) => `${word}${(wordCounter++).toString(36)}`) }));
 }
 
 function jsonFloor(body: unknown): number {
@@ -80,26 +86,27 @@ const historyTokens: Record<number, number> = {};
 let httpTrimmed = true;
 for (const size of SIZES) {
   historyTokens[size] = counter.prompt(conversationOfSize(size, size));
-  // Cold: a conversation never seen before, fresh token cache.
-  const cold: Row = { size, mode: 'cold', path: 'in-process', runs: [], floors: [] };
-  const coldHttp: Row = { size, mode: 'cold', path: 'HTTP', runs: [], floors: [] };
-  for (let run = 0; run < COLD_RUNS[size]!; run++) {
-    const messages = unseen(conversationOfSize(size * 1000 + run, size), `c${size}-${run}`);
-    const body = { model: MODEL, messages };
-    cold.runs.push(timeSync(() => plan(messages, new LruTokenCache())));
-    const floor = tokenizeFloor(messages) + jsonFloor(body);
-    cold.floors.push(floor);
-    if (http) {
-      const httpMessages = unseen(messages, 'http');
-      const payload = inletPayload(httpMessages);
-      let sent = 0;
-      coldHttp.runs.push(await timeAsync(async () => (sent = await postInlet(http, payload))));
-      coldHttp.floors.push(tokenizeFloor(httpMessages) + jsonFloor({ model: MODEL, messages: httpMessages }));
-      if (sent >= httpMessages.length) httpTrimmed = false;
+  // Cold: a conversation never seen before, fresh token cache; then the same with every word new.
+  for (const mode of ['cold', 'cold, new words'] as const) {
+    const cold: Row = { size, mode, path: 'in-process', runs: [], floors: [] };
+    const coldHttp: Row = { size, mode, path: 'HTTP', runs: [], floors: [] };
+    for (let run = 0; run < COLD_RUNS[size]!; run++) {
+      const base = unseen(conversationOfSize(size * 1000 + run, size), `c${size}-${run}`);
+      const messages = mode === 'cold' ? base : newWords(base);
+      cold.runs.push(timeSync(() => plan(messages, new LruTokenCache())));
+      cold.floors.push(tokenizeFloor(messages) + jsonFloor({ model: MODEL, messages }));
+      if (http) {
+        const httpMessages = mode === 'cold' ? unseen(messages, 'http') : newWords(base);
+        const payload = inletPayload(httpMessages);
+        let sent = 0;
+        coldHttp.runs.push(await timeAsync(async () => (sent = await postInlet(http, payload))));
+        coldHttp.floors.push(tokenizeFloor(httpMessages) + jsonFloor({ model: MODEL, messages: httpMessages }));
+        if (sent >= httpMessages.length) httpTrimmed = false;
+      }
     }
+    rows.push(cold);
+    if (http) rows.push(coldHttp);
   }
-  rows.push(cold);
-  if (http) rows.push(coldHttp);
 
   // Warm: previous turn planned (cache warm), then the same history plus one new turn.
   const turns = WARM_RUNS[size]!;
@@ -132,7 +139,8 @@ if (http) await http.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
 console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
-console.log('Floors: warm = JSON round trip of the body (string → object → string); cold = raw js-tiktoken encode of every message text (encoder loaded) + that JSON round trip.\n');
+console.log('Floors: warm = JSON round trip of the body (string → object → string); cold = raw js-tiktoken encode of every message text (encoder loaded) + that JSON round trip.');
+console.log('"cold": unseen messages, fresh token cache (the generator reuses its vocabulary, so per-word tokenizer memos are warm, as in a long-running server); "cold, new words": every word of 4+ letters made unique (worst case for such memos).\n');
 const verdicts: string[] = [];
 console.log(
   markdownTable(

@@ -40,6 +40,9 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
     const logger = createLogger({ level: 'silent' });
     const runtime = await createRuntime({ config, logger, watch: false });
     const server = runtime.app.listen(0, '127.0.0.1');
+    // As in src/main.ts: idle keep-alive sockets outlive the client's pauses (no reset races).
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
