@@ -23,7 +23,7 @@ export { defaultEngineOptions, resolveEngineOptions } from './options/default-en
 export { LruTokenCache } from './tokens/lru-token-cache.js';
 export { encodingForModel, bareModelId, FALLBACK_ENCODING, type EncodingName } from './tokens/encoding-for-model.js';
 export { countMessageTokens, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE } from './tokens/count-message-tokens.js';
-export { loadEncoder } from './tokens/load-encoder.js';
+export { loadEncoder, type TokenCounter } from './tokens/load-encoder.js';
 export { imageTokens, tileTokens } from './tokens/image-tokens.js';
 export { imageDimensions } from './tokens/image-dimensions.js';
 export { insertSummary, SUMMARY_HEADER } from './summarize/insert-summary.js';

@@ -1,4 +1,4 @@
-import type { TextEncoder } from './load-encoder.js';
+import type { TokenCounter } from './load-encoder.js';
 import { imageTokens } from './image-tokens.js';
 
 /** Chat-format overhead per message (`<|start|>role…<|end|>`). */
@@ -9,7 +9,7 @@ export const TOKENS_PER_NAME = 1;
 export const REPLY_PRIMING_TOKENS = 3;
 
 /** Tokens of a content value: strings, text parts, image parts by the tile formula. */
-function contentTokens(content: unknown, encoder: TextEncoder): number {
+function contentTokens(content: unknown, encoder: TokenCounter): number {
   if (typeof content === 'string') return encoder.count(content);
   if (!Array.isArray(content)) return content == null ? 0 : encoder.count(JSON.stringify(content));
   let total = 0;
@@ -29,7 +29,7 @@ function contentTokens(content: unknown, encoder: TextEncoder): number {
  * Estimated prompt tokens of one OpenAI-format message: 3 per message, the role, the
  * content (images by tiles), `name` (+1), `tool_calls` as JSON and `tool_call_id`.
  */
-export function countMessageTokens(message: unknown, encoder: TextEncoder): number {
+export function countMessageTokens(message: unknown, encoder: TokenCounter): number {
   if (!message || typeof message !== 'object') return TOKENS_PER_MESSAGE;
   const typed = message as { role?: unknown; content?: unknown; name?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
   let total = TOKENS_PER_MESSAGE + encoder.count(String(typed.role ?? ''));

@@ -4,13 +4,13 @@ import { bpeCounter, type RankTable } from './bpe-counter.js';
 import type { EncodingName } from './encoding-for-model.js';
 
 /** What the engine needs of an encoder. */
-export interface TextEncoder {
+export interface TokenCounter {
   /** Number of tokens in `text` (special-token text counted as plain text). */
   count(text: string): number;
 }
 
 const require = createRequire(import.meta.url);
-const encoders = new Map<EncodingName, TextEncoder>();
+const encoders = new Map<EncodingName, TokenCounter>();
 
 /** Rank files are required on first use only (o200k is ~2 MB of JS), synchronously. */
 function loadRanks(encoding: EncodingName): ConstructorParameters<typeof Tiktoken>[0] {
@@ -19,7 +19,7 @@ function loadRanks(encoding: EncodingName): ConstructorParameters<typeof Tiktoke
 }
 
 /** The encoder for an encoding, built lazily once per process. */
-export function loadEncoder(encoding: EncodingName): TextEncoder {
+export function loadEncoder(encoding: EncodingName): TokenCounter {
   const known = encoders.get(encoding);
   if (known) return known;
   const tiktoken = new Tiktoken(loadRanks(encoding));
@@ -28,7 +28,7 @@ export function loadEncoder(encoding: EncodingName): TextEncoder {
   const count = table.rankMap instanceof Map && typeof table.patStr === 'string'
     ? bpeCounter(table as RankTable)
     : (text: string) => tiktoken.encode(text, [], []).length;
-  const encoder: TextEncoder = { count: (text) => (text.length === 0 ? 0 : count(text)) };
+  const encoder: TokenCounter = { count: (text) => (text.length === 0 ? 0 : count(text)) };
   encoders.set(encoding, encoder);
   return encoder;
 }

@@ -1,8 +1,9 @@
 import { termCounter } from './term-counter.js';
 import { queryTerms } from './query-terms.js';
 
-/** BM25 parameters (rank_bm25's defaults). */
+/** BM25 term-frequency saturation (rank_bm25's default). */
 export const BM25_K1 = 1.5;
+/** BM25 length normalisation (rank_bm25's default). */
 export const BM25_B = 0.75;
 
 /** BM25+ style idf that stays positive on tiny corpora (W2): ln(1 + (N − df + 0.5)/(df + 0.5)). */
