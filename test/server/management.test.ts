@@ -50,13 +50,22 @@ describe('management: upload, add, delete', () => {
     expect(await ids()).toEqual(expect.arrayContaining(['ext-ts', 'ext-js', 'ext-mjs']));
   });
 
-  it('upload of a file that does not load → 400 naming the error; it is listed as failed', async () => {
+  it('upload of a file that does not load → 400 naming the error; nothing is installed', async () => {
     const response = await upload('broken-upload.ts', broken);
     expectJsonError(response, 400, /broken-upload\.ts.*failed to load/);
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
-    expect(list.body.data).toContainEqual(expect.objectContaining({ id: 'broken-upload', status: 'failed' }));
-    expect(await ids()).not.toContain('broken-upload');
-    await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'broken-upload' }).expect(200);
+    expect(list.body.data.map((entry: { id: string }) => entry.id)).not.toContain('broken-upload');
+    expect(existsSync(path.join(runtime.filtersDir, 'broken-upload.ts'))).toBe(false);
+  });
+
+  it('upload of a broken version of a loaded filter → 400; the working version keeps serving, byte for byte', async () => {
+    const good = noopFilter({ name: 'Keeper' });
+    await upload('keeper.ts', good).expect(200);
+    expectJsonError(await upload('keeper.ts', broken), 400, /keeper\.ts.*failed to load/);
+    expect(readFileSync(path.join(runtime.filtersDir, 'keeper.ts'), 'utf8')).toBe(good);
+    await request(runtime.app).post('/keeper/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200, { model: 'm' });
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(list.body.data).toContainEqual(expect.objectContaining({ id: 'keeper', name: 'Keeper', status: 'loaded' }));
   });
 
   it('upload without multipart, or without a `file` field → 400', async () => {
@@ -87,9 +96,11 @@ describe('management: upload, add, delete', () => {
     expect(existsSync(path.join(runtime.filtersDir, 'error.ts'))).toBe(false);
   });
 
-  it('add: a file that does not load → 400 naming the error', async () => {
+  it('add: a file that does not load → 400 naming the error; nothing is installed', async () => {
     expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/broken.ts') }), 400, /failed to load/);
-    await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'broken' }).expect(200);
+    expect(existsSync(path.join(runtime.filtersDir, 'broken.ts'))).toBe(false);
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(list.body.data.map((entry: { id: string }) => entry.id)).not.toContain('broken');
   });
 
   it('add: bad request bodies and non-http URLs → 400', async () => {
