@@ -114,6 +114,7 @@ export default defineFilter({
       runner ??= new AheadOfTimeRunner({ maxConcurrent: valves.summary_concurrency * 2, timeoutMs: valves.ahead_of_time_timeout_ms, onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed') });
       const model = typeof out.model === 'string' ? out.model : undefined;
       const compression = compressionFor(client, valves, state, (fields, message) => logger.warn(fields, message));
+      compression.settings.warm = true;
       const messages = nextTurnMessages(out.messages);
       const started = await runner.schedule(state, flags.chatKey, async (signal) => {
         const previousSequence = await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined);

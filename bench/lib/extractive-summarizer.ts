@@ -30,7 +30,7 @@ function sentences(text: string): string[] {
 export class ExtractiveSummarizer implements Summarizer {
   private readonly encoder = loadEncoder('o200k_base');
 
-  /** The summary text; empty when no sentence carries a name or number. */
+  /** The summary text (the best sentence cut to size when none fits whole). */
   async summarize(request: { messages: unknown[]; targetTokens: number }): Promise<string> {
     const all: Sentence[] = [];
     for (const message of request.messages) {
@@ -42,7 +42,7 @@ export class ExtractiveSummarizer implements Summarizer {
         all.push({ role, text: line, order: all.length, score: informativeness(text), tokens: this.encoder.count(line) + 1 });
       }
     }
-    const ranked = all.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score || b.order - a.order);
+    const ranked = all.sort((a, b) => b.score - a.score || b.order - a.order);
     const chosen: Sentence[] = [];
     let used = 0;
     for (const sentence of ranked) {
@@ -50,6 +50,7 @@ export class ExtractiveSummarizer implements Summarizer {
       chosen.push(sentence);
       used += sentence.tokens;
     }
+    if (chosen.length === 0 && ranked[0]) return `${ranked[0].text.slice(0, Math.max(0, request.targetTokens * 3))}…`;
     return chosen.sort((a, b) => a.order - b.order).map((sentence) => sentence.text).join('\n');
   }
 }

@@ -1,12 +1,12 @@
 import type { PlanResult, Summarizer } from '../engine/index.js';
-import { buildChunks, type SummaryChunk } from './build-chunks.js';
+import { buildItems, type SummaryChunk } from './build-chunks.js';
 import type { CompressSettings } from './compress-settings.js';
 import { appendFacts, factReceipt, type FactReceipt } from './fact-receipt.js';
 import { messageText } from './message-text.js';
 import { blockTokens, fitSummaryBlock, insertBlock, summaryBlock } from './summary-block.js';
 import type { SummaryCache } from './summary-cache.js';
 import { chooseLevel, type SummaryLevel } from './summary-level.js';
-import { summarizeChunks } from './summarize-chunks.js';
+import { summarizeItems } from './summarize-chunks.js';
 
 /** What compression did to one plan. */
 export interface CompressOutcome {
@@ -37,13 +37,8 @@ function coveredSources(chunk: SummaryChunk, messages: readonly unknown[]): Arra
   return chunk.indices.flatMap((index, position) => (covered.has(chunk.ids[position]!) ? [{ id: chunk.ids[position]!, text: messageText(messages[index]) }] : []));
 }
 
-/** The chat messages of a plan (non-system). */
-function chatCount(result: PlanResult): number {
-  return result.plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer').length;
-}
-
 /**
- * Replaces the plan's `summarize` ranges by one summary block: picks the level, summarizes
+ * Replaces the plan's `summarize` messages by one summary block: picks the level, summarizes
  * (cached), checks facts, fits the block into the reserved tokens and inserts it after the
  * system prompts. Anything that fails is dropped (as without a summarizer) and noted.
  */
@@ -55,43 +50,46 @@ export async function compressPlan(input: { result: PlanResult; messages: readon
   const pending = plan.summaryRanges.reduce((sum, range) => sum + range.ids.length, 0);
   if (pending === 0) return outcome;
   outcome.dropped = pending;
-  const level = chooseLevel(pending, chatCount(result), settings.levels);
+  const level = chooseLevel(pending, plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer').length, settings.levels);
   if (!level) {
     outcome.notes.push(`no summary level enabled: ${pending} message(s) dropped`);
     return outcome;
   }
   outcome.level = level;
-  const chunks = buildChunks(result, messages, level);
+  const items = buildItems(result, messages, level);
   const allowed = plan.budget.limitTokens > 0 ? Math.min(plan.budget.summaryReserveTokens, plan.budget.limitTokens - base) : plan.budget.summaryReserveTokens;
-  const framing = blockTokens(summaryBlock(pending, chunks.map(() => '')), plan.encoding, input.correction);
-  const total = chunks.reduce((sum, chunk) => sum + chunk.tokens, 0);
-  if (allowed - framing < 16 * chunks.length) {
-    outcome.notes.push(`no room for a summary (${allowed} tokens reserved): ${pending} message(s) dropped`);
+  const framing = blockTokens(summaryBlock(pending, items.map(() => '')), plan.encoding, input.correction);
+  if (allowed - framing < 16 * items.length) {
+    outcome.notes.push(`no room for ${items.length} summaries in ${allowed} reserved tokens: ${pending} message(s) dropped`);
     return outcome;
   }
-  const targets = chunks.map((chunk) => Math.max(16, Math.min(Math.ceil(chunk.tokens * settings.ratio), Math.floor(((allowed - framing) * chunk.tokens) / Math.max(1, total)))));
-  const results = await summarizeChunks({ chunks, messages, targets, summarizer: input.summarizer, cache: input.cache, model: settings.model, ratio: settings.ratio, signal: input.signal });
+  const total = items.reduce((sum, item) => sum + item.options[0]!.tokens, 0);
+  const targetOf = (chunk: SummaryChunk) => Math.max(16, Math.min(Math.ceil(chunk.tokens * settings.ratio), Math.floor(((allowed - framing) * chunk.tokens) / Math.max(1, total))));
+  const results = await summarizeItems({ items, messages, targetOf, summarizer: input.summarizer, cache: input.cache, model: settings.model, ratio: settings.ratio, warm: settings.warm, signal: input.signal });
   const good: Array<{ chunk: SummaryChunk; text: string; receipt: FactReceipt }> = [];
   for (const item of results) {
     if ('error' in item) {
       outcome.calls += 1;
-      outcome.notes.push(`${item.chunk.level} summary of ${item.chunk.covers.length} message(s) failed (${item.error}); dropped instead, not cached`);
+      outcome.notes.push(`${item.item.options[0]!.level} summary of ${item.item.options[0]!.covers.length} message(s) failed (${item.error}); dropped instead, not cached`);
       continue;
     }
-    if (item.cached) outcome.cacheHits += 1;
-    else outcome.calls += 1;
-    const receipt = factReceipt(coveredSources(item.chunk, messages), item.text);
-    let text = item.text;
-    if (receipt.missing.length && settings.factReceipt === 'append') {
-      text = appendFacts(text, receipt.missing);
-      receipt.action = 'appended';
-    } else if (receipt.missing.length && settings.factReceipt === 'keep_source') {
-      receipt.action = 'kept_source';
-      outcome.keepSource.push(...receipt.missingIn);
+    for (const { chunk, text: written, cached } of item.texts) {
+      if (cached) outcome.cacheHits += 1;
+      else outcome.calls += 1;
+      const receipt = factReceipt(coveredSources(chunk, messages), written);
+      let text = written;
+      if (receipt.missing.length && settings.factReceipt === 'append') {
+        text = appendFacts(text, receipt.missing);
+        receipt.action = 'appended';
+      } else if (receipt.missing.length && settings.factReceipt === 'keep_source') {
+        receipt.action = 'kept_source';
+        outcome.keepSource.push(...receipt.missingIn);
+      }
+      outcome.receipts.push(receipt);
+      good.push({ chunk, text, receipt });
     }
-    outcome.receipts.push(receipt);
-    good.push({ chunk: item.chunk, text, receipt });
   }
+  if (results.some((item) => 'texts' in item && item.texts.length > 1)) outcome.notes.push('conversation summary not cached yet: its segment summaries were used');
   if (good.length === 0) return outcome;
   const count = good.reduce((sum, item) => sum + item.chunk.covers.length, 0);
   const fitted = fitSummaryBlock(count, good.map((item) => item.text), allowed, plan.encoding, input.correction);
@@ -101,15 +99,8 @@ export async function compressPlan(input: { result: PlanResult; messages: readon
   }
   if (fitted.truncated) {
     outcome.notes.push(`summary truncated to fit the ${allowed} reserved tokens`);
-    const sentText = fitted.block.content;
-    outcome.receipts = good.map((item) => ({ ...factReceipt(coveredSources(item.chunk, messages), sentText), action: item.receipt.action }));
+    outcome.receipts = good.map((item) => ({ ...factReceipt(coveredSources(item.chunk, messages), fitted.block.content), action: item.receipt.action }));
   }
-  outcome.messages = insertBlock(result, fitted.block);
-  outcome.block = fitted.block;
-  outcome.blockTokens = fitted.tokens;
-  outcome.tokensAfter = base + fitted.tokens;
-  outcome.summarized = count;
-  outcome.dropped = pending - count;
-  outcome.truncated = fitted.truncated;
+  Object.assign(outcome, { messages: insertBlock(result, fitted.block), block: fitted.block, blockTokens: fitted.tokens, tokensAfter: base + fitted.tokens, summarized: count, dropped: pending - count, truncated: fitted.truncated });
   return outcome;
 }

@@ -9,6 +9,8 @@ export interface CompressSettings {
   ratio: number;
   levels: LevelPolicy;
   factReceipt: FactReceiptMode;
+  /** Ahead-of-time run: summarize whole groups and stand-in parts so that any next plan finds them cached. */
+  warm?: boolean;
 }
 
 /** Settings with defaults: ratio 0.3, every level on, receipts appended. */

@@ -28,6 +28,8 @@ export async function summarizeItems(input: {
   cache: SummaryCache;
   model: string;
   ratio: number;
+  /** Ahead of time: write the whole-group option on a miss, and every missing stand-in part too, so any later plan finds them. */
+  warm?: boolean;
   signal?: AbortSignal;
 }): Promise<ItemResult[]> {
   const keyOf = (chunk: SummaryChunk) => summaryKey(chunk, input.model, input.ratio);
@@ -37,15 +39,19 @@ export async function summarizeItems(input: {
   const fresh: Array<{ key: string; text: string }> = [];
   const results = await Promise.all(
     input.items.map(async (item): Promise<ItemResult> => {
-      const hit = item.options.find((chunk) => cached.has(keyOf(chunk)));
-      if (hit) return { item, texts: [{ chunk: hit, text: cached.get(keyOf(hit))!, cached: true }] };
-      if (item.parts?.length && item.parts.every((part) => cached.has(keyOf(part)))) return { item, texts: item.parts.map((part) => ({ chunk: part, text: cached.get(keyOf(part))!, cached: true })) };
-      const chunk = item.options[0]!;
-      try {
+      const write = async (chunk: SummaryChunk): Promise<ChunkText> => {
         const text = (await input.summarizer.summarize({ messages: chunk.indices.map((index) => input.messages[index]), targetTokens: input.targetOf(chunk), signal: input.signal })).trim();
-        if (UNUSABLE.has(text.toLowerCase())) return { item, error: 'empty summary' };
+        if (UNUSABLE.has(text.toLowerCase())) throw new Error('empty summary');
         fresh.push({ key: keyOf(chunk), text });
-        return { item, texts: [{ chunk, text, cached: false }] };
+        return { chunk, text, cached: false };
+      };
+      try {
+        if (input.warm) await Promise.all((item.parts ?? []).filter((part) => !cached.has(keyOf(part))).map(write));
+        const hit = item.options.find((chunk) => cached.has(keyOf(chunk)));
+        if (hit) return { item, texts: [{ chunk: hit, text: cached.get(keyOf(hit))!, cached: true }] };
+        if (item.parts?.length && item.parts.every((part) => cached.has(keyOf(part)))) return { item, texts: item.parts.map((part) => ({ chunk: part, text: cached.get(keyOf(part))!, cached: true })) };
+        const chunk = input.warm ? [...item.options].sort((a, b) => b.ids.length - a.ids.length)[0]! : item.options[0]!;
+        return { item, texts: [await write(chunk)] };
       } catch (error) {
         return { item, error: (error as Error)?.message ?? String(error) };
       }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { planContext, type PlanInput } from '../../src/engine/index.js';
+import { messageIds, planContext, type PlanInput } from '../../src/engine/index.js';
 import { compressSettings, type CompressSettings } from '../../src/compress/compress-settings.js';
 import { LlmSummarizer } from '../../src/compress/llm-summarizer.js';
 import { planAndCompress } from '../../src/compress/plan-and-compress.js';
@@ -19,14 +19,14 @@ afterAll(async () => server.close());
 afterEach(async () => store?.dispose());
 
 /** Plans `messages` under `maxTokens` with summaries from the loopback server (fresh store unless `keepStore`). */
-async function run(messages: Message[], maxTokens: number, options: { script?: Script; settings?: Partial<CompressSettings>; model?: string; timeoutMs?: number; keepStore?: boolean } = {}) {
+async function run(messages: Message[], maxTokens: number, options: { script?: Script; settings?: Partial<CompressSettings>; model?: string; timeoutMs?: number; keepStore?: boolean; marks?: PlanInput['marks'] } = {}) {
   server.script = options.script ?? faithfulSummary;
   if (!options.keepStore) {
     await store?.dispose();
     store = tempStore();
   }
   const client = new LlmClient({ baseUrl: server.url, model: options.model ?? 'mini', retries: 0, timeoutMs: options.timeoutMs ?? 5000 });
-  const input: PlanInput = { messages, model: 'gpt-4o', options: { maxTokens, summarize: true } };
+  const input: PlanInput = { messages, model: 'gpt-4o', options: { maxTokens, summarize: true }, marks: options.marks };
   const compression = { summarizer: new LlmSummarizer(client), cache: new SummaryCache(store.state, 60_000), settings: compressSettings({ model: client.options.model, ...options.settings }) };
   const before = server.chatCalls();
   const context = await planAndCompress(input, compression);
@@ -107,6 +107,33 @@ describe('compressPlan cache', () => {
     const grown = await run(orderChat(12, 'and one more thing about the orders?'), 1000, { keepStore: true });
     expect(grown.outcome.level).toBe('turn');
     expect(grown.outcome.cacheHits).toBeGreaterThan(0);
+  });
+});
+
+describe('compressPlan stable keys and ahead-of-time warming', () => {
+  it('a segment mostly summarized is summarized whole, so keeping one of its messages later still hits the cache', async () => {
+    const messages = orderChat(12);
+    const first = await run(messages, 800);
+    const firstSummary = blockOf(first.messages)!.content.split('\n\n')[1];
+    const pinned = await run(messages, 800, { keepStore: true, marks: { [messageIds(messages)[3]!]: { pinned: true } } });
+    expect(pinned.messages).toContainEqual(messages[3]);
+    expect(pinned.outcome.cacheHits).toBeGreaterThanOrEqual(1);
+    expect(blockOf(pinned.messages)!.content.split('\n\n')[1]).toBe(firstSummary);
+  });
+
+  it('warming writes the segment summaries too; a later conversation-level plan over other segments uses them without a call', async () => {
+    const messages = orderChat(20);
+    const warm = await run(messages, 900, { settings: { warm: true } });
+    expect(warm.outcome.level).toBe('conversation');
+    expect(warm.calls).toBe(5);
+    const later = await run(messages, 1000, { keepStore: true });
+    expect(later.outcome.level).toBe('conversation');
+    expect(later.calls).toBe(0);
+    expect(later.outcome.notes.join(' ')).toMatch(/segment summaries were used/);
+    expect(blockOf(later.messages)!.content).toContain('ORD-1011');
+    expect(promptTokens(later.messages)).toBeLessThanOrEqual(1000);
+    const cold = await run(messages, 1000);
+    expect(cold.calls).toBe(2);
   });
 });
 
