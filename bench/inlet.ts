@@ -61,13 +61,8 @@ function plan(messages: ChatMessage[], tokenCache: LruTokenCache, previousSequen
 }
 
 async function postInlet(target: HttpTarget, payload: string): Promise<number> {
-  const response = await fetch(`${target.url}/context/filter/inlet`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
-    body: payload,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+  const { status, text } = await target.post('/context/filter/inlet', payload);
+  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
   return (JSON.parse(text) as { messages?: unknown[] }).messages?.length ?? -1;
 }
 
