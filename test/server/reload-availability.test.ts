@@ -41,3 +41,27 @@ describe('requests during a reload', () => {
     expect((await inlet()).body).toEqual({ model: 'gpt-4o', filtered: true });
   });
 });
+
+describe('requests during a hot reload of one file', () => {
+  let runtime: TestRuntime;
+  let marker: string;
+  beforeAll(async () => {
+    const first = await createTestRuntime();
+    marker = path.join(first.root, 'slow.marker');
+    writeFileSync(path.join(first.filtersDir, 'slow.ts'), slowToImport(marker));
+    runtime = await first.restart();
+    runtime.registry.watch();
+  });
+  afterAll(async () => runtime.dispose());
+
+  it('while the edited file is re-imported, its filter keeps answering', async () => {
+    const inlet = () => request(runtime.app).post('/slow/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+    expect((await inlet()).body).toEqual({ model: 'gpt-4o', filtered: true });
+    writeFileSync(marker, '');
+    writeFileSync(path.join(runtime.filtersDir, 'slow.ts'), `${slowToImport(marker)}// edited\n`);
+    // Past the 50 ms debounce, well inside the 1.5 s import.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const during = await inlet();
+    expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', filtered: true } });
+  });
+});
