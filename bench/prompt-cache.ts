@@ -6,14 +6,14 @@
 import { LruTokenCache, planContext, type AlgorithmName } from '../src/engine/index.js';
 import { GPT_4O_PRICES, promptCost } from './lib/cache-cost.js';
 import type { ChatMessage } from './lib/chat-message.js';
-import { generateConversation } from './lib/conversation-generator.js';
-import { mean } from './lib/metrics.js';
+import { generateConversation, questionRequest, type BenchConversation } from './lib/conversation-generator.js';
+import { evidenceRecall, mean } from './lib/metrics.js';
 import { commonPrefixLength, openAiCachedTokens, prefixTokens } from './lib/prefix-reuse.js';
 import { slidingWindow } from './lib/sliding-window.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter, PRIMING_TOKENS } from './lib/token-count.js';
 
-const SEEDS = [11, 12];
+const SEEDS = [11, 12, 13, 14];
 const SESSIONS = 26;
 const BUDGETS = [4000, 8000];
 const ALGORITHMS: AlgorithmName[] = ['greedy', 'recency', 'dependency', 'prefix_cache'];
@@ -31,6 +31,8 @@ interface Totals {
   costBillable: number;
   overBudget: number;
   shares: number[];
+  /** Evidence recall of the planted questions, each asked as a side branch at its point of the replay. */
+  recalls: number[];
 }
 
 const started = performance.now();
@@ -39,11 +41,12 @@ const tokenCache = new LruTokenCache(200_000);
 const methods = [...ALGORITHMS, WINDOW];
 const totals = new Map<string, Totals>();
 const historyTokens: number[] = [];
-const empty = (): Totals => ({ requests: 0, trimmed: 0, prompt: 0, prefix: 0, billable: 0, hits: 0, costNoCache: 0, costCached: 0, costBillable: 0, overBudget: 0, shares: [] });
+const empty = (): Totals => ({ requests: 0, trimmed: 0, prompt: 0, prefix: 0, billable: 0, hits: 0, costNoCache: 0, costCached: 0, costBillable: 0, overBudget: 0, shares: [], recalls: [] });
 
 for (const budget of BUDGETS) {
   for (const seed of SEEDS) {
-    const { messages } = generateConversation({ seed, sessions: SESSIONS });
+    const conversation = generateConversation({ seed, sessions: SESSIONS });
+    const { messages } = conversation;
     historyTokens.push(counter.prompt(messages));
     for (const method of methods) {
       const key = `${budget}|${method}`;
@@ -51,18 +54,25 @@ for (const budget of BUDGETS) {
       totals.set(key, total);
       let previousSent: ChatMessage[] = [];
       let previousSequence: string[] | undefined;
+      const plan = (request: ChatMessage[]): { sent: ChatMessage[]; kept: Set<number>; sequence?: string[] } => {
+        if (method === WINDOW) {
+          const kept = slidingWindow({ messages: request, tokens: counter.messages(request), budget });
+          return { sent: kept.map((index) => request[index]!), kept: new Set(kept) };
+        }
+        const result = planContext({ messages: request, model: 'gpt-4o', options: { algorithm: method as AlgorithmName, maxTokens: budget }, tokenCache, previousSequence });
+        const kept = result.plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index);
+        return { sent: result.messages as ChatMessage[], kept: new Set(kept), sequence: result.sequence };
+      };
       // Request k: everything up to and including the k-th user message (odd indices are users).
       for (let end = 2; end <= messages.length; end += 2) {
-        const request = messages.slice(0, end);
-        let sent: ChatMessage[];
-        if (method === WINDOW) {
-          const tokens = counter.messages(request);
-          sent = slidingWindow({ messages: request, tokens, budget }).map((index) => request[index]!);
-        } else {
-          const result = planContext({ messages: request, model: 'gpt-4o', options: { algorithm: method as AlgorithmName, maxTokens: budget }, tokenCache, previousSequence });
-          previousSequence = result.sequence;
-          sent = result.messages as ChatMessage[];
+        // A planted question asked instead of this turn's user message (a side branch: the replay goes on unchanged).
+        for (const question of askedAt(conversation, end - 1)) {
+          total.recalls.push(evidenceRecall(question.evidence, plan(questionRequest(conversation, question)).kept));
         }
+        const request = messages.slice(0, end);
+        const planned = plan(request);
+        const sent = planned.sent;
+        if (planned.sequence) previousSequence = planned.sequence;
         const sentTokens = counter.messages(sent);
         const prompt = sentTokens.reduce((sum, value) => sum + value, PRIMING_TOKENS);
         const prefix = prefixTokens(sentTokens, commonPrefixLength(previousSent, sent));
@@ -84,15 +94,20 @@ for (const budget of BUDGETS) {
   }
 }
 
+/** Planted questions asked at message index `index` (in place of that user message). */
+function askedAt(conversation: BenchConversation, index: number) {
+  return conversation.questions.filter((question) => question.askAt === index);
+}
+
 const usd = (value: number): string => `$${value.toFixed(4)}`;
-console.log(`# Prompt-cache economics — ${SEEDS.length} conversations replayed turn by turn (history ${historyTokens.slice(0, SEEDS.length).map((t) => `${t}`).join(' and ')} tokens at the end), gpt-4o input $${GPT_4O_PRICES.input}/M, cache read $${GPT_4O_PRICES.cacheRead}/M`);
+console.log(`# Prompt-cache economics — ${SEEDS.length} conversations replayed turn by turn (history ${historyTokens.slice(0, SEEDS.length).join(', ')} tokens at the end), gpt-4o input $${GPT_4O_PRICES.input}/M, cache read $${GPT_4O_PRICES.cacheRead}/M`);
 console.log('Prefix reuse = tokens of the longest common prefix (whole messages) with the previous request ÷ prompt tokens. "OpenAI rule" bills a prefix only from 1,024 tokens, in 128-token blocks.\n');
 const verdicts: string[] = [];
 for (const budget of BUDGETS) {
   console.log(`## Budget ${budget} tokens\n`);
   console.log(
     markdownTable(
-      ['algorithm', 'requests (trimmed)', 'mean prompt', 'prefix reuse', 'median turn', 'OpenAI rule', 'cost, no cache', 'cost, cached', 'saving', 'saving (OpenAI rule)', 'over budget'],
+      ['algorithm', 'requests (trimmed)', 'mean prompt', 'prefix reuse', 'median turn', 'OpenAI rule', 'cost, no cache', 'cost, cached', 'saving', 'saving (OpenAI rule)', 'over budget', 'evidence recall'],
       methods.map((method) => {
         const total = totals.get(`${budget}|${method}`)!;
         const sorted = [...total.shares].sort((a, b) => a - b);
@@ -108,6 +123,7 @@ for (const budget of BUDGETS) {
           percent(1 - total.costCached / total.costNoCache),
           percent(1 - total.costBillable / total.costNoCache),
           String(total.overBudget),
+          `${percent(mean(total.recalls))} (n=${total.recalls.length})`,
         ];
       }),
     ),
