@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,5 +63,60 @@ describe('requests during a hot reload of one file', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     const during = await inlet();
     expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', filtered: true } });
+  });
+});
+
+/** onStartup / onShutdown that are slow (1.5 s) while their marker file exists; the inlet reports whether onStartup finished. */
+const slowLifecycle = (startMarker: string, stopMarker: string) => `import { existsSync } from 'node:fs';
+${sdkImport}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+let started = false;
+export default defineFilter({
+  name: 'Slow lifecycle',
+  async onStartup() {
+    if (existsSync(${JSON.stringify(startMarker)})) await sleep(1500);
+    started = true;
+  },
+  async onShutdown() {
+    if (existsSync(${JSON.stringify(stopMarker)})) await sleep(1500);
+  },
+  inlet: ({ body }) => ({ ...body, started }),
+});
+`;
+
+describe('requests during a reload with slow lifecycle hooks', () => {
+  let runtime: TestRuntime;
+  let startMarker: string;
+  let stopMarker: string;
+  beforeAll(async () => {
+    const first = await createTestRuntime();
+    startMarker = path.join(first.root, 'start.marker');
+    stopMarker = path.join(first.root, 'stop.marker');
+    writeFileSync(path.join(first.filtersDir, 'lazy.ts'), slowLifecycle(startMarker, stopMarker));
+    runtime = await first.restart();
+  });
+  afterAll(async () => {
+    rmSync(startMarker, { force: true });
+    rmSync(stopMarker, { force: true });
+    await runtime.dispose();
+  });
+
+  const inlet = () => request(runtime.app).post('/lazy/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+
+  it.each([
+    ['a slow onShutdown of the old instance', 'stop'],
+    ['a slow onStartup of the new instance', 'start'],
+  ])('during %s, requests are answered by a started filter (never a 404, never before onStartup finished)', async (_label, which) => {
+    rmSync(startMarker, { force: true });
+    rmSync(stopMarker, { force: true });
+    expect((await inlet()).body).toEqual({ model: 'gpt-4o', started: true });
+    writeFileSync(which === 'start' ? startMarker : stopMarker, '');
+    const reload = request(runtime.app).post('/pipelines/reload').set(runtime.auth).then((response) => response);
+    // Well inside the 1.5 s hook.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const during = await inlet();
+    // Let the reload finish before asserting, so one failure does not leak into the next case.
+    expect((await reload).status).toBe(200);
+    expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', started: true } });
   });
 });
