@@ -1,12 +1,16 @@
 import type { EngineOptions } from '../types.js';
 
-/** Engine defaults (lethes' valve defaults where they exist; no token limit). */
+/**
+ * Engine defaults: no token limit; keyword relevance with a mild recency boost (0.25), which
+ * beat lethes' smart/1.5 and every baseline on the evidence-recall bench (bench/recall.ts);
+ * `smart` (tool penalty, answer coherence) remains the choice for tool-heavy chats.
+ */
 export function defaultEngineOptions(): EngineOptions {
   return {
     maxTokens: 0,
     algorithm: 'recency',
-    weighting: 'smart',
-    recencyFactor: 1.5,
+    weighting: 'keyword',
+    recencyFactor: 0.25,
     recent: 4,
     toolPenalty: 0.5,
     pairCoherence: 0.8,
