@@ -22,6 +22,8 @@ describe('management: upload, add, delete', () => {
       '/error.ts': { kind: 'status', status: 500 },
       '/user/repo/raw/main/moved.ts': { kind: 'redirect', location: '/raw/moved.ts' },
       '/raw/moved.ts': { kind: 'file', body: noopFilter({ name: 'Moved' }) },
+      '/loop.ts': { kind: 'redirect', location: '/loop.ts' },
+      '/to-file.ts': { kind: 'redirect', location: 'file:///etc/passwd' },
     });
   });
   afterAll(async () => {
@@ -87,6 +89,13 @@ describe('management: upload, add, delete', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: true, detail: expect.stringContaining('moved.ts') } });
     expect(readFileSync(path.join(runtime.filtersDir, 'moved.ts'), 'utf8')).toBe(noopFilter({ name: 'Moved' }));
     await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'moved' }).expect(200);
+  });
+
+  it('add: a redirect loop or a redirect to a non-http URL → 400, nothing written', async () => {
+    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/loop.ts') }), 400, /download/i);
+    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/to-file.ts') }), 400, /download/i);
+    expect(existsSync(path.join(runtime.filtersDir, 'loop.ts'))).toBe(false);
+    expect(existsSync(path.join(runtime.filtersDir, 'to-file.ts'))).toBe(false);
   });
 
   it('add: a download that fails (404, 500) → 400, nothing written', async () => {
