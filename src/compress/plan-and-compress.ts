@@ -26,9 +26,18 @@ function withPinned(input: PlanInput, ids: readonly string[]): PlanInput {
   return { ...input, marks };
 }
 
+/** No summary at all: the plan without summaries (exactly the dropping behaviour, the reserve given back to messages). */
+function dropInstead(input: PlanInput, outcome: CompressOutcome): CompressedContext {
+  const result = planContext({ ...input, options: { ...input.options, summarize: false } });
+  outcome.notes.push('no summary block: planned without summaries (older messages dropped)');
+  Object.assign(outcome, { messages: result.messages, tokensAfter: result.plan.tokensAfter, summarized: 0 });
+  return { result, outcome, messages: result.messages, keptSources: [] };
+}
+
 /**
  * Plans the context and, when a summarizer is configured and the plan marks messages
- * `summarize`, compresses them into one summary block. With `keep_source` receipts, the
+ * `summarize`, compresses them into one summary block; when no summary can be had, plans as
+ * if there were no summarizer. With `keep_source` receipts, the
  * messages whose facts a summary lost are pinned and the context re-planned once (if that
  * still fits the budget; otherwise the facts are only reported).
  */
@@ -36,6 +45,7 @@ export async function planAndCompress(input: PlanInput, compression: Compression
   const result = planContext(input);
   if (!compression || result.plan.summaryRanges.length === 0) return { result, messages: result.messages, keptSources: [] };
   const outcome = await compressPlan({ result, messages: input.messages, ...compression, ...extra });
+  if (!outcome.block) return dropInstead(input, outcome);
   if (outcome.keepSource.length === 0) return { result, outcome, messages: outcome.messages, keptSources: [] };
   const again = planContext(withPinned(input, outcome.keepSource));
   if (again.plan.overBudget) {

@@ -10,6 +10,9 @@ import { chatReply, startLoopback, type LoopbackServer, type Script } from '../l
 import { faithfulSummary, orderChat, promptTokens, type Message } from './helpers/order-chat.js';
 import { tempStore } from './helpers/temp-store.js';
 
+/** Engine options pinned (as the context filter's valves pass them), so engine default tuning does not move these cases. */
+const ENGINE = { algorithm: 'recency', weighting: 'static', recencyFactor: 1.5, recent: 4 } as const;
+
 let server: LoopbackServer;
 let store: ReturnType<typeof tempStore>;
 beforeAll(async () => {
@@ -26,7 +29,7 @@ async function run(messages: Message[], maxTokens: number, options: { script?: S
     store = tempStore();
   }
   const client = new LlmClient({ baseUrl: server.url, model: options.model ?? 'mini', retries: 0, timeoutMs: options.timeoutMs ?? 5000 });
-  const input: PlanInput = { messages, model: 'gpt-4o', options: { maxTokens, summarize: true }, marks: options.marks };
+  const input: PlanInput = { messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens, summarize: true }, marks: options.marks };
   const compression = { summarizer: new LlmSummarizer(client), cache: new SummaryCache(store.state, 60_000), settings: compressSettings({ model: client.options.model, ...options.settings }) };
   const before = server.chatCalls();
   const context = await planAndCompress(input, compression);
@@ -147,7 +150,7 @@ describe('compressPlan failures (S1)', () => {
     const messages = orderChat(12);
     const failed = await run(messages, 800, { script, timeoutMs });
     expect(blockOf(failed.messages)).toBeUndefined();
-    expect(failed.messages).toEqual(failed.result.messages);
+    expect(failed.messages).toEqual(planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 800 } }).messages);
     expect(failed.outcome.dropped).toBe(12);
     expect(failed.outcome.notes.join(' ')).toMatch(/failed .*dropped instead, not cached/);
     expect(promptTokens(failed.messages)).toBeLessThanOrEqual(800);
@@ -184,7 +187,7 @@ describe('fact receipts', () => {
 
   it('keep_source: the source messages are re-planned as pinned and sent verbatim', async () => {
     const messages = orderChat(12);
-    const dropped = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 1000, summarize: true } });
+    const dropped = planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 1000, summarize: true } });
     const lossyFirst: Script = (request) => (String(request.body.messages.at(-1).content).includes('ORD-1000') ? chatReply('The user discussed an order.') : faithfulSummary(request));
     const { outcome, keptSources, messages: sent } = await run(messages, 1000, { script: lossyFirst, settings: { factReceipt: 'keep_source' } });
     expect(dropped.messages).not.toContainEqual(messages[1]);

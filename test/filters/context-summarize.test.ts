@@ -58,7 +58,8 @@ beforeAll(async () => {
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
   copyShippedFilter('context.ts', path.join(root, 'filters'));
   await start();
-  await valves({ max_tokens: String(BUDGET), summary_base_url: server.url, summary_model: 'mini', summary_api_key: MODEL_KEY, ahead_of_time: false });
+  // Static weighting: what is summarized depends on budget and recency only, not on engine keyword tuning.
+  await valves({ max_tokens: String(BUDGET), weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_api_key: MODEL_KEY, ahead_of_time: false });
 });
 afterAll(async () => {
   await runtime.close();
@@ -105,8 +106,9 @@ describe('context filter with a summarizer, over HTTP', () => {
     const messages = orderChat(14);
     const { result, calls: made } = await calls(() => inlet(messages, 'sum-none'));
     expect(made).toBe(0);
-    expect(result).toEqual(planContext({ messages, model: 'gpt-4o', options: { maxTokens: BUDGET } }).messages);
     await valves({ summary_base_url: server.url });
+    const valveDefaults = { algorithm: 'recency', weighting: 'static', recencyFactor: 1.5, recent: 4, toolPenalty: 0.5, pairCoherence: 0.8, minChatMessages: 1 } as const;
+    expect(result).toEqual(planContext({ messages, model: 'gpt-4o', options: { ...valveDefaults, maxTokens: BUDGET } }).messages);
   });
 
   it('a failing summarizer (500) falls back to dropping; the inlet still answers within budget', async () => {
