@@ -15,7 +15,8 @@ import { MessageTokenCounter } from './lib/token-count.js';
 
 const SIZES = [50, 500, 2000];
 const COLD_RUNS: Record<number, number> = { 50: 80, 500: 20, 2000: 6 };
-const WARM_RUNS: Record<number, number> = { 50: 150, 500: 40, 2000: 20 };
+const NEW_WORDS_RUNS: Record<number, number> = { 50: 40, 500: 8, 2000: 3 };
+const WARM_RUNS: Record<number, number> = { 50: 100, 500: 40, 2000: 20 };
 const BUDGET = 2000;
 const MODEL = 'gpt-4o';
 const WARM_TARGET = 3;
@@ -85,7 +86,7 @@ for (const size of SIZES) {
   for (const mode of ['cold', 'cold, new words'] as const) {
     const cold: Row = { size, mode, path: 'in-process', runs: [], floors: [] };
     const coldHttp: Row = { size, mode, path: 'HTTP', runs: [], floors: [] };
-    for (let run = 0; run < COLD_RUNS[size]!; run++) {
+    for (let run = 0; run < (mode === 'cold' ? COLD_RUNS : NEW_WORDS_RUNS)[size]!; run++) {
       const base = unseen(conversationOfSize(size * 1000 + run, size), `c${size}-${run}`);
       const messages = mode === 'cold' ? base : newWords(base);
       cold.runs.push(timeSync(() => plan(messages, new LruTokenCache())));
@@ -103,32 +104,25 @@ for (const size of SIZES) {
     if (http) rows.push(coldHttp);
   }
 
-  // Warm: previous turn planned (cache warm), then the same history plus one new turn.
-  const turns = WARM_RUNS[size]!;
-  const long = conversationOfSize(size * 1000 + 500, size + 2 * turns);
+  // Warm: the previous turn planned (cache warm), then the same history plus one new turn (assistant reply + user).
   const warm: Row = { size, mode: 'warm', path: 'in-process', runs: [], floors: [] };
-  const cache = new LruTokenCache(200_000);
-  let previous = plan(long.slice(0, size), cache);
-  for (let turn = 1; turn <= turns; turn++) {
-    const messages = long.slice(0, size + 2 * turn);
-    let result = previous;
-    warm.runs.push(timeSync(() => (result = plan(messages, cache, previous.sequence))));
-    previous = result;
+  const warmHttp: Row = { size, mode: 'warm', path: 'HTTP', runs: [], floors: [] };
+  for (let run = 0; run < WARM_RUNS[size]!; run++) {
+    const messages = unseen(conversationOfSize(size * 1000 + 500 + run, size + 2), `w${size}-${run}`);
+    const cache = new LruTokenCache(200_000);
+    const previous = plan(messages.slice(0, size), cache);
+    warm.runs.push(timeSync(() => plan(messages, cache, previous.sequence)));
     warm.floors.push(jsonFloor({ model: MODEL, messages }));
+    if (http) {
+      const httpMessages = unseen(messages, 'http');
+      await postInlet(http, inletPayload(httpMessages.slice(0, size)));
+      const payload = inletPayload(httpMessages);
+      warmHttp.runs.push(await timeAsync(() => postInlet(http, payload)));
+      warmHttp.floors.push(jsonFloor({ model: MODEL, messages: httpMessages }));
+    }
   }
   rows.push(warm);
-  if (http) {
-    const warmHttp: Row = { size, mode: 'warm', path: 'HTTP', runs: [], floors: [] };
-    const httpLong = unseen(long, 'warm-http');
-    await postInlet(http, inletPayload(httpLong.slice(0, size)));
-    for (let turn = 1; turn <= turns; turn++) {
-      const messages = httpLong.slice(0, size + 2 * turn);
-      const payload = inletPayload(messages);
-      warmHttp.runs.push(await timeAsync(() => postInlet(http, payload)));
-      warmHttp.floors.push(jsonFloor({ model: MODEL, messages }));
-    }
-    rows.push(warmHttp);
-  }
+  if (http) rows.push(warmHttp);
 }
 if (http) await http.close();
 

@@ -35,7 +35,7 @@ const methods: Array<{ name: string; select: (input: SelectionInput, salt: numbe
   { name: DEFAULT, select: engineSelection({}, tokenCache) },
   { name: 'engine greedy', select: engineSelection({ algorithm: 'greedy' }, tokenCache) },
   { name: 'engine dependency', select: engineSelection({ algorithm: 'dependency' }, tokenCache) },
-  { name: 'engine recency+keyword', select: engineSelection({ weighting: 'keyword' }, tokenCache) },
+  { name: 'engine lethes defaults (smart, recency 1.5)', select: engineSelection({ weighting: 'smart', recencyFactor: 1.5 }, tokenCache) },
   { name: 'sliding window', select: slidingWindow },
   { name: 'random', select: (input, salt) => randomSelection(salt)(input) },
   { name: 'BM25', select: (input) => bm25Selection(input) },
