@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createLogger } from '../../src/util/logger.js';
 import { copyShippedFilter, TEST_API_KEY } from '../helpers/create-test-runtime.js';
-import { embeddingReply, startLoopback, type LoopbackServer, type Script } from '../llm/helpers/loopback-openai.js';
+import { embeddingReply, startLoopback, summaryInput, type LoopbackServer, type Script } from '../llm/helpers/loopback-openai.js';
 import { faithfulSummary, orderChat, promptTokens, type Message } from '../compress/helpers/order-chat.js';
 
 const MODEL_KEY = 'sk-live-DO-NOT-LOG-7c1e99';
@@ -134,6 +134,23 @@ describe('context filter with a summarizer, over HTTP', () => {
     expect(next.calls).toBe(0);
     expect(blockOf(next.result)).toBeDefined();
     expect(promptTokens(next.result)).toBeLessThanOrEqual(BUDGET);
+    await valves({ ahead_of_time: false });
+  });
+
+  it('an inlet arriving while the background job of its chat still runs waits for it instead of summarizing the same text twice', async () => {
+    await valves({ ahead_of_time: true });
+    const history = orderChat(17, 'anything new on the orders?').map((message) => (message.role === 'system' ? message : { ...message, content: `${message.content} (second shop)` }));
+    const slow: Script = (seen) => ({ ...faithfulSummary(seen), delayMs: 200 });
+    server.script = slow;
+    const withReply = [...history, { role: 'assistant', content: 'the orders of the second shop are fine' }];
+    const first = server.requests.length;
+    await outlet(withReply, 'sum-settle');
+    const next = await inlet([...withReply, { role: 'user', content: 'and the second shop payments?' }], 'sum-settle');
+    await aheadOfTimeDone('sum-settle');
+    const bodies = server.requests.slice(first).map((seen) => summaryInput(seen).split('\n').slice(1).join('\n')); // the transcript, without the size line
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(new Set(bodies).size).toBe(bodies.length);
+    expect(blockOf(next)).toBeDefined();
     await valves({ ahead_of_time: false });
   });
 
