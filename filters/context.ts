@@ -109,7 +109,7 @@ export default defineFilter({
     if (flags.get('flags') === true) lines.push(describeFlags(flags));
     const out = lines.length ? appendToReply(body, lines.join('\n')) : body;
     const options = contextOptions(valves, userValves, flags);
-    const client = clientFor(pool, valves);
+    const client = clientFor(pool, valves, 'background');
     if (valves.ahead_of_time && client && options.summarize && !options.full && flags.chatKey && Array.isArray(out.messages) && out.messages.length > 1) {
       runner ??= new AheadOfTimeRunner({ maxConcurrent: valves.summary_concurrency * 2, timeoutMs: valves.ahead_of_time_timeout_ms, onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed') });
       const model = typeof out.model === 'string' ? out.model : undefined;

@@ -14,8 +14,8 @@ import type { SummaryValves } from './summary-valves.js';
 /** Where the compression pieces report store errors. */
 type Warn = (fields: Record<string, unknown>, message: string) => void;
 
-/** The client for the valves, or undefined when no summarizer is configured (no base URL or model). */
-export function clientFor(pool: LlmClientPool, valves: SummaryValves): LlmClient | undefined {
+/** The client for the valves (per lane), or undefined when no summarizer is configured (no base URL or model). */
+export function clientFor(pool: LlmClientPool, valves: SummaryValves, lane: 'inlet' | 'background' = 'inlet'): LlmClient | undefined {
   if (!valves.summary_base_url.trim() || !valves.summary_model.trim()) return undefined;
   return pool.get({
     baseUrl: valves.summary_base_url.trim(),
@@ -26,7 +26,7 @@ export function clientFor(pool: LlmClientPool, valves: SummaryValves): LlmClient
     timeoutMs: valves.summary_timeout_ms,
     retries: valves.summary_retries,
     concurrency: valves.summary_concurrency,
-  });
+  }, lane);
 }
 
 /** Cache TTL in ms from the valve (0 = no expiry). */

@@ -9,9 +9,9 @@ import type { LlmClientOptions } from './llm-client-options.js';
 export class LlmClientPool {
   private readonly clients = new Map<string, LlmClient>();
 
-  /** The client for `options`, created on first use. */
-  get(options: LlmClientOptions): LlmClient {
-    const key = createHash('sha256').update(JSON.stringify(options)).digest('hex');
+  /** The client for `options` in `lane`, created on first use; lanes have their own concurrency limit, so background jobs never hold the slots of inlets. */
+  get(options: LlmClientOptions, lane: 'inlet' | 'background' = 'inlet'): LlmClient {
+    const key = createHash('sha256').update(`${lane}\u0000${JSON.stringify(options)}`).digest('hex');
     let client = this.clients.get(key);
     if (!client) {
       client = new LlmClient(options);
