@@ -16,8 +16,12 @@ interface IdentifiableMessage {
 
 /** The text an id is derived from: text parts joined; image parts by their URL; tool ids. */
 function identityText(message: IdentifiableMessage): string {
-  const parts: string[] = [String(message.role ?? ''), typeof message.name === 'string' ? message.name : ''];
+  const role = String(message.role ?? '');
+  const name = typeof message.name === 'string' ? message.name : '';
   const content = message.content;
+  // Fast path for the common plain-text message: the same string as the join below, without the array.
+  if (typeof content === 'string' && !Array.isArray(message.tool_calls) && typeof message.tool_call_id !== 'string') return `${role}\u0000${name}\u0000${content}`;
+  const parts: string[] = [role, name];
   if (typeof content === 'string') parts.push(content);
   else if (Array.isArray(content)) {
     for (const part of content) {

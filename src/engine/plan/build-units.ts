@@ -14,7 +14,6 @@ export function buildUnits(conversation: Conversation, tokens: ArrayLike<number>
     return {
       position: unit.position,
       members: unit.members,
-      ids: unit.members.map((member) => conversation.nodes[member]!.id),
       role: unit.role,
       tokens: unitTokens,
       weight,

@@ -29,7 +29,7 @@ export const prefixCacheSelection: SelectionAlgorithm = {
     const sent = new Set((previousSequence ?? []).slice(0, prefix.length));
     let total = 0;
     for (const unit of open) {
-      const replayed = unit.members[0]! > prefix.lastIndex || unit.ids.some((id) => sent.has(id));
+      const replayed = unit.members[0]! > prefix.lastIndex || unit.members.some((member) => sent.has(ids[member]!));
       if (replayed) {
         kept[unit.position] = true;
         total += unit.tokens;

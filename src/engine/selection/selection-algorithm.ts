@@ -5,8 +5,6 @@ export interface SelectionUnit {
   position: number;
   /** Input indexes, ascending. */
   members: number[];
-  /** Message ids of the members. */
-  ids: string[];
   role: string;
   tokens: number;
   /** Max weight of the members. */

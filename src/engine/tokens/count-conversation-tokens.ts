@@ -11,14 +11,15 @@ export interface TokenCounts {
 }
 
 /**
- * Counts every message once: the cache (keyed `encoding:id`) holds raw counts, so a message
+ * Counts every message once: the cache (keyed by id, `encoding:id` for non-o200k) holds raw counts, so a message
  * is tokenized once per chat, not once per turn. The encoder loads only on a cache miss.
  */
 export function countConversationTokens(nodes: readonly ChatNode[], encoding: EncodingName, cache: TokenCache | undefined, correction: number): TokenCounts {
   const tokens = new Float64Array(nodes.length);
   let cacheHits = 0;
   for (const node of nodes) {
-    const key = `${encoding}:${node.id}`;
+    // o200k (the common case) is keyed by the bare id: no string built per message per call.
+    const key = encoding === 'o200k_base' ? node.id : `${encoding}:${node.id}`;
     let raw = cache?.get(key);
     if (raw === undefined) {
       raw = countMessageTokens(node.message, loadEncoder(encoding));

@@ -19,7 +19,8 @@ export function termCounter(terms: readonly string[]): TermCounter {
     if (pattern) {
       pattern.lastIndex = 0;
       for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-        counts[offset + index.get(match[0].toLowerCase())!]! += 1;
+        const word = match[0];
+        counts[offset + (index.get(word) ?? index.get(word.toLowerCase()))!]! += 1;
       }
     }
     if (other.length > 0) {
