@@ -33,8 +33,11 @@ function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: numb
 export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[], room: number): FirstUserRepair {
   const repair: FirstUserRepair = { delta: 0, dropped: [], freed: [] };
   let left = room;
+  let cursor = 0;
   for (;;) {
-    const first = units.find((unit) => kept[unit.position]);
+    // Units before the cursor are not kept (only a question before `first` can become kept, and then it leads).
+    while (cursor < units.length && !kept[cursor]) cursor += 1;
+    const first = units[cursor];
     if (!first || first.role === 'user') return repair;
     let question: SelectionUnit | undefined;
     for (let position = first.position - 1; position >= 0 && !question; position -= 1) {
@@ -52,6 +55,7 @@ export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[
     }
     if (question && question.tokens <= left) {
       kept[question.position] = true;
+      cursor = question.position;
       left -= question.tokens;
       repair.delta += question.tokens;
       continue;

@@ -29,7 +29,7 @@ export const dependencySelection: SelectionAlgorithm = {
           open,
           complete: open.length + turn.filter((unit) => unit.mandatory).length === turn.length,
           tokens: open.reduce((sum, unit) => sum + unit.tokens, 0),
-          weight: Math.max(0, ...turn.map((unit) => weights[unit.position]!)),
+          weight: turn.reduce((best, unit) => Math.max(best, weights[unit.position]!), 0),
           position: turn[0]!.position,
         };
       })
