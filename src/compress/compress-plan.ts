@@ -1,12 +1,12 @@
 import type { PlanResult, Summarizer } from '../engine/index.js';
-import { buildItems, type SummaryChunk } from './build-chunks.js';
+import { buildItems, type SummaryChunk } from './build-items.js';
 import type { CompressSettings } from './compress-settings.js';
 import { appendFacts, factReceipt, type FactReceipt } from './fact-receipt.js';
 import { messageText } from './message-text.js';
 import { blockTokens, fitSummaryBlock, insertBlock, summaryBlock } from './summary-block.js';
 import type { SummaryCache } from './summary-cache.js';
 import { chooseLevel, type SummaryLevel } from './summary-level.js';
-import { summarizeItems } from './summarize-chunks.js';
+import { summarizeItems } from './summarize-items.js';
 
 /** What compression did to one plan. */
 export interface CompressOutcome {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SummaryChunk } from './build-chunks.js';
+import type { SummaryChunk } from './build-items.js';
 
 /** The part of the filter's state store the caches need (ScopedState satisfies it). */
 export interface CacheStore {

@@ -68,7 +68,7 @@ export class LlmClient {
       } catch (error) {
         const failure = this.asLlmError(error, signal, attempt);
         if (!failure.retryable || attempt > retries) throw failure;
-        const wait = retryDelayMs(attempt, { baseMs: backoffMs, maxMs: maxRetryDelayMs, retryAfter: (failure as LlmError & { retryAfter?: number }).retryAfter });
+        const wait = retryDelayMs(attempt, { baseMs: backoffMs, maxMs: maxRetryDelayMs, retryAfter: failure.retryAfterMs });
         await sleep(wait, signal).catch(() => {
           throw new LlmError('aborted', 'model call cancelled by the caller', undefined, attempt);
         });
@@ -86,9 +86,7 @@ export class LlmClient {
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const detail = redact(text.slice(0, 300), this.options.apiKey).replace(/\s+/g, ' ');
-      const error = new LlmError('http', `model API answered ${response.statusCode} on ${path}: ${detail}`, response.statusCode);
-      Object.assign(error, { retryAfter: retryAfterMs(response.headers['retry-after']) });
-      throw error;
+      throw new LlmError('http', `model API answered ${response.statusCode} on ${path}: ${detail}`, response.statusCode, 1, retryAfterMs(response.headers['retry-after']));
     }
     try {
       return JSON.parse(text);
@@ -99,7 +97,10 @@ export class LlmClient {
 
   /** Any thrown value as an LlmError, telling timeouts from caller aborts. */
   private asLlmError(error: unknown, signal: AbortSignal | undefined, attempt: number): LlmError {
-    if (error instanceof LlmError) return Object.assign(error, { attempts: attempt });
+    if (error instanceof LlmError) {
+      error.attempts = attempt;
+      return error;
+    }
     if (signal?.aborted) return new LlmError('aborted', 'model call cancelled by the caller', undefined, attempt);
     const name = (error as Error)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') return new LlmError('timeout', `model call timed out after ${this.options.timeoutMs} ms`, undefined, attempt);

@@ -9,7 +9,10 @@ export class LlmError extends UpstreamError {
     readonly failure: LlmFailure,
     message: string,
     status?: number,
-    readonly attempts = 1,
+    /** Attempts made (retries + 1). */
+    public attempts = 1,
+    /** Wait the server asked for (Retry-After), ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message, status);
     this.name = 'LlmError';

@@ -1,5 +1,5 @@
 import type { Summarizer } from '../engine/index.js';
-import type { SummaryChunk, SummaryItem } from './build-chunks.js';
+import type { SummaryChunk, SummaryItem } from './build-items.js';
 import { summaryKey, type SummaryCache } from './summary-cache.js';
 
 /** One summary text and the chunk it was written from. */
