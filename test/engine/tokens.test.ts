@@ -141,6 +141,20 @@ describe('token cache', () => {
     expect([cache.get('a'), cache.get('b'), cache.get('c'), cache.size]).toEqual([1, undefined, 3, 2]);
   });
 
+  it.each([
+    [10, 1, ['k5']],
+    [20, 2, ['k10', 'k11']],
+  ])('LruTokenCache(%i) evicts the %i least recently used entries on overflow', (capacity, evicted, gone) => {
+    const cache = new LruTokenCache(capacity);
+    for (let index = 0; index < capacity; index += 1) cache.set(`k${index}`, index);
+    for (let index = 0; index < capacity / 2; index += 1) cache.get(`k${index}`);
+    cache.set('new', 1);
+    expect(cache.size).toBe(capacity + 1 - evicted);
+    gone.forEach((key) => expect(cache.get(key)).toBeUndefined());
+    expect(cache.get('k0')).toBe(0);
+    expect(cache.get('new')).toBe(1);
+  });
+
   it('S2: an empty cache is used: the second identical run hits it for every message', () => {
     const cache = new LruTokenCache();
     const messages = chat(12);
