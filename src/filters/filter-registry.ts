@@ -79,12 +79,33 @@ export class FilterRegistry {
 
   /** Serialise every load/unload so hooks never interleave. */
   private serial<T>(job: () => Promise<T>): Promise<T> {
+    this.pendingJobs++;
     const run = this.queue.then(job, job);
     this.queue = run.then(
-      () => undefined,
-      () => undefined,
+      () => {
+        this.pendingJobs--;
+      },
+      () => {
+        this.pendingJobs--;
+      },
     );
     return run;
+  }
+
+  private pendingJobs = 0;
+
+  /**
+   * The filter for a request. While a reload or swap is under way the request waits for it
+   * (at most `maxWaitMs`), so it is neither answered 404 nor served by a filter that is half
+   * shut down or not yet started.
+   */
+  async acquire(id: string, maxWaitMs = 10_000): Promise<ActiveFilter | undefined> {
+    if (this.pendingJobs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.queue, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+      clearTimeout(timer);
+    }
+    return this.get(id);
   }
 
   /**

@@ -7,6 +7,7 @@ import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
 import { noFlags, type FlagsHost } from '../../filters/flags-host.js';
 import { runHook } from '../../filters/run-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../filters/types.js';
+import type { Logger } from '../../util/logger.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -19,16 +20,27 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
   return pipelines.includes('*') || (typeof model === 'string' && pipelines.includes(model));
 }
 
-/** The user's values merged over the user-valve defaults, then `user.valves` from the envelope. */
-async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository) {
+/**
+ * The user's values merged over the user-valve defaults, then `user.valves` from the envelope.
+ * Like invalid saved values, an invalid inline field falls back (to the saved value) instead of
+ * blocking the user's chat; it is logged.
+ */
+async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository, log: Logger) {
   if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
   const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
   const merged = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
   const inline = user?.valves;
-  if (inline && typeof inline === 'object' && !Array.isArray(inline)) {
-    return coerceValves(filter.userValvesSchema, filter.userValvesSpec, { ...merged, ...inline });
+  if (!inline || typeof inline !== 'object' || Array.isArray(inline)) return merged;
+  const result = { ...merged };
+  for (const [key, value] of Object.entries(inline)) {
+    try {
+      const checked = coerceValves(filter.userValvesSchema, filter.userValvesSpec, { ...result, [key]: value }) as Record<string, unknown>;
+      result[key] = checked[key];
+    } catch (error) {
+      log.warn({ filter: filter.id, field: key, err: (error as Error).message }, 'ignored an invalid inline user valve');
+    }
   }
-  return merged;
+  return result;
 }
 
 export interface FilterHooksDeps {
@@ -49,7 +61,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
     const hook = request.params.hook;
     if (hook !== 'inlet' && hook !== 'outlet') return next();
     const id = request.params.id;
-    const filter = deps.registry.get(id);
+    const filter = await deps.registry.acquire(id, deps.hookTimeoutMs);
     if (!filter) {
       const failure = deps.registry.failure(id);
       if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
@@ -65,7 +77,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       response.json(body);
       return;
     }
-    const userValves = await userValvesFor(filter, user, deps.valves);
+    const userValves = await userValvesFor(filter, user, deps.valves, request.log);
     let flags = noFlags();
     if (deps.flags) {
       const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;

@@ -1,0 +1,34 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+
+describe('inline user.valves with an invalid field', () => {
+  let runtime: TestRuntime;
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ filters: ['system-prefix.ts'] });
+  });
+  afterAll(async () => runtime.dispose());
+
+  it('applies the valid fields and ignores the invalid one instead of blocking the chat', async () => {
+    const response = await request(runtime.app)
+      .post('/system-prefix/filter/inlet')
+      .set(runtime.auth)
+      .send({
+        body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        user: { id: 'u1', role: 'user', valves: { prefix: 'Answer in French.', enabled: 'lots' } },
+      })
+      .expect(200);
+    expect(response.body.messages[0]).toEqual({ role: 'system', content: 'Answer in French.' });
+  });
+
+  it('an invalid inline value alone falls back to the saved value', async () => {
+    await request(runtime.app).post('/system-prefix/valves/user/update?user_id=u2').set(runtime.auth).send({ prefix: 'Be brief.', enabled: 'false' }).expect(200);
+    const response = await request(runtime.app)
+      .post('/system-prefix/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, user: { id: 'u2', valves: { enabled: 'maybe' } } })
+      .expect(200);
+    // enabled stays false (saved), so no prefix is added.
+    expect(response.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+});
