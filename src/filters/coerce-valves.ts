@@ -25,6 +25,23 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
   if (typeof value === 'string') {
     const text = value.trim();
     if (types.includes('null') && (text === '' || text.toLowerCase() === 'null' || text.toLowerCase() === 'none')) return null;
+    // Objects (e.g. per-role caps) are typed as JSON in Open WebUI's plain text input.
+    if (types.includes('object') && (text.startsWith('{') || text === '')) {
+      if (text === '') return {};
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return value;
+      }
+    }
+    if (types.includes('array') && text.startsWith('[')) {
+      try {
+        const parsed = JSON.parse(text) as unknown;
+        if (Array.isArray(parsed)) return parsed.map((item) => coerceValue(item, itemsOf(spec!)));
+      } catch {
+        // not JSON: a comma-split list, as Open WebUI's form sends arrays
+      }
+    }
     if (types.includes('array')) {
       const items = text === '' ? [] : text.split(',').map((part) => part.trim());
       return items.map((item) => coerceValue(item, itemsOf(spec!)));

@@ -32,3 +32,22 @@ describe('inline user.valves with an invalid field', () => {
     expect(response.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 });
+
+describe('object valves typed as JSON text in the admin form', () => {
+  it('parses a JSON object string for an object valve and rejects malformed JSON with a 400', async () => {
+    const runtime = await createTestRuntime({ filters: ['spend-limit.ts'] });
+    try {
+      const ok = await request(runtime.app)
+        .post('/spend-limit/valves/update')
+        .set(runtime.auth)
+        .send({ role_limits: '{"user": {"monthly_usd": 20}}', daily_limit_usd: '1.5' })
+        .expect(200);
+      expect(ok.body.role_limits).toEqual({ user: { daily_usd: null, monthly_usd: 20 } });
+      expect(ok.body.daily_limit_usd).toBe(1.5);
+      const bad = await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ role_limits: '{user: 20' }).expect(400);
+      expect(bad.body.detail).toMatch(/role_limits/);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
