@@ -11,24 +11,25 @@ function preview(message: unknown, width: number): string {
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
 
-/** A readable table of every message (disposition, weight, tokens, preview) and the plan's totals. */
+/** A readable table of every message (disposition, weight, tokens, reason, preview) and the plan's totals. */
 export function formatPlanTable(result: PlanResult, input: readonly unknown[]): string {
   const { plan } = result;
-  const header = ['#', 'role', 'disposition', 'weight', 'tokens', 'preview'];
+  const header = ['#', 'role', 'disposition', 'weight', 'tokens', 'reason', 'preview'];
   const rows = plan.entries.map((entry) => [
     String(entry.index),
     entry.role,
     entry.disposition,
     entry.weight.toFixed(3),
     String(entry.tokens),
+    entry.reason.length > 30 ? `${entry.reason.slice(0, 29)}…` : entry.reason,
     preview(input[entry.index], 60),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 5 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 6 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
   const budget = plan.budget.limitTokens > 0 ? `${plan.budget.limitTokens}` : 'none';
   const lines = [
     line(header),
-    line(widths.map((width, column) => '-'.repeat(column === 5 ? 7 : width))),
+    line(widths.map((width, column) => '-'.repeat(column === 6 ? 7 : width))),
     ...rows.map(line),
     '',
     `run ${plan.runId}  algorithm ${plan.algorithm}  weighting ${plan.weighting}  encoding ${plan.encoding}`,

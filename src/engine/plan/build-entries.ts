@@ -23,7 +23,7 @@ function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'dispo
   const { units, kept, marks, droppedForOrder, summarizing } = inputs;
   const unit = units[position]!;
   if (kept[position]) {
-    const reason = marks.reasons[position] ?? `selected (weight ${unit.weight.toFixed(3)})`;
+    const reason = marks.reasons[position] ?? 'selected within budget';
     return { disposition: marks.pinned[position] ? 'pinned' : 'keep', reason };
   }
   if (unit.excluded) return { disposition: 'drop', reason: marks.reasons[position] ?? 'excluded' };
