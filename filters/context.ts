@@ -13,8 +13,6 @@ import { summaryValves } from '../src/compress/summary-valves.js';
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
-/** An inlet waits at most this long for this chat's background summaries still running here. */
-const SETTLE_MS = 15_000;
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
 
@@ -80,8 +78,10 @@ export default defineFilter({
       }
     }
     const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
-    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, SETTLE_MS);
-    const context = await planAndCompress(input, compression, { correction, signal });
+    // One deadline for all summarizing of this inlet (retries included), so a slow model never outlasts the hook.
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(valves.summary_timeout_ms)]);
+    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, valves.summary_timeout_ms / 2);
+    const context = await planAndCompress(input, compression, { correction, signal: deadline });
     const { plan } = context.result;
     if (flags.chatKey) {
       await state.set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));

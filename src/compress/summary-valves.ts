@@ -14,7 +14,7 @@ export const summaryValves = {
   fact_receipt: z.enum(['append', 'keep_source', 'report']).default('append').describe('Facts (numbers, dates, names, ids) a summary lost: append them to it, keep the source message instead, or only report them'),
   ahead_of_time: z.boolean().default(true).describe('After each reply, summarize in the background what the next request will need, so it finds the summary cached'),
   summary_cache_ttl_hours: z.number().min(0).default(168).describe('How long summaries, labels and embeddings stay cached (0 = forever)'),
-  summary_timeout_ms: z.number().int().min(100).default(20000).describe('Deadline of one summarizer call, ms'),
+  summary_timeout_ms: z.number().int().min(100).default(20000).describe('Deadline of one summarizer call, and of all summarizing in one request (retries included), ms'),
   summary_retries: z.number().int().min(0).max(5).default(2).describe('Retries on 429/5xx/network errors (Retry-After honoured, at most 10 s)'),
   summary_concurrency: z.number().int().min(1).max(32).default(4).describe('Model calls in flight at once'),
   ahead_of_time_timeout_ms: z.number().int().min(1000).default(120000).describe('Deadline of one background summarizing job, ms'),

@@ -120,6 +120,23 @@ describe('context filter with a summarizer, over HTTP', () => {
     expect(logs.join('')).toMatch(/failed \(model API answered 500/);
   });
 
+  it('summarizing in an inlet stops at its deadline: no retry after it, dropped instead', async () => {
+    await valves({ summary_timeout_ms: 300, summary_retries: 5 });
+    server.script = () => ({ status: 429, headers: { 'retry-after': '1' }, json: { error: 'slow down' } });
+    const fresh = orderChat(13).map((message) => (message.role === 'system' ? message : { ...message, content: `${message.content} (third shop)` }));
+    const first = server.requests.length;
+    try {
+      const result = await inlet(fresh, 'sum-deadline');
+      const transcripts = server.requests.slice(first).map((seen) => summaryInput(seen));
+      expect(transcripts.length).toBeGreaterThan(0);
+      expect(new Set(transcripts).size).toBe(transcripts.length); // each summary tried once: the 1 s Retry-After lies past the deadline
+      expect(blockOf(result)).toBeUndefined();
+      expect(promptTokens(result)).toBeLessThanOrEqual(BUDGET);
+    } finally {
+      await valves({ summary_timeout_ms: 20000, summary_retries: 2 });
+    }
+  });
+
   it('ahead of time: after the outlet, the next inlet finds its summaries cached and makes no model call', async () => {
     await valves({ ahead_of_time: true });
     const history = orderChat(15, 'how are the orders going?');
