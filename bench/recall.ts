@@ -84,12 +84,17 @@ console.log('\n## Default vs best baseline (ratio of recalls)\n');
 const verdicts: boolean[] = [];
 console.log(
   markdownTable(
-    ['budget', DEFAULT, 'best baseline', 'ratio', 'beats all'],
+    ['budget', DEFAULT, 'best baseline', 'ratio', 'questions better / worse', 'beats all'],
     BUDGETS.map((budget) => {
-      const ours = mean(pick(DEFAULT, budget).map((s) => s.recall));
+      const oursSamples = pick(DEFAULT, budget);
+      const ours = mean(oursSamples.map((s) => s.recall));
       const best = BASELINES.map((name) => ({ name, recall: mean(pick(name, budget).map((s) => s.recall)) })).sort((a, b) => b.recall - a.recall)[0]!;
+      // Samples are recorded in the same question order for every method, so they pair up.
+      const theirs = pick(best.name, budget);
+      const better = oursSamples.filter((sample, index) => sample.recall > (theirs[index]?.recall ?? 0)).length;
+      const worse = oursSamples.filter((sample, index) => sample.recall < (theirs[index]?.recall ?? 0)).length;
       verdicts.push(ours > best.recall);
-      return [budgetLabel(budget), percent(ours), `${best.name} ${percent(best.recall)}`, `${(ours / Math.max(best.recall, 1e-9)).toFixed(2)}×`, ours > best.recall ? 'yes' : 'NO'];
+      return [budgetLabel(budget), percent(ours), `${best.name} ${percent(best.recall)}`, `${(ours / Math.max(best.recall, 1e-9)).toFixed(2)}×`, `${better} / ${worse}`, ours > best.recall ? 'yes' : 'NO'];
     }),
   ),
 );
