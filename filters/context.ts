@@ -89,13 +89,12 @@ export default defineFilter({
     const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
     for (const entry of plan.entries) counts[entry.disposition]++;
     const outcome = context.outcome;
-    const notes = [...plan.notes, ...(outcome?.notes ?? [])];
     const receipts = outcome?.receipts.map((receipt) => ({ messages: receipt.ids.length, checked: receipt.checked, missing: receipt.missing.length, action: receipt.action }));
-    logger.debug({ runId: plan.runId, entries: plan.entries, notes, budget: plan.budget, facts: outcome?.receipts.map((receipt) => receipt.missing) }, 'context plan');
+    logger.debug({ runId: plan.runId, entries: plan.entries, notes: plan.notes, budget: plan.budget, facts: outcome?.receipts.map((receipt) => receipt.missing) }, 'context plan');
     logger.info(
       {
         runId: plan.runId, model, algorithm: plan.algorithm, before: plan.tokensBefore, after: outcome ? outcome.tokensAfter : plan.tokensAfter, limit: plan.budget.limitTokens, overBudget: plan.overBudget, ...counts, flags: flags.effective, source: flags.source,
-        ...(outcome ? { summary: { level: outcome.level, summarized: outcome.summarized, dropped: outcome.dropped, calls: outcome.calls, cacheHits: outcome.cacheHits, tokens: outcome.blockTokens, truncated: outcome.truncated, keptSources: context.keptSources.length }, receipts, notes } : {}),
+        ...(outcome ? { summary: { level: outcome.level, summarized: outcome.summarized, dropped: outcome.dropped, calls: outcome.calls, cacheHits: outcome.cacheHits, tokens: outcome.blockTokens, truncated: outcome.truncated, keptSources: context.keptSources.length }, receipts, notes: plan.notes } : {}),
         ...(scoring ? { scoring } : {}),
       },
       'context planned',

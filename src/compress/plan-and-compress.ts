@@ -26,6 +26,12 @@ function withPinned(input: PlanInput, ids: readonly string[]): PlanInput {
   return { ...input, marks };
 }
 
+/** The compression notes added to the plan's notes, so the plan tells the whole story. */
+function withNotes(context: CompressedContext): CompressedContext {
+  context.result.plan.notes.push(...(context.outcome?.notes ?? []));
+  return context;
+}
+
 /** No summary at all: the plan without summaries (exactly the dropping behaviour, the reserve given back to messages). */
 function dropInstead(input: PlanInput, outcome: CompressOutcome): CompressedContext {
   const result = planContext({ ...input, options: { ...input.options, summarize: false } });
@@ -45,16 +51,17 @@ export async function planAndCompress(input: PlanInput, compression: Compression
   const result = planContext(input);
   if (!compression || result.plan.summaryRanges.length === 0) return { result, messages: result.messages, keptSources: [] };
   const outcome = await compressPlan({ result, messages: input.messages, ...compression, ...extra });
-  if (!outcome.block) return dropInstead(input, outcome);
-  if (outcome.keepSource.length === 0) return { result, outcome, messages: outcome.messages, keptSources: [] };
+  if (!outcome.block) return withNotes(dropInstead(input, outcome));
+  if (outcome.keepSource.length === 0) return withNotes({ result, outcome, messages: outcome.messages, keptSources: [] });
   const again = planContext(withPinned(input, outcome.keepSource));
   if (again.plan.overBudget) {
     outcome.notes.push(`keep_source: pinning ${outcome.keepSource.length} source message(s) would exceed the budget; missing facts reported only`);
-    return { result, outcome, messages: outcome.messages, keptSources: [] };
+    return withNotes({ result, outcome, messages: outcome.messages, keptSources: [] });
   }
   const settings = { ...compression.settings, factReceipt: 'report' as const };
   const second = await compressPlan({ result: again, messages: input.messages, ...compression, settings, ...extra });
   second.notes.unshift(`keep_source: ${outcome.keepSource.length} source message(s) kept because their summary lost facts`);
   second.calls += outcome.calls;
-  return { result: again, outcome: second, messages: second.messages, keptSources: outcome.keepSource };
+  if (!second.block) return withNotes(dropInstead(withPinned(input, outcome.keepSource), second));
+  return withNotes({ result: again, outcome: second, messages: second.messages, keptSources: outcome.keepSource });
 }

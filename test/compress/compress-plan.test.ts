@@ -153,6 +153,7 @@ describe('compressPlan failures (S1)', () => {
     expect(failed.messages).toEqual(planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 800 } }).messages);
     expect(failed.outcome.dropped).toBe(12);
     expect(failed.outcome.notes.join(' ')).toMatch(/failed .*dropped instead, not cached/);
+    expect(failed.result.plan.notes.join(' ')).toMatch(/failed .*dropped instead, not cached.*planned without summaries/);
     expect(promptTokens(failed.messages)).toBeLessThanOrEqual(800);
     const retried = await run(messages, 800, { keepStore: true });
     expect(retried.calls).toBe(2);
