@@ -48,7 +48,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       const metadata = (body.metadata ?? {}) as { task?: unknown };
       if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string') return body;
       try {
-        const tokens = await estimatePromptTokens(body.messages);
+        const tokens = await estimatePromptTokens(body.messages, body.model);
         await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, { ttlMs: ESTIMATE_TTL_MS });
       } catch (error) {
         logger.debug({ err: error }, 'accounting: prompt estimate not stored');

@@ -69,8 +69,8 @@ export async function buildUsageRecord({ body, user, pricing, now }: BuildUsageR
     return { record, location: found.location };
   }
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  const promptTokens = await estimatePromptTokens(messages.slice(0, messages.lastIndexOf(assistant)));
-  const completionTokens = await countTokens(contentText(assistant.content));
+  const promptTokens = await estimatePromptTokens(messages.slice(0, messages.lastIndexOf(assistant)), model);
+  const completionTokens = await countTokens(contentText(assistant.content), model);
   const priced = price(pricing, model, { promptTokens, completionTokens }, now, baseModelId);
   const record: UsageRecord = {
     ...common,

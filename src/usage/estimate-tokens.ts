@@ -1,16 +1,14 @@
-import { Tiktoken } from 'js-tiktoken/lite';
+import { countMessageTokens, encodingForModel, loadEncoder, REPLY_PRIMING_TOKENS, type TokenCounter } from '../engine/index.js';
 
-/** Tokens a chat format adds per message (role, separators), as OpenAI counts them. */
-export const PER_MESSAGE_TOKENS = 4;
-/** Tokens added once per request (reply priming). */
-export const PER_REQUEST_TOKENS = 3;
+/**
+ * Token estimates for accounting, made with the context engine's own counter (same encoder
+ * per model, same chat-format overheads), so the learned correction factor actual/estimated
+ * applies exactly to what the engine counts. One encoder per process, shared with the engine.
+ */
 
-let encoder: Promise<Tiktoken> | undefined;
-
-/** The o200k_base encoder, loaded once on first use (the rank file is ~2 MB; never at start-up). */
-export function loadO200k(): Promise<Tiktoken> {
-  encoder ??= import('js-tiktoken/ranks/o200k_base').then((module) => new Tiktoken(module.default));
-  return encoder;
+/** The encoder for a model (o200k_base when unknown), loaded once; resolves at once after the first load. */
+export function loadO200k(model?: string): Promise<TokenCounter> {
+  return Promise.resolve().then(() => loadEncoder(encodingForModel(model).encoding));
 }
 
 /** Text of a message's content: strings as is, text parts joined; images and other parts are not counted. */
@@ -22,19 +20,16 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
-/** o200k token count of one text. */
-export async function countTokens(text: string): Promise<number> {
+/** Token count of one text with the model's encoder. */
+export async function countTokens(text: string, model?: string): Promise<number> {
   if (!text) return 0;
-  return (await loadO200k()).encode(text, [], []).length;
+  return (await loadO200k(model)).count(text);
 }
 
-/** Estimated prompt tokens of a chat request: every message's text plus the chat-format overhead. */
-export async function estimatePromptTokens(messages: readonly unknown[]): Promise<number> {
-  const tiktoken = await loadO200k();
-  let total = PER_REQUEST_TOKENS;
-  for (const message of messages) {
-    const text = contentText((message as { content?: unknown } | null)?.content);
-    total += PER_MESSAGE_TOKENS + (text ? tiktoken.encode(text, [], []).length : 0);
-  }
+/** Estimated prompt tokens of a chat request, exactly as the context engine counts them (before correction). */
+export async function estimatePromptTokens(messages: readonly unknown[], model?: string): Promise<number> {
+  const encoder = await loadO200k(model);
+  let total = REPLY_PRIMING_TOKENS;
+  for (const message of messages) total += countMessageTokens(message, encoder);
   return total;
 }
