@@ -1,5 +1,5 @@
 import { baseValves, defineFilter, appendToReply, z } from '../src/sdk.js';
-import { LruTokenCache, messageIds, planContext, type PlanInput } from '../src/engine/index.js';
+import { defaultEngineOptions, LruTokenCache, messageIds, planContext, type PlanInput } from '../src/engine/index.js';
 import { contextOptions } from '../src/filters/context-options.js';
 import { describeFlags, keepTags } from '../src/flags/index.js';
 import { LlmClientPool } from '../src/llm/client-pool.js';
@@ -18,6 +18,9 @@ let runner: AheadOfTimeRunner | undefined;
 
 type Message = { role?: unknown };
 
+/** Valve defaults are the engine's defaults: what the benchmarks measure is what ships. */
+const engine = defaultEngineOptions();
+
 /**
  * The context filter: on every inlet, scores the history against the current query (keywords,
  * optionally blended with embeddings or LLM labels) and keeps, summarizes or drops messages
@@ -32,13 +35,13 @@ export default defineFilter({
     target_tokens: z.number().int().min(0).default(0).describe('Soft token target (0 = none)'),
     context_fraction: z.number().min(0).max(1).default(0).describe("Budget as a fraction of the model's context length when known (0 = off)"),
     max_cost_usd: z.number().min(0).default(0).describe('Most USD the prompt of one request may cost (0 = off; needs pricing)'),
-    algorithm: z.enum(['recency', 'greedy', 'dependency', 'prefix_cache']).default('recency').describe('How messages are chosen: recency-biased, greedy by weight, dependency-aware, or prefix-cache-optimized'),
-    weighting: z.enum(['smart', 'keyword', 'static', 'composite']).default('smart').describe('How messages are scored against the current query'),
-    recency_factor: z.number().min(0).default(1.5).describe('Recency boost: the newest message weighs (1 + factor) times the oldest'),
-    recent: z.number().int().min(0).default(4).describe('The last N messages are always kept'),
-    tool_penalty: z.number().min(0).max(1).default(0.5).describe('Scoring factor for tool calls and tool results'),
-    pair_coherence: z.number().min(0).max(1).default(0.8).describe('An answer keeps this share of its question’s score'),
-    min_chat_messages: z.number().int().min(0).default(1).describe('Never send fewer chat messages than this'),
+    algorithm: z.enum(['recency', 'greedy', 'dependency', 'prefix_cache']).default(engine.algorithm).describe('How messages are chosen: recency-biased, greedy by weight, dependency-aware, or prefix-cache-optimized'),
+    weighting: z.enum(['smart', 'keyword', 'static', 'composite']).default(engine.weighting).describe('How messages are scored against the current query'),
+    recency_factor: z.number().min(0).default(engine.recencyFactor).describe('Recency boost: the newest message weighs (1 + factor) times the oldest'),
+    recent: z.number().int().min(0).default(engine.recent).describe('The last N messages are always kept'),
+    tool_penalty: z.number().min(0).max(1).default(engine.toolPenalty).describe('Scoring factor for tool calls and tool results'),
+    pair_coherence: z.number().min(0).max(1).default(engine.pairCoherence).describe('An answer keeps this share of its question’s score'),
+    min_chat_messages: z.number().int().min(0).default(engine.minChatMessages).describe('Never send fewer chat messages than this'),
     ...summaryValves,
   }),
   userValves: z.object({
