@@ -12,6 +12,7 @@ import { selectionTokens, type SelectionInput } from './lib/selection.js';
 import { slidingWindow } from './lib/sliding-window.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { printSummarizingRecall } from './lib/summarizing-recall.js';
 
 const CONVERSATIONS = 20;
 const BUDGETS = [1000, 2000, 4000, 8000];
@@ -122,4 +123,6 @@ console.log('');
 console.log(`${verdicts.every(Boolean) ? 'PASS' : 'MISS'}  default configuration beats every baseline at every budget`);
 console.log(`${recentOk ? 'PASS' : 'MISS'}  default configuration keeps 100% of the last 4 messages`);
 console.log(`${withinBudget ? 'PASS' : 'MISS'}  default configuration stays within the budget`);
+console.log('\n## Summarizing configuration (issue 7): deterministic extractive summarizer vs dropping\n');
+await printSummarizingRecall();
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);
