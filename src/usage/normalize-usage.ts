@@ -1,13 +1,8 @@
 import { add, formatDecimal, parseDecimal } from '../pricing/decimal.js';
+import type { TokenCounts } from './types.js';
 
 /** Token usage of one reply in OpenAI subset semantics (cached, cache-write ⊂ prompt; reasoning ⊂ completion). */
-export interface NormalizedUsage {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
+export interface NormalizedUsage extends TokenCounts {
   webSearches: number;
   /** The provider's own charge in USD (OpenRouter `cost`, plus the BYOK upstream cost). */
   reportedCost?: string;

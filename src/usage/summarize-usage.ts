@@ -1,18 +1,12 @@
-import type { UsageRecord } from './types.js';
+import type { TokenCounts, UsageRecord } from './types.js';
 import { add, formatDecimal, parseDecimal, type Decimal } from '../pricing/decimal.js';
 
 /** How /usage groups records. */
 export type UsageGroupBy = 'user' | 'model' | 'day';
 
 /** Totals over a set of records; `cost` is an exact decimal string. */
-export interface UsageTotals {
+export interface UsageTotals extends TokenCounts {
   records: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
   cost: string;
   /** Records whose cost is an estimate or unknown (not from usage × price or the provider). */
   estimated: number;

@@ -1,5 +1,15 @@
+/** Token counts in OpenAI subset semantics (cached and cache-write ⊂ prompt; reasoning ⊂ completion). */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+}
+
 /** One normalised usage record as kept in the ledger (one per assistant message). */
-export interface UsageRecord {
+export interface UsageRecord extends TokenCounts {
   /** Open WebUI assistant message id; the ledger is idempotent by it. */
   messageId: string;
   time: number;
@@ -9,12 +19,6 @@ export interface UsageRecord {
   model: string;
   /** The price-table id the model resolved to, when it did. */
   pricedAs?: string;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
   /** USD as an exact decimal string. */
   cost: string;
   /** reported: the provider's own cost (OpenRouter usage.cost); computed: usage × price table; estimated: tokenizer estimate, no usage; unpriced: usage known, price unknown. */
