@@ -1,33 +1,24 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { createPricingService, type PricingService } from '../../src/pricing/pricing-service.js';
-import { createLedger } from '../../src/usage/ledger.js';
-import { createTokenCorrections } from '../../src/usage/token-corrections.js';
-import { silentLogger } from '../../src/util/logger.js';
 
 /**
  * The shipped accounting and spend-limit filters loaded by the real loader and called over
- * HTTP as Open WebUI calls them. The host services are the real ones on the runtime's store
- * (attached here until the runtime wires them itself).
+ * HTTP as Open WebUI calls them, with the host services the runtime wires (pricing, ledger,
+ * corrections on the runtime's store).
  */
 describe('accounting + spend-limit over HTTP', () => {
   let runtime: TestRuntime;
-  let pricing: PricingService;
   const user = { id: 'u-http', email: 'h@example.com', name: 'H', role: 'user' };
 
   beforeAll(async () => {
     runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts'] });
-    pricing = createPricingService({ config: runtime.config, logger: silentLogger() });
-    await pricing.start();
-    runtime.services.pricing ??= pricing.lookup;
-    runtime.services.ledger ??= createLedger(runtime.store);
-    runtime.services.corrections ??= createTokenCorrections(runtime.store);
+    // The runtime wires pricing (bundled snapshot, PRICING_FETCH=false), the ledger and corrections itself.
+    expect(runtime.services.pricing && runtime.services.ledger && runtime.services.corrections).toBeTruthy();
     await request(runtime.app).post('/accounting/valves/update').set(runtime.auth).send({ show_usage: true }).expect(200);
     await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ daily_limit_usd: 0.01 }).expect(200);
   });
   afterAll(async () => {
-    await pricing.stop();
     await runtime.dispose();
   });
 

@@ -39,6 +39,7 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
     const filters = path.join(root, 'filters');
     mkdirSync(filters);
     copyShippedFilter('context.ts', filters);
+    copyShippedFilter('accounting.ts', filters);
     const prefix = `eunoe-replica-${randomBytes(4).toString('hex')}:`;
     const env = (name: string) => ({
       REDIS_URL: redisUrl,
@@ -95,5 +96,29 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
     });
     expect(outlet.status).toBe(200);
     expect(outlet.body.messages.at(-1).content).toMatch(/recent=9/);
+  });
+
+  it('replies recorded through either replica land in one ledger, each once', async () => {
+    const user = { id: 'u-ledger', role: 'user' };
+    const chat = `chat-${randomBytes(3).toString('hex')}`;
+    const outletBody = (id: string, prompt: number) => ({
+      model: 'openai/gpt-4o', chat_id: chat, session_id: 's', id,
+      messages: [
+        { id: `${id}-q`, role: 'user', content: 'question' },
+        { id, role: 'assistant', content: 'answer', usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 } },
+      ],
+    });
+    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r1', 1000) })).status).toBe(200);
+    expect((await call(b, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(200);
+    // A repeated outlet (Open WebUI retries, or both generations of outlet) never counts twice.
+    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(200);
+    for (const server of [a, b]) {
+      const usage = await call(server, 'GET', `/usage?user=u-ledger&chat=${chat}`);
+      expect(usage.status).toBe(200);
+      expect(usage.body.totals.records).toBe(2);
+      expect(usage.body.totals.promptTokens).toBe(3000);
+      // gpt-4o in the bundled snapshot: $2.50/M in, $10/M out → 3000 × 2.5e-6 + 20 × 1e-5 = 0.0077
+      expect(Number(usage.body.totals.cost)).toBeCloseTo(0.0077, 10);
+    }
   });
 });
