@@ -64,7 +64,9 @@ export default defineFilter({
       if (newestUser >= 0) options.messageWeights = { [ids[newestUser]!]: weight };
     }
     const sequenceKey = `seq:${flags.chatKey}`;
-    const previousSequence = flags.chatKey ? await state.get<string[]>(sequenceKey).catch(() => undefined) : undefined;
+    // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
+    const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
+    const previousSequence = tracksPrefix ? await state.get<string[]>(sequenceKey).catch(() => undefined) : undefined;
     const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
     const input: PlanInput = { messages, model, options, marks: flags.marks, keepTags: keepTags(flags), previousSequence, tokenCache, pricing: services.pricing, correction };
     const client = clientFor(pool, valves);
@@ -86,7 +88,7 @@ export default defineFilter({
     if (compression && flags.chatKey) await runner?.settle(flags.chatKey, valves.summary_timeout_ms / 2);
     const context = await planAndCompress(input, compression, { correction, signal: deadline });
     const { plan } = context.result;
-    if (flags.chatKey) {
+    if (tracksPrefix) {
       await state.set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));
     }
     const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
