@@ -1,4 +1,6 @@
 import { baseValves, defineFilter, appendToReply, z } from '../src/sdk.js';
+import type { ScopedState } from '../src/state/scoped-state.js';
+import type { Logger } from '../src/util/logger.js';
 import { defaultEngineOptions, LruTokenCache, messageIds, planContext, type PlanInput } from '../src/engine/index.js';
 import { contextOptions } from '../src/filters/context-options.js';
 import { describeFlags, keepTags } from '../src/flags/index.js';
@@ -17,6 +19,25 @@ const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
 
 type Message = { role?: unknown };
+
+/**
+ * The chat's message weights (`!weight=F`, by message id): the newest user message's weight
+ * is added when the flag is set this turn, and all of them are returned for scoring.
+ */
+async function rememberWeight(options: { messages: Message[]; weight: unknown; chatKey: string; state: ScopedState; logger: Logger }) {
+  if (!options.chatKey) return undefined;
+  const key = `weights:${options.chatKey}`;
+  let weights = (await options.state.get<Record<string, number>>(key).catch(() => undefined)) ?? {};
+  if (typeof options.weight === 'number') {
+    const newestUser = options.messages.map((message) => message?.role).lastIndexOf('user');
+    const id = newestUser >= 0 ? messageIds(options.messages)[newestUser] : undefined;
+    if (id && weights[id] !== options.weight) {
+      weights = { ...weights, [id]: options.weight };
+      await options.state.set(key, weights, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => options.logger.warn({ err: error.message }, 'could not save a message weight'));
+    }
+  }
+  return Object.keys(weights).length ? weights : undefined;
+}
 
 /** Valve defaults are the engine's defaults: what the benchmarks measure is what ships. */
 const engine = defaultEngineOptions();
@@ -57,12 +78,9 @@ export default defineFilter({
     if (!Array.isArray(messages) || messages.length === 0) return body;
     const model = typeof body.model === 'string' ? body.model : undefined;
     const options = contextOptions(valves, userValves, flags);
-    const weight = flags.get('weight');
-    if (typeof weight === 'number') {
-      const ids = messageIds(messages as Message[]);
-      const newestUser = (messages as Message[]).map((message) => message?.role).lastIndexOf('user');
-      if (newestUser >= 0) options.messageWeights = { [ids[newestUser]!]: weight };
-    }
+    // `!weight=F` attaches to the message that carries it and keeps counting on later turns.
+    const messageWeights = await rememberWeight({ messages: messages as Message[], weight: flags.get('weight'), chatKey: flags.chatKey, state, logger });
+    if (messageWeights) options.messageWeights = messageWeights;
     const sequenceKey = `seq:${flags.chatKey}`;
     // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
     const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
