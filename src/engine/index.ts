@@ -15,12 +15,15 @@ export type {
   Scorer,
   Summarizer,
   SummaryRange,
+  TermCache,
+  TermCounts,
   TokenCache,
   WeightingName,
 } from './types.js';
 export { planContext } from './plan/plan-context.js';
 export { defaultEngineOptions, resolveEngineOptions } from './options/default-engine-options.js';
 export { LruTokenCache } from './tokens/lru-token-cache.js';
+export { LruTermCache } from './weighting/lru-term-cache.js';
 export { encodingForModel, bareModelId, FALLBACK_ENCODING, type EncodingName } from './tokens/encoding-for-model.js';
 export { countMessageTokens, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE } from './tokens/count-message-tokens.js';
 export { loadEncoder, type TokenCounter } from './tokens/load-encoder.js';

@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import { memoisedHash } from './content-hash-memo.js';
 
 /** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
 const sha256 = typeof crypto.hash === 'function'
@@ -44,6 +45,11 @@ function identityText(message: IdentifiableMessage): string {
 
 /** Content hash of one message: stable across requests when Open WebUI resends the history. */
 export function contentHash(message: IdentifiableMessage): string {
+  return memoisedHash(message, hashOf);
+}
+
+/** The uncached hash: sha256 of the identity text, 16 base64url characters. */
+function hashOf(message: IdentifiableMessage): string {
   return sha256(identityText(message)).slice(0, 16);
 }
 

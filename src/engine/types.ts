@@ -58,6 +58,19 @@ export interface TokenCache {
   set(key: string, tokens: number): void;
 }
 
+/** Word counts of one message's scoring text: a hash table of word keys and counts (`length`, in characters, guards against a stale entry). */
+export interface TermCounts {
+  length: number;
+  keys: Float64Array;
+  counts: Uint32Array;
+}
+
+/** Sync cache of per-message word counts keyed by message id, so a warm turn scans only new messages. */
+export interface TermCache {
+  get(key: string): TermCounts | undefined;
+  set(key: string, counts: TermCounts): void;
+}
+
 /** Per-message state attached by flags, by message id. */
 export interface MessageMark {
   pinned?: boolean;
@@ -76,6 +89,8 @@ export interface PlanInput {
   /** Ids sent last time for this chat (from the previous `PlanResult.sequence`). */
   previousSequence?: string[];
   tokenCache?: TokenCache;
+  /** Word counts by message id for keyword scoring; default: a process-wide bounded LRU (`LruTermCache`). */
+  termCache?: TermCache;
   pricing?: PricingLookup;
   /** Per-model factor actual/estimated; multiplies every estimate. */
   correction?: number;

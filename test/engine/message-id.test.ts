@@ -30,3 +30,32 @@ describe('message ids', () => {
     expect(messageIds([...messages, user('ok')]).slice(0, 4)).toEqual(ids);
   });
 });
+
+describe('content hash memo (by message object)', () => {
+  it('the same object hashes once and gives the same id; a fresh equal object gives the same id too', () => {
+    const message = user('hello there');
+    expect(contentHash(message)).toBe(contentHash(message));
+    expect(contentHash({ ...message })).toBe(contentHash(message));
+  });
+
+  it.each([
+    ['content', (message: Record<string, unknown>) => { message.content = 'edited'; }],
+    ['role', (message: Record<string, unknown>) => { message.role = 'assistant'; }],
+    ['name', (message: Record<string, unknown>) => { message.name = 'ann'; }],
+  ])('a message whose %s changed in place gets a new hash', (_field, mutate) => {
+    const message: Record<string, unknown> = user('original text');
+    const before = contentHash(message);
+    mutate(message);
+    const after = contentHash(message);
+    expect(after).not.toBe(before);
+    expect(after).toBe(contentHash({ ...message }));
+  });
+
+  it('array content is never memoised: editing a part in place changes the hash', () => {
+    const parts = [{ type: 'text', text: 'first' }];
+    const message = user(parts);
+    const before = contentHash(message);
+    parts[0]!.text = 'second';
+    expect(contentHash(message)).not.toBe(before);
+  });
+});

@@ -5,6 +5,7 @@ import { resolveBudget } from '../budget/resolve-budget.js';
 import { selectionByName } from '../selection/selection-by-name.js';
 import { grantedSummaryReserve, summaryReserve } from '../summarize/summary-reserve.js';
 import { countConversationTokens } from '../tokens/count-conversation-tokens.js';
+import { sharedTermCache } from '../weighting/lru-term-cache.js';
 import { REPLY_PRIMING_TOKENS } from '../tokens/count-message-tokens.js';
 import { encodingForModel } from '../tokens/encoding-for-model.js';
 import type { PlanInput, PlanResult } from '../types.js';
@@ -44,7 +45,7 @@ export function planContext(input: PlanInput): PlanResult {
   notes.push(...budget.notes);
   if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
   // prefix_cache chooses by position, so relevance is only worth computing for the others.
-  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim && options.algorithm !== 'prefix_cache', input.externalScores);
+  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim && options.algorithm !== 'prefix_cache', input.externalScores, input.termCache ?? sharedTermCache);
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);

@@ -11,8 +11,8 @@ export const SMART_FLOOR = 0.05;
  */
 export const smartWeighting: WeightingStrategy = {
   name: 'smart',
-  score: ({ nodes, query, queryIndex, options }) => {
-    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex);
+  score: ({ nodes, query, queryIndex, options, termCache }) => {
+    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex, termCache);
     for (let index = 1; index < nodes.length; index += 1) {
       if (nodes[index]!.role === 'assistant' && nodes[index - 1]!.role === 'user') {
         scores[index] = Math.max(scores[index]!, options.pairCoherence * scores[index - 1]!);

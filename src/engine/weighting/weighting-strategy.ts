@@ -1,5 +1,5 @@
 import type { ChatNode } from '../conversation/chat-node.js';
-import type { EngineOptions } from '../types.js';
+import type { EngineOptions, TermCache } from '../types.js';
 
 /** What a strategy scores against. */
 export interface WeightingContext {
@@ -10,6 +10,8 @@ export interface WeightingContext {
   queryIndex: number;
   options: EngineOptions;
   externalScores?: Record<string, number>;
+  /** Cached word counts by message id (keyword scoring). */
+  termCache?: TermCache;
 }
 
 /** A relevance strategy: one score in [0,1] per input message (system messages get 1). */

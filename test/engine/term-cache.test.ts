@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { LruTermCache, planContext, type TermCache, type TermCounts } from '../../src/engine/index.js';
+import { bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
+import { termCounter } from '../../src/engine/weighting/term-counter.js';
+import { termCount, termFrequencies, termKey } from '../../src/engine/weighting/term-frequencies.js';
+import { assistant, chat, user } from './fixtures/conversations.js';
+
+/** A cache that records its traffic. */
+class CountingCache implements TermCache {
+  readonly inner = new LruTermCache();
+  hits = 0;
+  misses = 0;
+  get(key: string): TermCounts | undefined {
+    const value = this.inner.get(key);
+    if (value) this.hits += 1;
+    else this.misses += 1;
+    return value;
+  }
+  set(key: string, counts: TermCounts): void {
+    this.inner.set(key, counts);
+  }
+}
+
+describe('term tables (cached word counts)', () => {
+  it.each([
+    ['Bread, bread! BREAD? breadcrumbs sourbread bread_x', ['bread']],
+    ['café Café cafés un café', ['café', 'un']],
+    ['東京 is big; 東京都 is bigger', ['東京', 'big']],
+    ['may MAY mayday dismay may', ['may']],
+    ['30 May 2026, 300 days, 30th', ['30', 'may', '2026']],
+    ['emoji 😀 between words, 𝒳 letters', ['emoji', 'between', 'words']],
+    ['', ['nothing']],
+  ])('count the same words as the query scanner in %j', (text, terms) => {
+    const expected = new Float64Array(terms.length);
+    termCounter(terms)(text, expected, 0);
+    const table = termFrequencies(text);
+    expect(terms.map((term) => termCount(table, termKey(term)))).toEqual(Array.from(expected));
+  });
+
+  it('a table of many distinct words still finds each one', () => {
+    const text = Array.from({ length: 500 }, (_, index) => `w${index}`).join(' ');
+    const table = termFrequencies(`${text} w7 w7`);
+    expect(termCount(table, termKey('w7'))).toBe(3);
+    expect(termCount(table, termKey('w499'))).toBe(1);
+    expect(termCount(table, termKey('w500'))).toBe(0);
+  });
+
+  it('cached and scanned BM25 scores are equal, and a second run is all hits', () => {
+    const documents = ['how do I bake bread', 'use flour water yeast and bake bread', 'sunny and warm', 'Bread again, BREAD!'];
+    const keys = documents.map((_, index) => `k${index}`);
+    const cache = new CountingCache();
+    const scanned = Array.from(bm25Scores(documents, 'more on bread and yeast please'));
+    expect(Array.from(bm25Scores(documents, 'more on bread and yeast please', { keys, cache }))).toEqual(scanned);
+    expect(cache.misses).toBe(4);
+    expect(Array.from(bm25Scores(documents, 'more on bread and yeast please', { keys, cache }))).toEqual(scanned);
+    expect(cache.hits).toBe(4);
+  });
+
+  it('a stale entry (same key, other text) is recounted', () => {
+    const cache = new LruTermCache();
+    bm25Scores(['bread', 'weather'], 'bread', { keys: ['a', 'b'], cache });
+    expect(Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather', { keys: ['a', 'b'], cache }))).toEqual(Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather')));
+  });
+
+  it('planContext: a term cache hit gives the same plan, and a warm turn only counts what it had not scored before', () => {
+    const cache = new CountingCache();
+    const history = chat(20, 30);
+    const options = { maxTokens: 300 };
+    const first = planContext({ messages: history, options, termCache: cache });
+    const missesBefore = cache.misses;
+    const again = planContext({ messages: history.map((message) => ({ ...message })), options, termCache: cache });
+    expect(again.plan.entries).toEqual(first.plan.entries);
+    expect(cache.misses).toBe(missesBefore);
+    const next = [...history, assistant('an answer about gardens'), user('and what about the garden soil?')];
+    planContext({ messages: next, options, termCache: cache });
+    // The new assistant reply, and the previous question (it was the query, outside the corpus, last time).
+    expect(cache.misses - missesBefore).toBe(2);
+  });
+
+  it('LruTermCache stays within its capacity', () => {
+    const cache = new LruTermCache(10);
+    for (let index = 0; index < 50; index += 1) cache.set(`k${index}`, termFrequencies(`word${index}`));
+    expect(cache.size).toBeLessThanOrEqual(10);
+    expect(cache.get('k49')).toBeDefined();
+  });
+});
