@@ -6,6 +6,7 @@ import type { ValvesRepository } from './filters/valves-repository.js';
 import type { FlagsHost } from './filters/flags-host.js';
 import type { HostServices } from './filters/types.js';
 import { MethodNotAllowedError } from './errors/index.js';
+import { VERSION } from './version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';
 import { errorHandler, notFound } from './server/middleware/error-handler.js';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   routes.get('/health', (_request, response) => {
     response.json({
       status: true,
+      version: VERSION,
       store: deps.store.health(),
       filters: deps.registry.list().length,
       failed: deps.registry.failures().length,

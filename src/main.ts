@@ -3,6 +3,7 @@ import { loadConfig } from './config.js';
 import { createLogger } from './util/logger.js';
 import { createRuntime } from './runtime.js';
 import { EunoeError } from './errors/index.js';
+import { VERSION } from './version.js';
 
 /** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
   mkdirSync(config.DATA_DIR, { recursive: true });
   const runtime = await createRuntime({ config, logger });
   const server = runtime.app.listen(config.PORT, config.HOST, () => {
-    logger.info({ host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
+    logger.info({ version: VERSION, host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
   });
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;
