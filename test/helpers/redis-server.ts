@@ -42,22 +42,31 @@ export interface OwnedRedis {
   start(): Promise<void>;
 }
 
-/** Start a throwaway redis-server on a free loopback port (no persistence). */
-export async function startOwnedRedis(port?: number): Promise<OwnedRedis> {
+/**
+ * Start a throwaway redis-server on a free loopback port. Without `persistDir` it keeps
+ * nothing on disk; with it, an append-only file fsynced on every write lives there, so an
+ * acknowledged write survives `stop()` (SIGKILL) and `start()` on the same port (the ledger
+ * fault test needs that to check "every accepted write arrived exactly once"). Never 6379.
+ */
+export async function startOwnedRedis(port?: number, options: { persistDir?: string } = {}): Promise<OwnedRedis> {
   const binary = redisServerBinary();
   if (!binary) throw new Error('redis-server is not installed (apt-get install redis-server)');
   const chosen = port ?? (await freePort());
+  const persistence = options.persistDir
+    ? ['--dir', options.persistDir, '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
   let child: ChildProcess | undefined;
   const owned: OwnedRedis = {
     url: `redis://127.0.0.1:${chosen}`,
     port: chosen,
     async start() {
-      child = spawn(binary, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      child = spawn(binary, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence], {
         stdio: 'ignore',
+        cwd: options.persistDir,
       });
-      for (let attempt = 0; attempt < 100; attempt++) {
+      for (let attempt = 0; attempt < 200; attempt++) {
         if (await redisAnswers('127.0.0.1', chosen, 200)) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
       throw new Error(`redis-server did not answer on port ${chosen}`);
     },

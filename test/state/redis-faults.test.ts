@@ -7,7 +7,6 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { freePort, redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from './helpers/capture-logger.js';
-import { startPersistentRedis } from './helpers/persistent-redis.js';
 import { tempDir } from './helpers/temp-dir.js';
 import { sleep, waitFor } from './helpers/wait-for.js';
 import { within } from './helpers/within.js';
@@ -120,7 +119,7 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
 
   it('Redis killed in the middle of ledger writes: no call hangs, every accepted write lands exactly once', async () => {
     const { dir, remove } = tempDir('eunoe-redis-aof-');
-    const redis: OwnedRedis = await startPersistentRedis(dir);
+    const redis: OwnedRedis = await startOwnedRedis(undefined, { persistDir: dir });
     cleanups.push(remove, () => redis.stop());
     const { logger, lines } = captureLogger();
     const store = new RedisStateStore({ url: redis.url, prefix: 'eunoe-fault:', logger, timeoutMs: 300, queueMax: 10_000, maxRetryDelayMs: 200 });
