@@ -1,12 +1,28 @@
 import type { SelectionUnit } from './selection-algorithm.js';
 
+/** Value per token used to rank candidates: weight ÷ √tokens (a unit costs at least 1 token). */
+export function unitDensity(weight: number, tokens: number): number {
+  return weight / Math.sqrt(Math.max(1, tokens));
+}
+
+/** True when every unit has the same relevance weight (static weighting, or nothing matched). */
+function uniform(units: readonly SelectionUnit[]): boolean {
+  return units.every((unit) => unit.weight === units[0]!.weight);
+}
+
 /**
- * Greedy fill: highest weight first, ties to the newer unit (W5), each unit kept if it
- * still fits (smaller, lower-weight units may fill the gap). Marks `kept` in place and
- * returns the tokens used.
+ * Greedy fill by density: weight ÷ √tokens first (two small relevant messages beat one big,
+ * equally relevant one; the square root keeps a long, highly relevant message ahead of short
+ * filler), ties to the newer unit, each unit kept if it still fits (smaller units may fill
+ * the gap). When all units are equally relevant there is nothing to trade per token, so the
+ * order is by weight alone and equal weights favour newer messages (W5). Marks `kept` in
+ * place and returns the tokens used.
  */
 export function fillByWeight(units: readonly SelectionUnit[], weights: ArrayLike<number>, available: number, kept: boolean[]): number {
-  const order = units.slice().sort((a, b) => weights[b.position]! - weights[a.position]! || b.position - a.position);
+  const density = new Float64Array(kept.length);
+  const perToken = !uniform(units);
+  for (const unit of units) density[unit.position] = perToken ? unitDensity(weights[unit.position]!, unit.tokens) : weights[unit.position]!;
+  const order = units.slice().sort((a, b) => density[b.position]! - density[a.position]! || b.position - a.position);
   let used = 0;
   for (const unit of order) {
     if (kept[unit.position]) continue;
