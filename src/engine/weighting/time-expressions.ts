@@ -1,0 +1,36 @@
+const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
+
+/**
+ * A date named in the text: an ISO or numeric date (2025-03-14, 14/03/2025), a month with a
+ * day or a year (March 3, 3rd of March, March 2025) or a weekday. Relative words (today,
+ * yesterday) name no date: they point back to the session's dated message instead.
+ */
+const DATE_EXPRESSION = new RegExp(
+  [
+    '\\b\\d{4}-\\d{1,2}-\\d{1,2}\\b',
+    '\\b\\d{1,2}[./]\\d{1,2}[./]\\d{2,4}\\b',
+    `\\b${MONTH}\\.?\\s+${DAY}\\b`,
+    `\\b${DAY}\\s+(?:of\\s+)?${MONTH}\\b`,
+    `\\b${MONTH}\\.?\\s+\\d{4}\\b`,
+    '\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * A question about time (English first): "when …" opening a sentence or followed by an
+ * auxiliary (when did/was/is…), "since when", "what/which day|date|time|week|month|year",
+ * "how long ago". "What do I do when it rains?" does not count.
+ */
+const TIME_QUESTION = /(?:^|[.!?]\s+|\bsince\s+)when\b|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had)\b|\b(?:what|which)\s+(?:day|date|time|week|month|year)\b|\bhow\s+long\s+ago\b/i;
+
+/** True when the text names a date (see DATE_EXPRESSION). */
+export function hasDateExpression(text: string): boolean {
+  return DATE_EXPRESSION.test(text);
+}
+
+/** True when the query asks about a time or date (see TIME_QUESTION). */
+export function asksAboutTime(query: string): boolean {
+  return TIME_QUESTION.test(query.trim());
+}
