@@ -21,7 +21,7 @@ export interface ContextValves {
   summary_max_tokens?: number;
 }
 
-/** What a single user may choose for themselves (null / 0 = the admin's value). */
+/** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
 export interface ContextUserValves {
   max_tokens: number | null;
   recent: number | null;
