@@ -5,6 +5,7 @@ import { SUMMARY_OVERHEAD_TOKENS } from '../summarize/summary-reserve.js';
 import type { EngineOptions, PlanEntry, PlanInput, PlanResult } from '../types.js';
 import type { SelectionTotals } from './repair-selection.js';
 import { runId } from './run-id.js';
+import { sendOrder } from './send-order.js';
 
 /** Inputs of the final assembly step. */
 export interface AssembleInputs {
@@ -22,6 +23,8 @@ export interface AssembleInputs {
   encoding: string;
   cacheHits: number;
   prefixReused: number;
+  /** Input indexes sent after the kept history, before the current turn (prefix_cache recall). */
+  recalled?: ReadonlySet<number>;
 }
 
 /** Tokens of the leading part of `sequence` that equals `previous` (likely prompt-cache hits). */
@@ -34,16 +37,17 @@ function cachedPrefixTokens(sequence: readonly string[], previous: readonly stri
   return total;
 }
 
-/** Builds the messages to send (input objects, untouched), the sequence and the plan. */
+/** Builds the messages to send (input objects, untouched; recalled ones after the kept history), the sequence and the plan. */
 export function assembleResult(inputs: AssembleInputs): PlanResult {
   const { input, options, conversation, entries, budget, totals, notes } = inputs;
   const messages: unknown[] = [];
   const sequence: string[] = [];
   const tokensById = new Map<string, number>();
   let summaryInsertAt = -1;
-  for (const entry of entries) {
-    if (entry.disposition !== 'keep' && entry.disposition !== 'pinned') continue;
-    const node = conversation.nodes[entry.index]!;
+  const order = sendOrder(entries, inputs.recalled ?? new Set(), conversation.lastUserIndex, (index) => conversation.nodes[index]!.isSystem);
+  for (const index of order) {
+    const entry = entries[index]!;
+    const node = conversation.nodes[index]!;
     if (summaryInsertAt < 0 && !node.isSystem) summaryInsertAt = messages.length;
     messages.push(node.message);
     sequence.push(entry.id);

@@ -44,8 +44,7 @@ export function planContext(input: PlanInput): PlanResult {
   const budget = resolveBudget(options, input.model, input.pricing);
   notes.push(...budget.notes);
   if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
-  // prefix_cache chooses by position, so relevance is only worth computing for the others.
-  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim && options.algorithm !== 'prefix_cache', input.externalScores, input.termCache ?? sharedTermCache);
+  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim, input.externalScores, input.termCache ?? sharedTermCache);
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
@@ -64,5 +63,6 @@ export function planContext(input: PlanInput): PlanResult {
   const summarizing = options.summarize === true && totals.reserve > 0;
   if (options.summarize && !summarizing && units.some((unit) => !kept[unit.position] && !unit.excluded)) notes.push('no room left for a summary: over-budget messages are dropped');
   const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, summarizing });
-  return assembleResult({ input, options, conversation, entries, tokens, tokensBefore, totals, fixed, budget, notes, encoding: encoding.encoding, cacheHits, prefixReused: selection.prefixReused ?? 0 });
+  const recalled = new Set((selection.recalled ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members));
+  return assembleResult({ input, options, conversation, entries, tokens, tokensBefore, totals, fixed, budget, notes, encoding: encoding.encoding, cacheHits, prefixReused: selection.prefixReused ?? 0, recalled });
 }

@@ -36,6 +36,8 @@ export interface Selection {
   notes: string[];
   /** Length of the previous sequence reused (prefix_cache only). */
   prefixReused?: number;
+  /** Kept unit positions sent after the other kept history, just before the current turn (prefix_cache recall). */
+  recalled?: number[];
 }
 
 /** A selection algorithm: chooses optional units within `available` tokens. */
