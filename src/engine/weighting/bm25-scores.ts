@@ -1,6 +1,6 @@
 import type { TermCache } from '../types.js';
 import { termCounter } from './term-counter.js';
-import { termCount, termFrequencies, termKey } from './term-frequencies.js';
+import { cachedFrequencies } from './term-frequencies.js';
 import { queryTerms } from './query-terms.js';
 
 /** BM25 term-frequency saturation (rank_bm25's default). */
@@ -17,21 +17,6 @@ export interface TermSource {
 /** BM25+ style idf that stays positive on tiny corpora (W2): ln(1 + (N − df + 0.5)/(df + 0.5)). */
 export function bm25Idf(documentCount: number, documentFrequency: number): number {
   return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
-}
-
-/** Fills `frequencies[document · terms + term]` from cached word counts, counting (and caching) the misses. */
-function cachedFrequencies(documents: readonly string[], terms: readonly string[], source: TermSource, frequencies: Float64Array): void {
-  const termKeys = terms.map(termKey);
-  documents.forEach((text, document) => {
-    const key = source.keys[document]!;
-    let entry = source.cache.get(key);
-    if (entry === undefined || entry.length !== text.length) {
-      entry = termFrequencies(text);
-      source.cache.set(key, entry);
-    }
-    const offset = document * terms.length;
-    for (let index = 0; index < terms.length; index += 1) frequencies[offset + index] = termCount(entry, termKeys[index]!);
-  });
 }
 
 /** Fills `frequencies` by scanning every document for the query's words only (no cache). */
@@ -51,24 +36,26 @@ export function bm25Scores(documents: readonly string[], query: string, source?:
   const scores = new Float64Array(documents.length);
   if (terms.length === 0 || documents.length === 0) return scores;
   const frequencies = new Float64Array(documents.length * terms.length);
-  if (source) cachedFrequencies(documents, terms, source, frequencies);
+  if (source) cachedFrequencies(documents, terms, source.keys, source.cache, frequencies);
   else scannedFrequencies(documents, terms, frequencies);
   const documentFrequency = new Float64Array(terms.length);
+  const width = terms.length;
   let totalLength = 0;
-  documents.forEach((text, document) => {
-    totalLength += text.length;
-    for (let index = 0; index < terms.length; index += 1) if (frequencies[document * terms.length + index]! > 0) documentFrequency[index]! += 1;
-  });
+  for (let document = 0; document < documents.length; document += 1) {
+    totalLength += documents[document]!.length;
+    for (let index = 0; index < width; index += 1) if (frequencies[document * width + index]! > 0) documentFrequency[index]! += 1;
+  }
   const averageLength = totalLength / documents.length || 1;
-  const idf = Array.from(documentFrequency, (df) => bm25Idf(documents.length, df));
-  documents.forEach((text, document) => {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * text.length) / averageLength);
+  const idf = new Float64Array(width);
+  for (let index = 0; index < width; index += 1) idf[index] = bm25Idf(documents.length, documentFrequency[index]!);
+  for (let document = 0; document < documents.length; document += 1) {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * documents[document]!.length) / averageLength);
     let score = 0;
-    for (let index = 0; index < terms.length; index += 1) {
-      const tf = frequencies[document * terms.length + index]!;
+    for (let index = 0; index < width; index += 1) {
+      const tf = frequencies[document * width + index]!;
       if (tf > 0) score += (idf[index]! * tf * (BM25_K1 + 1)) / (tf + norm);
     }
     scores[document] = score;
-  });
+  }
   return scores;
 }

@@ -1,4 +1,4 @@
-import type { TermCounts } from '../types.js';
+import type { TermCache, TermCounts } from '../types.js';
 
 const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
 const SEED_A = 0x811c9dc5;
@@ -98,4 +98,22 @@ export function termCount(table: TermCounts, key: number): number {
     slot = (slot + 1) & mask;
   }
   return 0;
+}
+
+/**
+ * Fills `frequencies[document · terms + term]` from the cached table of each document (by
+ * `keys`), counting and caching the misses. Lives here so the per-term lookups stay local calls.
+ */
+export function cachedFrequencies(documents: readonly string[], terms: readonly string[], keys: readonly string[], cache: TermCache, frequencies: Float64Array): void {
+  const termKeys = terms.map(termKey);
+  const width = terms.length;
+  for (let document = 0; document < documents.length; document += 1) {
+    const text = documents[document]!;
+    let table = cache.get(keys[document]!);
+    if (table === undefined || table.length !== text.length) {
+      table = termFrequencies(text);
+      cache.set(keys[document]!, table);
+    }
+    for (let index = 0; index < width; index += 1) frequencies[document * width + index] = termCount(table, termKeys[index]!);
+  }
 }
