@@ -77,10 +77,20 @@ describe('term tables (cached word counts)', () => {
     expect(cache.misses - missesBefore).toBe(2);
   });
 
-  it('LruTermCache stays within its capacity', () => {
-    const cache = new LruTermCache(10);
-    for (let index = 0; index < 50; index += 1) cache.set(`k${index}`, termFrequencies(`word${index}`));
-    expect(cache.size).toBeLessThanOrEqual(10);
+  it('LruTermCache stays within its capacity in table slots, evicting the least recently used', () => {
+    const cache = new LruTermCache(200);
+    for (let index = 0; index < 50; index += 1) {
+      cache.set(`k${index}`, termFrequencies(`word${index}`));
+      cache.get('k0');
+    }
+    expect(cache.slotCount).toBeLessThanOrEqual(200);
     expect(cache.get('k49')).toBeDefined();
+    expect(cache.get('k0')).toBeDefined();
+    expect(cache.get('k1')).toBeUndefined();
+  });
+
+  it('a long message with few distinct words gets a small table', () => {
+    expect(termFrequencies('same words again '.repeat(1000)).keys.length).toBe(8);
+    expect(termCount(termFrequencies('same words again '.repeat(1000)), termKey('again'))).toBe(1000);
   });
 });

@@ -4,15 +4,18 @@ import type { TermCache, TermCounts } from '../types.js';
 const EVICT_SHARE = 0.1;
 
 /**
- * Bounded cache of per-message word counts with least-recently-used eviction (same scheme
- * as `LruTokenCache`: a hit only stamps the entry; overflow evicts the oldest tenth at once).
+ * Bounded cache of per-message word tables with least-recently-used eviction (same scheme
+ * as `LruTokenCache`: a hit only stamps the entry; overflow evicts the oldest at once, down
+ * to 90% of the capacity). The bound is in table slots (12 bytes each), so long messages
+ * count for what they hold.
  */
 export class LruTermCache implements TermCache {
   private readonly entries = new Map<string, { value: TermCounts; used: number }>();
   private clock = 0;
+  private slots = 0;
 
-  /** @param capacity maximum number of messages kept (default 10,000, a few MB). */
-  constructor(private readonly capacity = 10_000) {}
+  /** @param capacity maximum table slots kept (default 2,000,000 ≈ 24 MB, ~15,000 typical messages). */
+  constructor(private readonly capacity = 2_000_000) {}
 
   /** The cached counts, marked as most recently used. */
   get(key: string): TermCounts | undefined {
@@ -24,8 +27,11 @@ export class LruTermCache implements TermCache {
 
   /** Stores counts, evicting the least recently used entries when full. */
   set(key: string, value: TermCounts): void {
+    const previous = this.entries.get(key);
+    if (previous) this.slots -= previous.value.keys.length;
     this.entries.set(key, { value, used: ++this.clock });
-    if (this.entries.size > this.capacity) this.evict();
+    this.slots += value.keys.length;
+    if (this.slots > this.capacity) this.evict();
   }
 
   /** Number of cached messages. */
@@ -33,11 +39,20 @@ export class LruTermCache implements TermCache {
     return this.entries.size;
   }
 
-  /** Drops the least recently used EVICT_SHARE of the capacity (at least the overflow). */
+  /** Table slots held (the bounded quantity). */
+  get slotCount(): number {
+    return this.slots;
+  }
+
+  /** Drops least recently used entries until at most (1 − EVICT_SHARE) × capacity slots are held. */
   private evict(): void {
-    const count = Math.max(this.entries.size - this.capacity, Math.floor(this.capacity * EVICT_SHARE));
-    const oldest = [...this.entries].sort((a, b) => a[1].used - b[1].used).slice(0, count);
-    for (const [key] of oldest) this.entries.delete(key);
+    const target = Math.floor(this.capacity * (1 - EVICT_SHARE));
+    const oldest = [...this.entries].sort((a, b) => a[1].used - b[1].used);
+    for (const [key, entry] of oldest) {
+      if (this.slots <= target) break;
+      this.entries.delete(key);
+      this.slots -= entry.value.keys.length;
+    }
   }
 }
 

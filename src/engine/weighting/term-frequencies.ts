@@ -22,22 +22,41 @@ export function termKey(term: string): number {
   return (a >>> 0) * 2097152 + ((b >>> 0) & 0x1fffff);
 }
 
+/** Power-of-two table size for `entries` keys at load ≤ ½ (at least 8). */
+function tableSize(entries: number): number {
+  let size = 8;
+  while (size < entries * 2) size <<= 1;
+  return size;
+}
+
+/** Adds `count` occurrences of `key` to an open-addressing table; returns true when the key is new. */
+function insert(keys: Float64Array, counts: Uint32Array, key: number, count: number): boolean {
+  const mask = keys.length - 1;
+  let slot = key & mask;
+  while (counts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
+  const fresh = counts[slot] === 0;
+  keys[slot] = key;
+  counts[slot]! += count;
+  return fresh;
+}
+
 /**
  * Open-addressing table of the words found (keys by `termKey`, linear probing, load ≤ ½;
- * a slot with count 0 is empty). Sorting would cost more than the scan itself.
+ * a slot with count 0 is empty), sized by the distinct words so a long message with few
+ * distinct words stays small. Sorting would cost more than the scan itself.
  */
 function tally(length: number, found: Float64Array, words: number): TermCounts {
-  let size = 8;
-  while (size < words * 2) size <<= 1;
-  const mask = size - 1;
-  const keys = new Float64Array(size);
-  const counts = new Uint32Array(size);
-  for (let index = 0; index < words; index += 1) {
-    const key = found[index]!;
-    let slot = key & mask;
-    while (counts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
-    keys[slot] = key;
-    counts[slot]! += 1;
+  let keys = new Float64Array(tableSize(words));
+  let counts = new Uint32Array(keys.length);
+  let distinct = 0;
+  for (let index = 0; index < words; index += 1) if (insert(keys, counts, found[index]!, 1)) distinct += 1;
+  const size = tableSize(distinct);
+  if (size < keys.length) {
+    const fullKeys = keys;
+    const fullCounts = counts;
+    keys = new Float64Array(size);
+    counts = new Uint32Array(size);
+    for (let slot = 0; slot < fullKeys.length; slot += 1) if (fullCounts[slot] !== 0) insert(keys, counts, fullKeys[slot]!, fullCounts[slot]!);
   }
   return { length, keys, counts };
 }
