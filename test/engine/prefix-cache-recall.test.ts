@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planContext, validateMessageOrder, type PlanResult } from '../../src/engine/index.js';
+import { repairUnits } from '../../src/engine/plan/repair-units.js';
 import { PREFIX_RECALL_SHARE } from '../../src/engine/selection/prefix-cache-selection.js';
 import { assistant, chat, resend, system, user, type TestMessage } from './fixtures/conversations.js';
 
@@ -62,5 +63,27 @@ describe('prefix_cache recall behind the prefix', () => {
     const indexes = result.messages.map((message) => messages.indexOf(message as TestMessage));
     expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
     expect(result.plan.entries[1]!.disposition).toBe('drop');
+  });
+});
+
+describe('prefix_cache repairs', () => {
+  it.each([400, 600, 900, 1500])('with summaries (budget %i), the kept history stays one block ending at the current turn; recalled messages go first', (maxTokens) => {
+    const messages = [system('be brief'), ...chat(60, 20), user('what was question 4 and answer 9 and question 12')];
+    const result = planContext({ messages, options: { algorithm: 'prefix_cache', maxTokens, summarize: true } });
+    const order = result.messages.map((message) => messages.indexOf(message as TestMessage)).filter((index) => index > 0);
+    const descent = order.findIndex((index, position) => position > 0 && index < order[position - 1]!);
+    const history = descent < 0 ? order : [...order.slice(0, descent), order[order.length - 1]!];
+    expect(history).toEqual(Array.from({ length: history.length }, (_, offset) => history[0]! + offset));
+    expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
+  });
+});
+
+describe('repairUnits', () => {
+  it.each([
+    ['prefix_cache', [0, 1, 0.1], [1, 0, 1]],
+    ['recency', [0.3, 1, 0.1], [0.3, 1, 0.1]],
+  ])('%s: repair weights %j -> %j (recalled unit 1 goes first; history by age)', (algorithm, weights, expected) => {
+    const units = weights.map((weight, position) => ({ position, members: [position], role: 'user', tokens: 5, weight, mandatory: false, excluded: false }));
+    expect(repairUnits(units, algorithm, { kept: [true, true, true], notes: [], recalled: [1] }).map((unit) => unit.weight)).toEqual(expected);
   });
 });

@@ -14,6 +14,7 @@ import { buildEntries } from './build-entries.js';
 import { buildUnits } from './build-units.js';
 import { nodeWeights } from './node-weights.js';
 import { repairSelection, selectionTotals } from './repair-selection.js';
+import { repairUnits } from './repair-units.js';
 
 /** A usable correction factor (positive and finite), else 1. */
 function correctionOf(value: number | undefined): number {
@@ -57,7 +58,7 @@ export function planContext(input: PlanInput): PlanResult {
   const selection = algorithm.select({ units, available: budget.aim - committed, limit: budget.aim, committed, options, ids, previousSequence: input.previousSequence });
   notes.push(...selection.notes);
   const kept = selection.kept;
-  const droppedForOrder = repairSelection(units, kept, fixed, budget.aim, options);
+  const droppedForOrder = repairSelection(repairUnits(units, options.algorithm, selection), kept, fixed, budget.aim, options);
   if (droppedForOrder.size > 0) notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
   const totals = selectionTotals(units, kept, options, fixed, budget.aim);
   const summarizing = options.summarize === true && totals.reserve > 0;
