@@ -71,20 +71,22 @@ describe('context filter over HTTP', () => {
 
   it('!pin keeps the message that carried it on later turns, also after a restart', async () => {
     const messages = longChat(2);
-    messages.push({ role: 'user', content: '!pin The launch code is ZEBRA-42.' });
+    // Long and off-topic, so nothing but the pin can keep it under this budget.
+    messages.push({ role: 'user', content: `!pin The launch code is ZEBRA-42. ${'Unrelated filler text. '.repeat(30)}` });
     messages.push({ role: 'assistant', content: 'Noted.' });
     messages.push(...longChat(25).slice(1));
     const first = await inlet({ model: 'gpt-4o', messages, metadata: { chat_id: 'chat-pin' } });
     const kept = (first.body.messages as Message[]).map((message) => message.content);
-    expect(kept).toContain('The launch code is ZEBRA-42.');
+    const pinned = `The launch code is ZEBRA-42. ${'Unrelated filler text. '.repeat(30)}`;
+    expect(kept).toContain(pinned);
     runtime = await runtime.restart();
     const later = [...messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Tell me about cat photos again' }];
     const second = await inlet({ model: 'gpt-4o', messages: later, metadata: { chat_id: 'chat-pin' } });
-    expect((second.body.messages as Message[]).map((message) => message.content)).toContain('The launch code is ZEBRA-42.');
+    expect((second.body.messages as Message[]).map((message) => message.content)).toContain(pinned);
     // Control: the same history without the pin loses that message under this budget.
-    const unpinned = later.map((message) => (message.content === '!pin The launch code is ZEBRA-42.' ? { ...message, content: 'The launch code is ZEBRA-42.' } : message));
+    const unpinned = later.map((message) => (message.content === `!pin ${pinned}` ? { ...message, content: pinned } : message));
     const control = await inlet({ model: 'gpt-4o', messages: unpinned, metadata: { chat_id: 'chat-nopin' } });
-    expect((control.body.messages as Message[]).map((message) => message.content)).not.toContain('The launch code is ZEBRA-42.');
+    expect((control.body.messages as Message[]).map((message) => message.content)).not.toContain(pinned);
   });
 
   it('!context=2 sends only the last two turns', async () => {
