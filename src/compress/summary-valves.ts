@@ -8,6 +8,7 @@ export const summaryValves = {
   summary_extra_body: z.string().default('').describe('JSON object merged into every chat request, e.g. {"provider":{"sort":"price"}}'),
   summary_ratio: z.number().min(0.05).max(1).default(0.3).describe('Summary size as a share of the summarized tokens'),
   summary_max_tokens: z.number().int().min(32).default(2048).describe('Largest summary block, in tokens'),
+  summary_min_budget: z.number().int().min(0).default(1500).describe('Summarize only when the token budget is at least this (smaller budgets drop: the summary would crowd out kept messages)'),
   summary_level_turn: z.boolean().default(true).describe('Allow per-turn summaries (few messages over budget)'),
   summary_level_segment: z.boolean().default(true).describe('Allow segment summaries (groups of 4 turns)'),
   summary_level_conversation: z.boolean().default(true).describe('Allow one summary of the whole older conversation (most of it over budget)'),

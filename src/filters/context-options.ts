@@ -19,6 +19,8 @@ export interface ContextValves {
   summary_model?: string;
   summary_ratio?: number;
   summary_max_tokens?: number;
+  /** Smallest token budget at which summaries are made (0 = always). */
+  summary_min_budget?: number;
 }
 
 /** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
@@ -57,7 +59,9 @@ export function contextOptions(valves: ContextValves, user: ContextUserValves, f
     pairCoherence: valves.pair_coherence,
     minChatMessages: valves.min_chat_messages,
   };
-  if (summarizerConfigured(valves)) {
+  // Below summary_min_budget a summary's reserve crowds out more than it saves (recall benchmark): drop instead.
+  const roomForSummary = !(maxTokens > 0 && maxTokens < (valves.summary_min_budget ?? 0));
+  if (summarizerConfigured(valves) && roomForSummary) {
     options.summarize = true;
     options.summaryRatio = valves.summary_ratio;
     options.summaryMaxTokens = valves.summary_max_tokens;

@@ -26,7 +26,7 @@ async function replica(server: LoopbackServer): Promise<{ runtime: Runtime; root
   copyShippedFilter('context.ts', path.join(root, 'filters'));
   const config = loadConfig({ PIPELINES_API_KEY: TEST_API_KEY, LOG_LEVEL: 'silent', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', REDIS_URL: redisUrl, REDIS_PREFIX: prefix }, root);
   const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
-  await request(runtime.app).post('/context/valves/update').set(auth).send({ max_tokens: '800', weighting: 'static', summary_base_url: server.url, summary_model: 'mini', ahead_of_time: false }).expect(200);
+  await request(runtime.app).post('/context/valves/update').set(auth).send({ max_tokens: '800', summary_min_budget: 0, weighting: 'static', summary_base_url: server.url, summary_model: 'mini', ahead_of_time: false }).expect(200);
   return { runtime, root };
 }
 

@@ -59,7 +59,7 @@ beforeAll(async () => {
   copyShippedFilter('context.ts', path.join(root, 'filters'));
   await start();
   // Static weighting: what is summarized depends on budget and recency only, not on engine keyword tuning.
-  await valves({ max_tokens: String(BUDGET), weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_api_key: MODEL_KEY, ahead_of_time: false });
+  await valves({ max_tokens: String(BUDGET), summary_min_budget: 0, weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_api_key: MODEL_KEY, ahead_of_time: false });
 });
 afterAll(async () => {
   await runtime.close();

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { contextOptions, type ContextValves } from '../../src/filters/context-options.js';
+import { createActiveFlags } from '../../src/flags/index.js';
+
+const valves = (overrides: Partial<ContextValves> = {}): ContextValves => ({
+  max_tokens: 4000,
+  target_tokens: 0,
+  context_fraction: 0,
+  max_cost_usd: 0,
+  algorithm: 'recency',
+  weighting: 'keyword',
+  recency_factor: 0.25,
+  recent: 4,
+  tool_penalty: 0.5,
+  pair_coherence: 0.8,
+  min_chat_messages: 1,
+  summary_base_url: 'http://127.0.0.1:1/v1',
+  summary_model: 'mini',
+  summary_min_budget: 1500,
+  ...overrides,
+});
+const noFlags = createActiveFlags({ chatKey: 'c', persistent: {}, temporary: {}, marks: {}, notices: [], source: 'none' });
+const user = { max_tokens: null, recent: null };
+
+describe('contextOptions', () => {
+  it.each([
+    { max_tokens: 4000, user: null, summarize: true },
+    { max_tokens: 1500, user: null, summarize: true },
+    { max_tokens: 1000, user: null, summarize: undefined },
+    { max_tokens: 4000, user: 800, summarize: undefined },
+    { max_tokens: 0, user: null, summarize: true },
+  ])('summaries only from summary_min_budget up: admin $max_tokens, user $user → $summarize', ({ max_tokens, user: userMax, summarize }) => {
+    const options = contextOptions(valves({ max_tokens }), { ...user, max_tokens: userMax }, noFlags);
+    expect(options.summarize).toBe(summarize);
+  });
+
+  it('a user may only lower the admin budget; null keeps the admin value', () => {
+    expect(contextOptions(valves({ max_tokens: 4000 }), { max_tokens: 9000, recent: null }, noFlags).maxTokens).toBe(4000);
+    expect(contextOptions(valves({ max_tokens: 4000 }), { max_tokens: 2000, recent: null }, noFlags).maxTokens).toBe(2000);
+    expect(contextOptions(valves({ max_tokens: 0 }), { max_tokens: 2000, recent: 0 }, noFlags)).toMatchObject({ maxTokens: 2000, recent: 0 });
+  });
+});
