@@ -21,13 +21,23 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    server.close();
+    // Let requests in flight finish (their ledger writes included), at most 10 s, then stop filters and the store.
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Keep-alive connections go idle once their request is answered: close them as they do.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      idle.unref();
+      server.closeIdleConnections();
+      setTimeout(resolve, 10_000).unref();
+    });
     await runtime.close().catch((error) => logger.error({ err: (error as Error).message }, 'shutdown failed'));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // A filter's stray timer or promise must not take the server (and every chat) down: log it and keep serving.
   process.on('unhandledRejection', (reason) => logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'));
+  process.on('uncaughtException', (error) => logger.fatal({ err: String(error?.stack ?? error) }, 'uncaught exception (server keeps running)'));
 }
 
 main().catch((error: unknown) => {
