@@ -2,13 +2,16 @@ import type { ModelIndex } from './model-index.js';
 
 const VARIANT = /:[A-Za-z0-9._-]+$/;
 const DATED = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
+/** Anthropic's API spells versions with a hyphen (`claude-3-5-sonnet`, `claude-sonnet-4-5`); OpenRouter with a dot. */
+const HYPHEN_VERSION = /(?<=-)(\d)-(\d)(?=-|$)/g;
 
 /**
  * Resolve a model id as Open WebUI sends it to a price-table id, or undefined.
  * Order: exact / alias / case-insensitive; provider prefix added (`gpt-4o` → `openai/gpt-4o`);
  * a known connection prefix stripped (`openrouter.openai/gpt-4o`, only when the rest
  * resolves: P6); a foreign leading path segment dropped (`openrouter/openai/gpt-4o`, `azure/gpt-4o`);
- * the variant suffix dropped (`:free`), then a date suffix (`-2024-08-06`).
+ * the variant suffix dropped (`:free`), then a date suffix (`-2024-08-06`); last, Anthropic's hyphenated
+ * versions read with a dot (`claude-3-5-sonnet-20241022` → `claude-3.5-sonnet`).
  * Dots inside ids are never touched (P5: `gpt-4.1`, `gemini-2.5-pro`).
  */
 export function resolveModelId(raw: string, index: ModelIndex, depth = 0): string | undefined {
@@ -30,7 +33,12 @@ export function resolveModelId(raw: string, index: ModelIndex, depth = 0): strin
     const rest = resolveModelId(id.replace(VARIANT, ''), index, depth + 1);
     if (rest) return rest;
   }
-  if (DATED.test(id)) return resolveModelId(id.replace(DATED, ''), index, depth + 1);
+  if (DATED.test(id)) {
+    const rest = resolveModelId(id.replace(DATED, ''), index, depth + 1);
+    if (rest) return rest;
+  }
+  const dotted = id.replace(HYPHEN_VERSION, '$1.$2');
+  if (dotted !== id) return resolveModelId(dotted, index, depth + 1);
   return undefined;
 }
 

@@ -55,6 +55,20 @@ describe('model id normalisation against the real capture', () => {
     expect(table.aliases['amazon/nova-2-lite-v1']).toBeUndefined();
   });
 
+  it.each([
+    ['claude-3-5-sonnet', 'anthropic/claude-3.5-sonnet'],
+    ['claude-3-5-sonnet-20241022', 'anthropic/claude-3.5-sonnet'],
+    ['claude-3-7-sonnet', 'anthropic/claude-3.7-sonnet'],
+    ['anthropic/claude-sonnet-4-5', 'anthropic/claude-sonnet-4.5'],
+    ['claude-haiku-4-5-20251001', 'anthropic/claude-haiku-4.5'],
+  ])("Anthropic's hyphenated version %s resolves to %s", (id, expected) => {
+    expect(resolve(id)).toBe(expected);
+  });
+
+  it('hyphen-to-dot never applies to multi-digit parts', () => {
+    expect(resolve('gpt-4-0613')).not.toBe('openai/gpt-4.0613');
+  });
+
   it('unknown ids stay unknown', () => {
     expect(resolve('no-such-model')).toBeUndefined();
     expect(resolve('')).toBeUndefined();
