@@ -15,7 +15,7 @@ interface IdentifiableMessage {
   tool_call_id?: unknown;
 }
 
-/** The text an id is derived from: text parts joined; image parts by their URL; tool ids. */
+/** The text an id is derived from: text parts joined; image parts by URL and detail; tool call ids, names and arguments. */
 function identityText(message: IdentifiableMessage): string {
   const role = String(message.role ?? '');
   const name = typeof message.name === 'string' ? message.name : '';
@@ -29,14 +29,21 @@ function identityText(message: IdentifiableMessage): string {
       if (part && typeof part === 'object') {
         const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } | unknown };
         if (typeof typed.text === 'string') parts.push(typed.text);
-        else if (typed.image_url && typeof typed.image_url === 'object') parts.push(String((typed.image_url as { url?: unknown }).url ?? ''));
+        else if (typed.image_url && typeof typed.image_url === 'object') {
+          const image = typed.image_url as { url?: unknown; detail?: unknown };
+          // The detail level changes the image's token count, so it is part of the identity.
+          parts.push(`${String(image.url ?? '')}${image.detail === undefined ? '' : `#${String(image.detail)}`}`);
+        }
         else parts.push(JSON.stringify(part));
       } else parts.push(String(part));
     }
   }
   if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown } }>) {
-      parts.push(`call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}`);
+    // Arguments are part of the identity: backends that reuse call ids (`call_0`) must not share a
+    // token count, pin or summary between calls with different arguments.
+    for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {
+      const args = call?.function?.arguments;
+      parts.push(`call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}:${typeof args === 'string' ? args : JSON.stringify(args ?? null)}`);
     }
   }
   if (typeof message.tool_call_id === 'string') parts.push(`result:${message.tool_call_id}`);

@@ -59,3 +59,17 @@ describe('content hash memo (by message object)', () => {
     expect(contentHash(message)).not.toBe(before);
   });
 });
+
+describe('message ids cover everything that changes a token count', () => {
+  it('two tool calls with the same id and name but different arguments get different ids', () => {
+    const call = (args: string) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: args } }] });
+    expect(contentHash(call('{"q":"a"}'))).not.toBe(contentHash(call(`{"q":"${'x'.repeat(4000)}"}`)));
+    expect(contentHash(call('{"q":"a"}'))).toBe(contentHash(call('{"q":"a"}')));
+  });
+
+  it('an image part with another detail level gets another id', () => {
+    const image = (detail?: string) => ({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', ...(detail ? { detail } : {}) } }] });
+    expect(contentHash(image('low'))).not.toBe(contentHash(image('high')));
+    expect(contentHash(image())).not.toBe(contentHash(image('low')));
+  });
+});
