@@ -11,7 +11,14 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   mkdirSync(config.DATA_DIR, { recursive: true });
   const runtime = await createRuntime({ config, logger });
-  const server = runtime.app.listen(config.PORT, config.HOST, () => {
+  const server = runtime.app.listen(config.PORT, config.HOST, (error?: Error) => {
+    if (error) {
+      // express 5 hands listen errors (port in use, no permission) to this callback.
+      logger.fatal({ err: error.message, host: config.HOST, port: config.PORT }, `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`);
+      process.stderr.write(`Eunoe failed to start: cannot listen on ${config.HOST}:${config.PORT} (${error.message}). Set PORT or HOST.\n`);
+      void runtime.close().finally(() => process.exit(1));
+      return;
+    }
     logger.info({ version: VERSION, host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
   });
   server.requestTimeout = 0;

@@ -68,3 +68,31 @@ describe('a real server process stays up and drains on shutdown', () => {
     await stopped;
   });
 });
+
+describe('start-up errors', () => {
+  it('a port already in use ends the process with status 1 and a clear message (not a silent exit 0)', async () => {
+    const { spawn } = await import('node:child_process');
+    const net = await import('node:net');
+    const { repoRoot } = await import('../helpers/create-test-runtime.js');
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-port-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+        cwd: repoRoot,
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: root, PIPELINES_API_KEY: 'k', PRICING_FETCH: 'false', LOG_LEVEL: 'warn', FILTERS_DIR: path.join(root, 'none') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(output).toMatch(/cannot listen on 127\.0\.0\.1:\d+.*EADDRINUSE/);
+    } finally {
+      blocker.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

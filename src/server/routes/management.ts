@@ -41,6 +41,10 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
       found.catch(() => undefined); // handled at 'close'; never an unhandled rejection meanwhile
     });
     parser.on('error', (error) => reject(new ValidationError(`Malformed multipart body: ${(error as Error).message}`)));
+    // A client that drops mid-upload must not leave the handler (and its buffered chunks) pending.
+    request.on('close', () => {
+      if (!request.complete) reject(new ValidationError('Upload aborted by the client'));
+    });
     parser.on('close', () => {
       if (!found) reject(new ValidationError('Missing multipart field "file"'));
       else found.then(resolve, reject);
