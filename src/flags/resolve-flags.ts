@@ -82,7 +82,8 @@ export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flag
   });
   const newest = newestUserIndex(stripped.messages);
   const newestId = newest >= 0 ? ids[newest] : undefined;
-  const key = chatKey(body, options.user);
+  // Keyed on the stripped history: a later filter in the chain only ever sees stripped messages.
+  const key = chatKey(Array.isArray(body.messages) ? { ...body, messages: stripped.messages } : body, options.user);
   const defaults = parseDefaultFlags(options.defaults, registry);
 
   let read = await readFlagState(store, key, { timeoutMs, logger });

@@ -106,3 +106,23 @@ describe('an Open WebUI chat through every shipped filter', () => {
     expect(task.status).toBe(200);
   });
 });
+
+describe('a chat without a chat id (API callers, temporary chats) through the chain', () => {
+  it('the context filter still sees the persistent flag set in the first message after earlier filters stripped it', async () => {
+    const runtime = await createTestRuntime({ filters: ['context.ts', 'spend-limit.ts', 'system-prefix.ts'] });
+    try {
+      await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: '300' }).expect(200);
+      const owui = new OpenWebUiSimulator(runtime);
+      const messages: Body[] = [{ role: 'user', content: `!+full ${'first question words '.repeat(20)}` }];
+      for (let turn = 0; turn < 6; turn++) {
+        messages.push({ role: 'assistant', content: `reply ${turn} ${'words '.repeat(40)}` });
+        messages.push({ role: 'user', content: `question ${turn} ${'more words '.repeat(20)}` });
+      }
+      const result = await owui.run('inlet', { model: 'm', messages, metadata: { chat_id: 'local' } }, { id: 'bob', role: 'user' });
+      expect(result.status).toBe(200);
+      expect(result.body.messages).toHaveLength(messages.length);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
