@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
@@ -22,18 +22,31 @@ export class ValvesRepository {
     return path.join(this.options.dir, `${filterId}.json`);
   }
 
-  /** Saved admin values: the store's copy when it answers (shared by replicas), else the file. */
+  /**
+   * Saved admin values. The store's copy is shared by replicas; the file is this replica's copy
+   * (and what an admin may edit by hand). The newer one wins: a file written while the store was
+   * down, or edited by hand, is pushed back to the store instead of being silently reverted.
+   */
   async loadAdmin(filterId: string): Promise<unknown> {
+    let shared: { values: unknown; updatedAt: number } | undefined;
     try {
-      const shared = await this.options.store.get(`valves:admin:${filterId}`);
-      if (shared !== undefined) return shared;
+      shared = sharedDoc(await this.options.store.get(`valves:admin:${filterId}`));
     } catch (error) {
       this.options.logger.warn({ filterId, err: (error as Error).message }, 'state store unavailable; admin valves read from file');
     }
+    const local = this.readFile(filterId);
+    if (shared && (!local || local.updatedAt <= shared.updatedAt + 1000)) return shared.values;
+    if (!local) return undefined;
+    if (shared) this.options.logger.info({ filterId }, 'valves file is newer than the shared copy; using and sharing the file');
+    await this.options.store.set(`valves:admin:${filterId}`, { values: local.values, updatedAt: local.updatedAt }).catch(() => undefined);
+    return local.values;
+  }
+
+  private readFile(filterId: string): { values: unknown; updatedAt: number } | undefined {
     const file = this.file(filterId);
     if (!existsSync(file)) return undefined;
     try {
-      return JSON.parse(readFileSync(file, 'utf8'));
+      return { values: JSON.parse(readFileSync(file, 'utf8')), updatedAt: statSync(file).mtimeMs };
     } catch (error) {
       this.options.logger.warn({ filterId, file, err: (error as Error).message }, 'saved valves unreadable; using defaults');
       return undefined;
@@ -44,7 +57,7 @@ export class ValvesRepository {
   async saveAdmin(filterId: string, values: unknown): Promise<void> {
     writeFileAtomic(this.file(filterId), `${JSON.stringify(values, null, 2)}\n`);
     try {
-      await this.options.store.set(`valves:admin:${filterId}`, values);
+      await this.options.store.set(`valves:admin:${filterId}`, { values, updatedAt: Date.now() });
       await this.options.store.publish('valves', JSON.stringify({ filterId, origin: this.origin }));
     } catch (error) {
       this.options.logger.warn({ filterId, err: (error as Error).message }, 'valves saved to file only; other replicas will not see them until the store is back');
@@ -77,4 +90,13 @@ export class ValvesRepository {
       }
     });
   }
+}
+
+/** The store's valves document `{values, updatedAt}` (older plain-object copies count as oldest). */
+function sharedDoc(value: unknown): { values: unknown; updatedAt: number } | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'object' && 'values' in value && typeof (value as { updatedAt?: unknown }).updatedAt === 'number') {
+    return value as { values: unknown; updatedAt: number };
+  }
+  return { values: value, updatedAt: 0 };
 }

@@ -51,3 +51,27 @@ describe('object valves typed as JSON text in the admin form', () => {
     }
   });
 });
+
+describe('admin valves: the newer of the file and the shared copy wins', () => {
+  it('a valves file edited by hand after the last save is used after a restart (not reverted by the store)', async () => {
+    const { utimesSync, writeFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    let runtime = await createTestRuntime({ filters: ['turn-limit.ts'] });
+    try {
+      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '80' }).expect(200);
+      const file = path.join(runtime.config.VALVES_DIR, 'turn-limit.json');
+      writeFileSync(file, JSON.stringify({ max_turns: 20 }));
+      const later = new Date(Date.now() + 5000);
+      utimesSync(file, later, later);
+      runtime = await runtime.restart();
+      const valves = await request(runtime.app).get('/turn-limit/valves').set(runtime.auth).expect(200);
+      expect(valves.body.max_turns).toBe(20);
+      // And a save through the API wins again afterwards.
+      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '30' }).expect(200);
+      runtime = await runtime.restart();
+      expect((await request(runtime.app).get('/turn-limit/valves').set(runtime.auth).expect(200)).body.max_turns).toBe(30);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
