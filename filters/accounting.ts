@@ -2,6 +2,7 @@ import { baseValves, defineFilter, z } from '../src/sdk.js';
 import { buildUsageRecord } from '../src/usage/build-usage-record.js';
 import { appendUsageLine, formatUsageLine, stripUsageLines } from '../src/usage/format-usage-line.js';
 import { estimatePromptTokens, loadO200k } from '../src/usage/estimate-tokens.js';
+import { encodingForModel } from '../src/engine/index.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -47,6 +48,9 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
       const metadata = (body.metadata ?? {}) as { task?: unknown };
       if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string') return body;
+      // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
+      // teach a wrong ratio. Models with an exact local tokenizer (GPT family) need no correction at all.
+      if (encodingForModel(body.model).exact || addsContextAfterInlet(body)) return body;
       try {
         const tokens = await estimatePromptTokens(body.messages, body.model);
         await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, { ttlMs: ESTIMATE_TTL_MS });
@@ -85,3 +89,10 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
 
 /** The shipped accounting filter (real clock). */
 export default createAccountingFilter();
+
+/** True when Open WebUI will add context after the pipeline inlet (files/RAG, tools, web search, memory). */
+function addsContextAfterInlet(body: Record<string, unknown>): boolean {
+  const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
+  const features = (body.features ?? (body.metadata as { features?: unknown } | undefined)?.features ?? {}) as Record<string, unknown>;
+  return nonEmpty(body.files) || nonEmpty(body.tool_ids) || features.web_search === true || features.memory === true;
+}

@@ -35,7 +35,9 @@ export async function buildUsageRecord({ body, user, pricing, now }: BuildUsageR
   const metadata = (body.metadata ?? {}) as Bag;
   const model = text(body.model) ?? text(assistant.model) ?? 'unknown';
   const chatId = text(body.chat_id) ?? text(metadata.chat_id);
-  const messageId = text(body.id) ?? text(assistant.id) ?? `hash:${chatId ?? ''}:${contentHash(assistant)}`;
+  // Without ids (API callers), the reply's position keeps two identical replies ("OK.") apart.
+  const position = Array.isArray(body.messages) ? body.messages.lastIndexOf(assistant) : -1;
+  const messageId = text(body.id) ?? text(assistant.id) ?? `hash:${chatId ?? ''}:${position}:${contentHash(assistant)}`;
   const baseModelId = baseModelIdOf(body);
   const found = findUsage(body);
   const common = {

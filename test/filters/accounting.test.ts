@@ -157,18 +157,30 @@ describe('usage line', () => {
 });
 
 describe('token corrections', () => {
-  it('inlet estimate vs actual prompt tokens feeds the per-model correction', async () => {
+  it('inlet estimate vs actual prompt tokens feeds the per-model correction (models without an exact tokenizer)', async () => {
+    const model = 'anthropic/claude-3.5-sonnet';
     const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is the capital of France? '.repeat(20) }];
-    const estimate = await estimatePromptTokens(messages);
-    const inletBody = { model: 'openai/gpt-4o', messages, metadata: { chat_id: 'c-9' } };
+    const estimate = await estimatePromptTokens(messages, model);
+    const inletBody = { model, messages, metadata: { chat_id: 'c-9' } };
     await filter.inlet!(hookArgs(filter, { body: inletBody, store, services, hook: 'inlet', filterId: 'accounting', chatKey: 'c-9' }));
     // A background task of the same chat must not replace the estimate.
-    await filter.inlet!(hookArgs(filter, { body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'title?' }], metadata: { chat_id: 'c-9', task: 'title_generation' } }, store, services, hook: 'inlet', filterId: 'accounting', chatKey: 'c-9' }));
+    await filter.inlet!(hookArgs(filter, { body: { model, messages: [{ role: 'user', content: 'title?' }], metadata: { chat_id: 'c-9', task: 'title_generation' } }, store, services, hook: 'inlet', filterId: 'accounting', chatKey: 'c-9' }));
     const actual = Math.round(estimate * 1.3);
-    await outlet(outletBody({ usage: { prompt_tokens: actual, completion_tokens: 5 } }, { chat_id: 'c-9', id: 'a-9' }), { chatKey: 'c-9' });
-    expect(await services.corrections.get('openai/gpt-4o')).toBeCloseTo(actual / estimate, 5);
+    await outlet(outletBody({ usage: { prompt_tokens: actual, completion_tokens: 5 } }, { chat_id: 'c-9', id: 'a-9', model }), { chatKey: 'c-9' });
+    expect(await services.corrections.get(model)).toBeCloseTo(actual / estimate, 5);
     // The estimate is consumed: a repeated outlet does not observe again.
-    await outlet(outletBody({ usage: { prompt_tokens: estimate * 2, completion_tokens: 5 } }, { chat_id: 'c-9', id: 'a-10' }), { chatKey: 'c-9' });
-    expect(await services.corrections.get('openai/gpt-4o')).toBeCloseTo(actual / estimate, 5);
+    await outlet(outletBody({ usage: { prompt_tokens: estimate * 2, completion_tokens: 5 } }, { chat_id: 'c-9', id: 'a-10', model }), { chatKey: 'c-9' });
+    expect(await services.corrections.get(model)).toBeCloseTo(actual / estimate, 5);
+  });
+
+  it.each([
+    { label: 'a model with an exact tokenizer (gpt-4o)', model: 'openai/gpt-4o', extra: {} },
+    { label: 'a request with files (RAG is added after the inlet)', model: 'anthropic/claude-3-opus', extra: { files: [{ id: 'f1' }] } },
+    { label: 'a request with tools', model: 'anthropic/claude-3-haiku', extra: { tool_ids: ['search'] } },
+  ])('learns nothing from $label', async ({ model, extra }) => {
+    const messages = [{ role: 'user', content: 'Summarise the attached document. '.repeat(10) }];
+    await filter.inlet!(hookArgs(filter, { body: { model, messages, metadata: { chat_id: `c-${model}` }, ...extra }, store, services, hook: 'inlet', filterId: 'accounting', chatKey: `c-${model}` }));
+    await outlet(outletBody({ usage: { prompt_tokens: 5000, completion_tokens: 5 } }, { chat_id: `c-${model}`, id: `a-${model}`, model }), { chatKey: `c-${model}` });
+    expect(await services.corrections.get(model)).toBeUndefined();
   });
 });
