@@ -62,6 +62,7 @@ export default defineFilter({
     recent: z.number().int().min(0).default(engine.recent).describe('The last N messages are always kept'),
     tool_penalty: z.number().min(0).max(1).default(engine.toolPenalty).describe('Scoring factor for tool calls and tool results'),
     pair_coherence: z.number().min(0).max(1).default(engine.pairCoherence).describe('An answer keeps this share of its question’s score'),
+    allow_full: z.boolean().default(true).describe('Let users send the whole history with !full (it lifts every budget, cost included, for that turn)'),
     min_chat_messages: z.number().int().min(0).default(engine.minChatMessages).describe('Never send fewer chat messages than this'),
     ...summaryValves,
   }),
@@ -71,7 +72,7 @@ export default defineFilter({
     default_flags: z.string().default('').describe('Flags applied to every chat of yours, e.g. "+nosum,recent=6"'),
   }),
 
-  async inlet({ body, valves, userValves, flags, state, services, logger, signal }) {
+  async inlet({ body, valves, userValves, flags, state, services, logger, signal, deadline: hookDeadline }) {
     const metadata = (body.metadata ?? {}) as { task?: unknown };
     if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
     const messages = body.messages;
@@ -102,8 +103,10 @@ export default defineFilter({
     }
     const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
     // One deadline for all summarizing of this inlet (retries included), so a slow model never outlasts the hook.
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(valves.summary_timeout_ms)]);
-    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, valves.summary_timeout_ms / 2);
+    // Summarizing stops before the host's hook timeout, so a slow model falls back to dropping instead of a 504.
+    const summaryMs = Math.max(100, Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - 1000));
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(summaryMs)]);
+    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);
     const context = await planAndCompress(input, compression, { correction, signal: deadline });
     const { plan } = context.result;
     if (tracksPrefix) {

@@ -21,6 +21,8 @@ export interface ContextValves {
   summary_max_tokens?: number;
   /** Smallest token budget at which summaries are made (0 = always). */
   summary_min_budget?: number;
+  /** Whether users may lift the budget with `!full` (default true). */
+  allow_full?: boolean;
 }
 
 /** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
@@ -70,7 +72,8 @@ export function contextOptions(valves: ContextValves, user: ContextUserValves, f
     const value = flags.get(key);
     return typeof value === 'number' ? value : undefined;
   };
-  if (flags.get('full') === true) options.full = true;
+  // `!full` lifts every budget for one turn, unless the admin forbids it (`allow_full`).
+  if (flags.get('full') === true && valves.allow_full !== false) options.full = true;
   if (flags.get('nosum') === true) options.summarize = false;
   options.targetTokens = number('target') ?? options.targetTokens;
   options.contextTurns = number('context');

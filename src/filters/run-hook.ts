@@ -11,7 +11,7 @@ import type { ActiveFilter } from './filter-registry.js';
 export async function runHook(options: {
   filter: ActiveFilter;
   hook: 'inlet' | 'outlet';
-  args: Omit<HookArgs<unknown, unknown>, 'signal'>;
+  args: Omit<HookArgs<unknown, unknown>, 'signal' | 'deadline'>;
   timeoutMs: number;
   /** Aborted when the client goes away. */
   parentSignal?: AbortSignal;
@@ -31,7 +31,8 @@ export async function runHook(options: {
     }, timeoutMs);
   });
   try {
-    const result = await Promise.race([Promise.resolve().then(() => fn({ ...args, signal: controller.signal })), deadline]);
+    const hookDeadline = Date.now() + timeoutMs;
+    const result = await Promise.race([Promise.resolve().then(() => fn({ ...args, signal: controller.signal, deadline: hookDeadline })), deadline]);
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
       throw new FilterExecutionError(filter.id, hook, `Filter ${filter.id} ${hook} returned no body (it must return the body object)`);
     }

@@ -54,6 +54,8 @@ export interface HookArgs<V, U> {
   services: HostServices;
   filterId: string;
   requestId: string;
+  /** Epoch ms when the host answers 504 for this hook (`HOOK_TIMEOUT_MS`): slow work should stop before it. */
+  deadline: number;
   hook: 'inlet' | 'outlet';
 }
 

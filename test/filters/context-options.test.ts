@@ -40,3 +40,13 @@ describe('contextOptions', () => {
     expect(contextOptions(valves({ max_tokens: 0 }), { max_tokens: 2000, recent: 0 }, noFlags)).toMatchObject({ maxTokens: 2000, recent: 0 });
   });
 });
+
+describe('!full and the admin', () => {
+  const full = createActiveFlags({ chatKey: 'c', temporary: { full: true } });
+  it('lifts the budget by default', () => {
+    expect(contextOptions(valves(), user, full).full).toBe(true);
+  });
+  it('does nothing when the admin turned allow_full off', () => {
+    expect(contextOptions(valves({ allow_full: false }), user, full).full).toBeUndefined();
+  });
+});

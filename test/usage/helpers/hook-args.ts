@@ -50,6 +50,7 @@ export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | 
     services: options.services,
     filterId: options.filterId,
     requestId: 'req-1',
+    deadline: Date.now() + 30_000,
     hook: options.hook,
   };
 }

@@ -1,0 +1,35 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { chatReply, startLoopback, type LoopbackServer } from '../llm/helpers/loopback-openai.js';
+import { orderChat, promptTokens } from '../compress/helpers/order-chat.js';
+
+describe('a summarizer slower than the hook timeout', () => {
+  let runtime: TestRuntime;
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopback(() => ({ ...chatReply('too late'), delayMs: 6000 }));
+    runtime = await createTestRuntime({ filters: ['context.ts'], env: { HOOK_TIMEOUT_MS: '2500' } });
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({ max_tokens: '700', summary_min_budget: '0', weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_timeout_ms: '20000', summary_retries: '0', ahead_of_time: 'false' })
+      .expect(200);
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await server.close();
+  });
+
+  it('falls back to dropping before the host answers 504, even when summary_timeout_ms is longer', async () => {
+    const messages = orderChat(14);
+    const response = await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: 'slow' } }, user: { id: 'u' } });
+    expect(response.status).toBe(200);
+    expect(server.chatCalls()).toBeGreaterThan(0);
+    expect(response.body.messages.some((message: { content?: string }) => String(message.content).includes('too late'))).toBe(false);
+    expect(promptTokens(response.body.messages)).toBeLessThanOrEqual(700);
+  });
+});
