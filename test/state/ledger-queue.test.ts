@@ -54,4 +54,22 @@ describe('LedgerQueue', () => {
     expect(await Promise.all([first, second])).toEqual([true, true]);
     expect(sent).toEqual(['a', 'b']);
   });
+
+  it('a write Redis rejects for good goes to the dead letter, and later writes are not held back', async () => {
+    const dead: string[] = [];
+    const queue = new LedgerQueue({
+      max: 10,
+      isTransient: (error) => (error as Error).message === 'down',
+      onDeadLetter: (entry) => dead.push(entry.id),
+    });
+    for (const id of ['a', 'bad', 'c']) queue.push(item(id));
+    const sent: string[] = [];
+    expect(await queue.flush(async (entry) => {
+      if (entry.id === 'bad') throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+      sent.push(entry.id);
+    })).toBe(true);
+    expect(sent).toEqual(['a', 'c']);
+    expect(dead).toEqual(['bad']);
+    expect(queue.size).toBe(0);
+  });
 });

@@ -15,6 +15,13 @@ export interface LedgerQueueOptions {
   onFull?: (max: number) => void;
   /** Told after a drain when appends were refused while the queue was full. */
   onDrained?: (dropped: number) => void;
+  /**
+   * True for failures worth retrying (Redis unreachable or slow). Anything else (e.g. WRONGTYPE)
+   * will never succeed: that entry goes to `onDeadLetter` and the queue moves on, so one bad
+   * record cannot hold back every later spend record. Default: every failure is transient.
+   */
+  isTransient?: (error: unknown) => boolean;
+  onDeadLetter?: (item: QueuedAppend, error: unknown) => void;
 }
 
 /**
@@ -69,7 +76,13 @@ export class LedgerQueue {
     while (this.items.length > 0) {
       const batch = this.items.slice(0, batchSize);
       const results = await Promise.allSettled(batch.map((item) => send(item)));
-      const failed = batch.filter((_, index) => results[index]?.status === 'rejected');
+      const failed = batch.filter((item, index) => {
+        const result = results[index];
+        if (result?.status !== 'rejected') return false;
+        if (this.options.isTransient?.(result.reason) ?? true) return true;
+        this.options.onDeadLetter?.(item, result.reason);
+        return false;
+      });
       this.items = [...failed, ...this.items.slice(batch.length)];
       if (failed.length > 0) return false;
     }

@@ -46,6 +46,12 @@ export class RedisLedger {
         ),
       onDrained: (dropped) =>
         logger.error({ backend: 'redis', dropped }, `${dropped} ledger writes were dropped while the queue was full`),
+      isTransient: isUnavailable,
+      onDeadLetter: (item, error) =>
+        logger.error(
+          { backend: 'redis', stream: item.stream, id: item.id, time: item.time, record: item.json, err: (error as Error)?.message },
+          'ledger write rejected by Redis (not retried); the record is in this log line',
+        ),
     });
     this.retryTimer = setInterval(() => {
       if (this.queue.size > 0 && options.isReady()) void this.flush();
