@@ -1,7 +1,7 @@
 import { baseValves, defineFilter, z } from '../src/sdk.js';
 import { buildUsageRecord } from '../src/usage/build-usage-record.js';
 import { appendUsageLine, formatUsageLine, stripUsageLines } from '../src/usage/format-usage-line.js';
-import { estimatePromptTokens, loadO200k } from '../src/usage/estimate-tokens.js';
+import { estimatePromptTokens, encoderFor } from '../src/usage/estimate-tokens.js';
 import { encodingForModel } from '../src/engine/index.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
@@ -41,7 +41,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
 
     onStartup() {
       // Load the tokenizer in the background so the first request does not wait for it.
-      void loadO200k().catch(() => undefined);
+      void encoderFor().catch(() => undefined);
     },
 
     async inlet({ body: received, valves, state, flags, logger }) {

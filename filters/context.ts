@@ -1,7 +1,7 @@
 import { baseValves, defineFilter, appendToReply, z } from '../src/sdk.js';
 import type { ScopedState } from '../src/state/scoped-state.js';
 import type { Logger } from '../src/util/logger.js';
-import { defaultEngineOptions, LruTokenCache, messageIds, planContext, type PlanInput } from '../src/engine/index.js';
+import { defaultEngineOptions, LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../src/engine/index.js';
 import { contextOptions } from '../src/filters/context-options.js';
 import { describeFlags, keepTags } from '../src/flags/index.js';
 import { LlmClientPool } from '../src/llm/client-pool.js';
@@ -29,7 +29,7 @@ async function rememberWeight(options: { messages: Message[]; weight: unknown; c
   const key = `weights:${options.chatKey}`;
   let weights = (await options.state.get<Record<string, number>>(key).catch(() => undefined)) ?? {};
   if (typeof options.weight === 'number') {
-    const newestUser = options.messages.map((message) => message?.role).lastIndexOf('user');
+    const newestUser = newestUserIndex(options.messages);
     const id = newestUser >= 0 ? messageIds(options.messages)[newestUser] : undefined;
     if (id && weights[id] !== options.weight) {
       weights = { ...weights, [id]: options.weight };

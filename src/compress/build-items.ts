@@ -1,4 +1,5 @@
 import type { PlanResult } from '../engine/index.js';
+import { newestUserIndex } from '../engine/index.js';
 import type { SummaryLevel } from './summary-level.js';
 
 /** Turns per segment; segments are aligned on absolute turn numbers so they stay stable as the chat grows. */
@@ -60,7 +61,7 @@ function homeItem(level: SummaryLevel, home: Home): SummaryItem {
  */
 export function buildItems(result: PlanResult, messages: readonly unknown[], level: SummaryLevel): SummaryItem[] {
   const homes = new Map<number, Home>();
-  const lastUser = (messages as Array<{ role?: unknown }>).map((message) => message?.role).lastIndexOf('user');
+  const lastUser = newestUserIndex(messages);
   let turn = -1;
   for (const entry of result.plan.entries) {
     if (entry.role === 'user') turn += 1;

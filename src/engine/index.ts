@@ -32,3 +32,4 @@ export { imageDimensions } from './tokens/image-dimensions.js';
 export { insertSummary, SUMMARY_HEADER } from './summarize/insert-summary.js';
 export { validateMessageOrder, type OrderViolation } from './constraints/validate-message-order.js';
 export { messageIds, contentHash } from './message-id.js';
+export { contentText, newestUserIndex } from './conversation/message-text.js';

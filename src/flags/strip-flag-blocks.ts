@@ -56,10 +56,4 @@ export function stripFlagBlocks(messages: readonly unknown[], isKnown: (key: str
 }
 
 /** Index of the newest user message (tool calls and results may follow it: F8); -1 when none. */
-export function newestUserIndex(messages: readonly unknown[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message && typeof message === 'object' && (message as Part).role === 'user') return index;
-  }
-  return -1;
-}
+export { newestUserIndex } from '../engine/conversation/message-text.js';

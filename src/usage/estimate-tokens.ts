@@ -1,5 +1,7 @@
 import { countMessageTokens, encodingForModel, loadEncoder, REPLY_PRIMING_TOKENS, type TokenCounter } from '../engine/index.js';
 
+export { contentText } from '../engine/index.js';
+
 /**
  * Token estimates for accounting, made with the context engine's own counter (same encoder
  * per model, same chat-format overheads), so the learned correction factor actual/estimated
@@ -7,28 +9,19 @@ import { countMessageTokens, encodingForModel, loadEncoder, REPLY_PRIMING_TOKENS
  */
 
 /** The encoder for a model (o200k_base when unknown), loaded once; resolves at once after the first load. */
-export function loadO200k(model?: string): Promise<TokenCounter> {
+export function encoderFor(model?: string): Promise<TokenCounter> {
   return Promise.resolve().then(() => loadEncoder(encodingForModel(model).encoding));
-}
-
-/** Text of a message's content: strings as is, text parts joined; images and other parts are not counted. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
-    .join('\n');
 }
 
 /** Token count of one text with the model's encoder. */
 export async function countTokens(text: string, model?: string): Promise<number> {
   if (!text) return 0;
-  return (await loadO200k(model)).count(text);
+  return (await encoderFor(model)).count(text);
 }
 
 /** Estimated prompt tokens of a chat request, exactly as the context engine counts them (before correction). */
 export async function estimatePromptTokens(messages: readonly unknown[], model?: string): Promise<number> {
-  const encoder = await loadO200k(model);
+  const encoder = await encoderFor(model);
   let total = REPLY_PRIMING_TOKENS;
   for (const message of messages) total += countMessageTokens(message, encoder);
   return total;

@@ -30,3 +30,12 @@ export function messageText(message: LooseMessage): string {
   );
   return text ? `${text}\n${calls.join('\n')}` : calls.join('\n');
 }
+
+/** Index of the newest user message (tool calls and results may follow it); -1 when none. */
+export function newestUserIndex(messages: readonly unknown[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message && typeof message === 'object' && (message as { role?: unknown }).role === 'user') return index;
+  }
+  return -1;
+}
