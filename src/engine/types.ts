@@ -58,9 +58,11 @@ export interface TokenCache {
   set(key: string, tokens: number): void;
 }
 
-/** Word counts of one message's scoring text: a hash table of word keys and counts (`length`, in characters, guards against a stale entry). */
+/** Term counts of one message's scoring text: a hash table of term keys and counts (`length`, in characters, guards against a stale entry). */
 export interface TermCounts {
   length: number;
+  /** Indexed terms in the text (stop words excluded): BM25's document length. */
+  terms: number;
   keys: Float64Array;
   counts: Uint32Array;
 }

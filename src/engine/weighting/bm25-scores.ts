@@ -1,55 +1,63 @@
 import type { TermCache } from '../types.js';
-import { termCounter } from './term-counter.js';
-import { cachedFrequencies } from './term-frequencies.js';
+import { termCount, termKey, termTable } from './term-frequencies.js';
 import { queryTerms } from './query-terms.js';
 
-/** BM25 term-frequency saturation (rank_bm25's default). */
-export const BM25_K1 = 1.5;
-/** BM25 length normalisation (rank_bm25's default). */
+/** BM25 term-frequency saturation. */
+export const BM25_K1 = 1.2;
+/** BM25 length normalisation. */
 export const BM25_B = 0.75;
 
-/** Where cached word counts come from: one key (message id) per document, and the cache. */
+/** Where cached term tables come from: one key (message id) per document, and the cache. */
 export interface TermSource {
   keys: readonly string[];
   cache: TermCache;
 }
 
-/** BM25+ style idf that stays positive on tiny corpora (W2): ln(1 + (N − df + 0.5)/(df + 0.5)). */
+/** Occurrences of each query term in each document: `frequencies[document · width + term]`, and each document's length in terms. */
+export interface TermMatrix {
+  width: number;
+  count: number;
+  frequencies: Float64Array;
+  lengths: Float64Array;
+}
+
+/** BM25+ style idf that stays positive on tiny corpora: ln(1 + (N − df + 0.5)/(df + 0.5)). */
 export function bm25Idf(documentCount: number, documentFrequency: number): number {
   return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
-/** Fills `frequencies` by scanning every document for the query's words only (no cache). */
-function scannedFrequencies(documents: readonly string[], terms: readonly string[], frequencies: Float64Array): void {
-  const count = termCounter(terms);
-  documents.forEach((text, document) => count(text, frequencies, document * terms.length));
+/**
+ * The query's terms counted in every document. Each document's term table is read from
+ * `source.cache` by its key (counted once per message), so a warm turn only counts what is new.
+ */
+export function termMatrix(documents: readonly string[], query: string, source?: TermSource): TermMatrix {
+  const keys = queryTerms(query).map(termKey);
+  const width = keys.length;
+  const frequencies = new Float64Array(documents.length * width);
+  const lengths = new Float64Array(documents.length);
+  if (width === 0) return { width, count: documents.length, frequencies, lengths };
+  for (let document = 0; document < documents.length; document += 1) {
+    const table = termTable(documents[document]!, source?.keys[document], source?.cache);
+    lengths[document] = table.terms;
+    for (let index = 0; index < width; index += 1) frequencies[document * width + index] = termCount(table, keys[index]!);
+  }
+  return { width, count: documents.length, frequencies, lengths };
 }
 
-/**
- * Raw BM25 score of every document against the query. Only the query's words matter
- * (whole-word, case-insensitive), and document length is measured in characters (BM25 only
- * uses the ratio to the average). Without `source` each document costs one native regex scan;
- * with it, each document's word counts are read from the cache (computed once per message).
- */
-export function bm25Scores(documents: readonly string[], query: string, source?: TermSource): Float64Array {
-  const terms = queryTerms(query);
-  const scores = new Float64Array(documents.length);
-  if (terms.length === 0 || documents.length === 0) return scores;
-  const frequencies = new Float64Array(documents.length * terms.length);
-  if (source) cachedFrequencies(documents, terms, source.keys, source.cache, frequencies);
-  else scannedFrequencies(documents, terms, frequencies);
-  const documentFrequency = new Float64Array(terms.length);
-  const width = terms.length;
+/** BM25 of every document (row) of a term matrix, with idf and average length taken over its rows. */
+export function bm25FromMatrix({ width, count, frequencies, lengths }: TermMatrix): Float64Array {
+  const scores = new Float64Array(count);
+  if (width === 0 || count === 0) return scores;
+  const documentFrequency = new Float64Array(width);
   let totalLength = 0;
-  for (let document = 0; document < documents.length; document += 1) {
-    totalLength += documents[document]!.length;
+  for (let document = 0; document < count; document += 1) {
+    totalLength += lengths[document]!;
     for (let index = 0; index < width; index += 1) if (frequencies[document * width + index]! > 0) documentFrequency[index]! += 1;
   }
-  const averageLength = totalLength / documents.length || 1;
-  const idf = new Float64Array(width);
-  for (let index = 0; index < width; index += 1) idf[index] = bm25Idf(documents.length, documentFrequency[index]!);
-  for (let document = 0; document < documents.length; document += 1) {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * documents[document]!.length) / averageLength);
+  const averageLength = totalLength / count || 1;
+  const idf = documentFrequency.map((frequency) => bm25Idf(count, frequency));
+  for (let document = 0; document < count; document += 1) {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[document]!) / averageLength);
     let score = 0;
     for (let index = 0; index < width; index += 1) {
       const tf = frequencies[document * width + index]!;
@@ -58,4 +66,12 @@ export function bm25Scores(documents: readonly string[], query: string, source?:
     scores[document] = score;
   }
   return scores;
+}
+
+/**
+ * Raw BM25 score of every document against the query, over indexed terms (stop words out,
+ * English stemmed: see `analyzeTerm`); a document's length is its number of indexed terms.
+ */
+export function bm25Scores(documents: readonly string[], query: string, source?: TermSource): Float64Array {
+  return bm25FromMatrix(termMatrix(documents, query, source));
 }

@@ -1,18 +1,46 @@
 import type { ChatNode } from '../conversation/chat-node.js';
 import type { TermCache } from '../types.js';
-import { bm25Scores } from './bm25-scores.js';
+import { bm25FromMatrix, termMatrix } from './bm25-scores.js';
+import { smoothNeighbours } from './neighbour-smoothing.js';
+import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
+import { asksAboutTime, hasTimeReference } from './time-expressions.js';
+
+/** Weight of the best passage containing a message, relative to message scores. */
+export const PASSAGE_SHARE = 0.5;
+/** On time questions, a message that refers to a time ("yesterday", "last May", a date) scores (1 + this) times higher. */
+export const TIME_REFERENCE_BOOST = 1;
 
 /**
- * BM25 relevance of every chat message to the query, divided by the best score and floored:
- * max(floor, raw / max). The query's own message (`queryIndex`) is left out of the corpus and
- * scores 1, so it does not squash everyone else to the floor. System messages get 1; all 1
- * when nothing matches. With `termCache`, word counts are cached by message id. On time
- * questions, dated messages borrow the scores of the messages after them (`lendToTimeAnchors`).
+ * Raw relevance of each chat document: its BM25 score plus PASSAGE_SHARE × its best
+ * passage's score (rescaled to the range of message scores), doubled on time questions for a
+ * message that refers to a time (the event of "when did I…?" is usually told with "yesterday"
+ * or a date), then smoothed over neighbours.
+ */
+export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined): Float64Array {
+  const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
+  const own = bm25FromMatrix(matrix);
+  const passages = passageScores(matrix);
+  const bestOwn = own.reduce((max, value) => Math.max(max, value), 0);
+  const bestPassage = passages.reduce((max, value) => Math.max(max, value), 0);
+  const scale = bestPassage > 0 ? (PASSAGE_SHARE * bestOwn) / bestPassage : 0;
+  for (let index = 0; index < own.length; index += 1) own[index] = own[index]! + scale * passages[index]!;
+  if (asksAboutTime(query)) {
+    for (let index = 0; index < own.length; index += 1) if (own[index]! > 0 && hasTimeReference(documents[index]!)) own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
+  }
+  return smoothNeighbours(own);
+}
+
+/**
+ * Relevance of every chat message to the query (`chatRelevance`), divided by the best score
+ * and floored: max(floor, raw / max). The query's own message (`queryIndex`) is left out of
+ * the corpus and scores 1, so it does not squash everyone else to the floor. System messages
+ * get 1; all 1 when nothing matches. With `termCache`, term tables are cached by message id.
+ * On time questions, dated messages borrow the scores of the messages after them.
  */
 export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1, termCache?: TermCache): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
-  const raw = bm25Scores(chat.map((node) => node.text), query, termCache ? { keys: chat.map((node) => node.id), cache: termCache } : undefined);
+  const raw = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache);
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;

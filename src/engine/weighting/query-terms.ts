@@ -1,12 +1,11 @@
 import { uniqueTerms } from './tokenize-terms.js';
 
-/** At most this many query words are scored (the longest ones), so a pasted essay stays linear. */
+/** At most this many query terms are scored (the longest ones), so a pasted essay stays linear. */
 export const MAX_QUERY_TERMS = 24;
 
 /**
- * The words of a query worth scoring: distinct, lower-case, capped at the longest
- * MAX_QUERY_TERMS. Function words are kept: BM25's idf already discounts them, and in
- * personal chats "my"/"I" are real evidence (removing them halved paraphrase recall).
+ * The terms of a query worth scoring: distinct indexed terms (stop words out, English
+ * stemmed; see `analyzeTerm`), capped at the longest MAX_QUERY_TERMS.
  */
 export function queryTerms(query: string): string[] {
   const terms = uniqueTerms(query);

@@ -25,6 +25,17 @@ const DATE_EXPRESSION = new RegExp(
  */
 const TIME_QUESTION = /(?:^|[.!?]\s+|\bsince\s+)when\b|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had)\b|\b(?:what|which)\s+(?:day|date|time|week|month|year)\b|\bhow\s+long\s+ago\b/i;
 
+/**
+ * A relative time reference: yesterday, today, tonight, tomorrow, "… ago", recently, lately,
+ * "last/next/this week|weekend|month|year|summer|Friday…".
+ */
+const RELATIVE_TIME = /\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately)\b|\b(?:last|next|this|past)\s+(?:week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b/i;
+
+/** True when the text names a date or refers to a time relative to when it was written. */
+export function hasTimeReference(text: string): boolean {
+  return RELATIVE_TIME.test(text) || DATE_EXPRESSION.test(text);
+}
+
 /** True when the text names a date (see DATE_EXPRESSION). */
 export function hasDateExpression(text: string): boolean {
   return DATE_EXPRESSION.test(text);
