@@ -43,25 +43,32 @@ describe('date expressions', () => {
   });
 });
 
-/** A dated session opener, an event in that session, then unrelated chatter, then the question. */
+const chatter = (from: number, pairs: number): TestMessage[] =>
+  Array.from({ length: pairs }, (_, index) => [user(`tell me about topic${from + index} and gardening tips`), assistant(`topic${from + index}: water the plants early and mulch the beds`)]).flat();
+
+/** A dated session opener, chatter (so the opener is no neighbour of the event), an event, more chatter, then the question. */
 function session(question: string): TestMessage[] {
-  const chatter = Array.from({ length: 6 }, (_, index) => [user(`tell me about topic${index} and gardening tips`), assistant(`topic${index}: water the plants early and mulch the beds`)]).flat();
   return [
     system('be brief'),
     user('Hello! It is Monday, 3 March 2025. Busy day.'),
     assistant('Welcome back! How can I help?'),
+    ...chatter(0, 4),
     user('I baked sourdough bread for the very first time today.'),
     assistant('Congratulations on the first loaf!'),
-    ...chatter,
+    ...chatter(4, 6),
     user(question),
   ];
 }
+
+/** Indexes in `session()`: the opener and the event with its reply. */
+const OPENER = 1;
+const EVENT = 11;
 
 describe('temporal anchors', () => {
   const budgetFor = (messages: TestMessage[]): number => {
     const entries = planContext({ messages }).plan.entries;
     // System, the question, the event with its reply, and the opener: everything else must go.
-    return [0, 1, 3, 4, messages.length - 1].reduce((sum, index) => sum + entries[index]!.tokens, 0) + 3;
+    return [0, OPENER, EVENT, EVENT + 1, messages.length - 1].reduce((sum, index) => sum + entries[index]!.tokens, 0) + 3;
   };
 
   it.each([
@@ -71,8 +78,8 @@ describe('temporal anchors', () => {
   ])('%j: dated opener kept = %s', (question, anchored) => {
     const messages = session(question);
     const result = planContext({ messages, options: { maxTokens: budgetFor(messages), recent: 1 } });
-    const opener = result.plan.entries[1]!;
-    const event = result.plan.entries[3]!;
+    const opener = result.plan.entries[OPENER]!;
+    const event = result.plan.entries[EVENT]!;
     expect(event.disposition).toBe('keep');
     expect(opener.disposition).toBe(anchored ? 'keep' : 'drop');
     if (anchored) expect(opener.weight).toBeGreaterThanOrEqual(TIME_ANCHOR_SHARE * event.weight - 1e-9);

@@ -10,9 +10,9 @@ export interface FirstUserRepair {
   freed: number[];
 }
 
-/** Drops optional kept units (lowest weight, oldest first) until `needed` tokens are free; false if impossible. */
-function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: number, freed: number[]): boolean {
-  const optional = units.filter((unit) => kept[unit.position] && !unit.mandatory).sort((a, b) => a.weight - b.weight || a.position - b.position);
+/** Drops optional kept units weighing less than `below` (lowest weight, oldest first) until `needed` tokens are free; false if impossible. */
+function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: number, freed: number[], below = Infinity): boolean {
+  const optional = units.filter((unit) => kept[unit.position] && !unit.mandatory && unit.weight < below).sort((a, b) => a.weight - b.weight || a.position - b.position);
   if (optional.reduce((sum, unit) => sum + unit.tokens, 0) < needed) return false;
   let released = 0;
   for (const unit of optional) {
@@ -27,8 +27,9 @@ function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: numb
 /**
  * The first chat message sent must be a user message (C2). While the first kept unit is not
  * a user unit: its question (the nearest earlier user unit) is added if it fits in `room`;
- * for a mandatory unit, room is first made by dropping optional units; otherwise the leading
- * unit is dropped, even a mandatory one.
+ * otherwise room is first made by dropping optional units (any of them for a mandatory unit,
+ * only units weighing less for an optional one, so the best-scoring reply is not lost to
+ * filler); failing that, the leading unit is dropped, even a mandatory one.
  */
 export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[], room: number): FirstUserRepair {
   const repair: FirstUserRepair = { delta: 0, dropped: [], freed: [] };
@@ -44,9 +45,9 @@ export function enforceFirstUser(units: readonly SelectionUnit[], kept: boolean[
       const unit = units[position]!;
       if (unit.role === 'user' && !unit.excluded) question = unit;
     }
-    if (question && question.tokens > left && first.mandatory) {
+    if (question && question.tokens > left) {
       const before = repair.freed.length;
-      if (freeRoom(units, kept, question.tokens - left, repair.freed)) {
+      if (freeRoom(units, kept, question.tokens - left, repair.freed, first.mandatory ? Infinity : first.weight)) {
         for (const position of repair.freed.slice(before)) {
           left += units[position]!.tokens;
           repair.delta -= units[position]!.tokens;

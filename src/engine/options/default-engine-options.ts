@@ -1,17 +1,17 @@
 import type { EngineOptions } from '../types.js';
 
 /**
- * Engine defaults: no token limit; keyword relevance (with temporal anchors) and a mild recency
- * boost (0.25), filled by density (weight ÷ √tokens), which beat lethes' smart/1.5 and every
- * baseline on the evidence-recall bench (bench/recall.ts: 86/94/95/99% at 1k–8k vs BM25
- * 77/80/84/88%); `smart` (tool penalty, answer coherence) remains the choice for tool-heavy chats.
+ * Engine defaults: no token limit; keyword relevance (stems, passages, neighbour smoothing,
+ * time anchors) with a slight recency boost (0.1), filled by weight. Chosen on real
+ * conversations (bench/recall.ts, LoCoMo dev split) and checked on seeded tool/code chats
+ * (bench/recall-synthetic.ts), where a stronger recency boost or per-token density lost recall.
  */
 export function defaultEngineOptions(): EngineOptions {
   return {
     maxTokens: 0,
     algorithm: 'recency',
     weighting: 'keyword',
-    recencyFactor: 0.25,
+    recencyFactor: 0.1,
     recent: 4,
     toolPenalty: 0.5,
     pairCoherence: 0.8,

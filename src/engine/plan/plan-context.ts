@@ -15,6 +15,7 @@ import { buildUnits } from './build-units.js';
 import { nodeWeights } from './node-weights.js';
 import { repairSelection, selectionTotals } from './repair-selection.js';
 import { repairUnits } from './repair-units.js';
+import { refillSelection } from './refill-selection.js';
 
 /** A usable correction factor (positive and finite), else 1. */
 function correctionOf(value: number | undefined): number {
@@ -59,6 +60,7 @@ export function planContext(input: PlanInput): PlanResult {
   notes.push(...selection.notes);
   const kept = selection.kept;
   const droppedForOrder = repairSelection(repairUnits(units, options.algorithm, selection), kept, fixed, budget.aim, options);
+  refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder);
   if (droppedForOrder.size > 0) notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
   const totals = selectionTotals(units, kept, options, fixed, budget.aim);
   const summarizing = options.summarize === true && totals.reserve > 0;

@@ -1,7 +1,7 @@
 import type { ChatNode } from '../conversation/chat-node.js';
 import type { TermCache } from '../types.js';
 import { bm25FromMatrix, termMatrix } from './bm25-scores.js';
-import { smoothNeighbours } from './neighbour-smoothing.js';
+import { NEIGHBOUR_DECAY, NEIGHBOUR_SHARE, NEIGHBOUR_WINDOW, REGION_RADIUS, smoothNeighbours } from './neighbour-smoothing.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
 import { asksAboutTime, hasTimeReference } from './time-expressions.js';
@@ -17,30 +17,34 @@ export const TIME_REFERENCE_BOOST = 1;
  * message that refers to a time (the event of "when did I…?" is usually told with "yesterday"
  * or a date), then smoothed over neighbours.
  */
-export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined): Float64Array {
+export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined, neighbourShare = NEIGHBOUR_SHARE): Float64Array {
   const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
   const own = bm25FromMatrix(matrix);
   const passages = passageScores(matrix);
   const bestOwn = own.reduce((max, value) => Math.max(max, value), 0);
   const bestPassage = passages.reduce((max, value) => Math.max(max, value), 0);
-  const scale = bestPassage > 0 ? (PASSAGE_SHARE * bestOwn) / bestPassage : 0;
+  // How much a message borrows from its context, 1 by default (smart weighting: pairCoherence relative to the default share).
+  const context = Math.min(1, neighbourShare / NEIGHBOUR_SHARE);
+  const scale = bestPassage > 0 ? (context * PASSAGE_SHARE * bestOwn) / bestPassage : 0;
   for (let index = 0; index < own.length; index += 1) own[index] = own[index]! + scale * passages[index]!;
   if (asksAboutTime(query)) {
     for (let index = 0; index < own.length; index += 1) if (own[index]! > 0 && hasTimeReference(documents[index]!)) own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
   }
-  return smoothNeighbours(own);
+  return smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0);
 }
 
 /**
  * Relevance of every chat message to the query (`chatRelevance`), divided by the best score
  * and floored: max(floor, raw / max). The query's own message (`queryIndex`) is left out of
  * the corpus and scores 1, so it does not squash everyone else to the floor. System messages
- * get 1; all 1 when nothing matches. With `termCache`, term tables are cached by message id.
+ * get 1; all 1 when nothing matches. With `termCache`, term tables are cached by message id;
+ * `neighbourShare` is the share of a score lent to adjacent messages (smart weighting: pairCoherence;
+ * 0 scores every message on its own words alone, without passages or regions).
  * On time questions, dated messages borrow the scores of the messages after them.
  */
-export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1, termCache?: TermCache): Float64Array {
+export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1, termCache?: TermCache, neighbourShare = NEIGHBOUR_SHARE): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
-  const raw = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache);
+  const raw = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache, neighbourShare);
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;

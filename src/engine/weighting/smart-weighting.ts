@@ -5,14 +5,15 @@ import type { WeightingStrategy } from './weighting-strategy.js';
 export const SMART_FLOOR = 0.05;
 
 /**
- * Keyword relevance, then question–answer coherence (an assistant reply directly after a
- * user message scores at least `pairCoherence` × the question), then × `toolPenalty` for
+ * Keyword relevance with `pairCoherence` as the share neighbours lend each other (0 = every
+ * message on its own words), then question–answer coherence (an assistant reply directly after
+ * a user message scores at least `pairCoherence` × the question), then × `toolPenalty` for
  * tool calls and tool results; capped at 1.
  */
 export const smartWeighting: WeightingStrategy = {
   name: 'smart',
   score: ({ nodes, query, queryIndex, options, termCache }) => {
-    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex, termCache);
+    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex, termCache, options.pairCoherence);
     for (let index = 1; index < nodes.length; index += 1) {
       if (nodes[index]!.role === 'assistant' && nodes[index - 1]!.role === 'user') {
         scores[index] = Math.max(scores[index]!, options.pairCoherence * scores[index - 1]!);
