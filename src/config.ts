@@ -31,6 +31,8 @@ const envSchema = z.object({
   BODY_LIMIT: bytes.default(50 * 1024 * 1024),
   UPLOAD_LIMIT: bytes.default(1024 * 1024),
   HOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Deepest array/object nesting accepted in a JSON body (checked on the raw text, before parsing). */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(1).max(10_000).default(100),
   RELOAD_DEBOUNCE_MS: z.coerce.number().int().min(0).default(300),
   WATCH_FILTERS: bool.default(true),
   ADD_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

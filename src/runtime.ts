@@ -68,6 +68,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     flags,
     filtersDir: config.FILTERS_DIR,
     bodyLimit: config.BODY_LIMIT,
+    jsonMaxDepth: config.JSON_MAX_DEPTH,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
