@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ValidationError } from '../errors/index.js';
+import { badValveKeys } from './valve-keys.js';
 
 type PropertySpec = { type?: unknown; anyOf?: Array<{ type?: unknown; items?: PropertySpec }>; items?: PropertySpec };
 
@@ -63,7 +64,9 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
 
 /**
  * Coerce what Open WebUI's admin form sends (original JSON values mixed with edited strings)
- * and validate with zod. Throws ValidationError (400) with one entry per bad field.
+ * and validate with zod. Throws ValidationError (400) with one entry per bad field; keys that
+ * are not valves, and prototype keys (`__proto__`, `constructor`, `prototype`), are rejected
+ * before anything is assigned.
  */
 export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
   schema: S,
@@ -72,6 +75,10 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
 ): z.infer<S> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ValidationError('Valves must be a JSON object', [{ path: '', message: 'expected an object' }]);
+  }
+  const badKeys = badValveKeys(schema, input);
+  if (badKeys.length) {
+    throw new ValidationError(`Invalid valves: ${badKeys.map((field) => `${field.path}: ${field.message}`).join('; ')}`, badKeys);
   }
   const coerced: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
