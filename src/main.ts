@@ -10,7 +10,7 @@ import { VERSION } from './version.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const runtime = await createRuntime({ config, logger });
   const server = listenHttp(runtime.app, config, (error?: Error) => {
     if (error) {
