@@ -1,6 +1,18 @@
 import type { z } from 'zod';
 import { ValidationError } from '../errors/index.js';
 import { badValveKeys } from './valve-keys.js';
+import { jsonDepthExceeds } from '../util/json-depth.js';
+
+/** Deepest nesting of a valve typed as JSON text in the form (the body's own depth is checked by JSON_MAX_DEPTH). */
+export const VALVE_JSON_MAX_DEPTH = 100;
+
+/** JSON.parse of form text, refusing text nested so deep that saving it would overflow the stack. */
+function parseValveJson(text: string): unknown {
+  if (jsonDepthExceeds(text, VALVE_JSON_MAX_DEPTH)) {
+    throw new ValidationError(`Invalid valves: a JSON value is nested deeper than ${VALVE_JSON_MAX_DEPTH} levels`);
+  }
+  return JSON.parse(text) as unknown;
+}
 
 type PropertySpec = { type?: unknown; anyOf?: Array<{ type?: unknown; items?: PropertySpec }>; items?: PropertySpec };
 
@@ -30,16 +42,18 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
     if (types.includes('object') && (text.startsWith('{') || text === '')) {
       if (text === '') return {};
       try {
-        return JSON.parse(text) as unknown;
-      } catch {
+        return parseValveJson(text);
+      } catch (error) {
+        if (error instanceof ValidationError) throw error;
         return value;
       }
     }
     if (types.includes('array') && text.startsWith('[')) {
       try {
-        const parsed = JSON.parse(text) as unknown;
+        const parsed = parseValveJson(text);
         if (Array.isArray(parsed)) return parsed.map((item) => coerceValue(item, itemsOf(spec!)));
-      } catch {
+      } catch (error) {
+        if (error instanceof ValidationError) throw error;
         // not JSON: a comma-split list, as Open WebUI's form sends arrays
       }
     }

@@ -41,6 +41,13 @@ describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
     expectJsonError(await post('/sink/valves/user/update?user_id=u1', nestedArrays(50_000)), 400, /nested deeper/);
   });
 
+  it('an object valve typed as deep JSON text in the form → 400 JSON (was a 500 when saving)', async () => {
+    const text = JSON.stringify({ limits: `{"a": ${nestedArrays(200_000)}}` });
+    expectJsonError(await post('/sink/valves/update', text), 400, /nested deeper than 100 levels/);
+    const ok = await post('/sink/valves/update', JSON.stringify({ limits: '{"user": {"monthly_usd": 20}}' })).expect(200);
+    expect(ok.body.limits).toEqual({ user: { monthly_usd: 20 } });
+  });
+
   it('nesting up to the limit passes; brackets inside strings do not count', async () => {
     // The envelope and message take 4 levels: content nested 96 deep makes exactly 100.
     const atLimit = await post('/echo/filter/inlet', inlet(nestedArrays(96))).expect(200);
