@@ -71,6 +71,19 @@ describe('HTTP time limits (HEADERS_TIMEOUT_MS=400, REQUEST_TIMEOUT_MS=1200, KEE
     expect(parseRawResponse(text).headers).not.toMatch(/connection: close/i);
   }, 15_000);
 
+  it('malformed HTTP and oversized headers are JSON errors too (400, 431)', async () => {
+    const garbage = await openRawSocket(server.port);
+    garbage.write('NOT HTTP AT ALL\r\n\r\n');
+    const bad = parseRawResponse(await garbage.closed);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ detail: expect.stringMatching(/Malformed HTTP request/) });
+    const huge = await openRawSocket(server.port);
+    huge.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const tooLarge = parseRawResponse(await huge.closed);
+    expect(tooLarge.status).toBe(431);
+    expect(tooLarge.body).toEqual({ detail: 'Request headers too large' });
+  }, 15_000);
+
   it('the server keeps serving afterwards; a normal request is unaffected', async () => {
     const response = await fetch(`${server.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } });
     expect(response.status).toBe(200);
