@@ -58,6 +58,15 @@ describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
     expect(response.body.messages[0].content).toBe(text);
   });
 
+  it('a UTF-16 body is scanned decoded: deep → 400, shallow → 200; a charset without a decoder → 400', async () => {
+    const utf16 = (text: string) => request(runtime.app).post('/echo/filter/inlet').set(runtime.auth).set('Content-Type', 'application/json; charset=utf-16').serialize((data: unknown) => data as string).send(Buffer.from(`\ufeff${text}`, 'utf16le'));
+    expectJsonError(await utf16(nestedArrays(1000)), 400, /nested deeper than 100/);
+    const ok = await utf16(inlet('"[[[[ é"')).expect(200);
+    expect(ok.body.messages[0].content).toBe('[[[[ é');
+    const utf32 = await request(runtime.app).post('/echo/filter/inlet').set(runtime.auth).set('Content-Type', 'application/json; charset=utf-32').serialize((data: unknown) => data as string).send(Buffer.from('{}'));
+    expectJsonError(utf32, 400, /Unsupported charset/);
+  });
+
   it('the server keeps answering after hostile bodies', async () => {
     await post('/echo/filter/inlet', nestedArrays(200_000)).expect(400);
     await post('/echo/filter/inlet', inlet('"ok"')).expect(200);

@@ -12,10 +12,19 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
   return express.json({
     limit: options.limit,
     verify: (_request, _response, raw, encoding) => {
-      const text = encoding && !/^utf-?8$/i.test(encoding) ? new TextDecoder(encoding).decode(raw) : raw;
+      const text = encoding && !/^utf-?8$/i.test(encoding) ? decode(raw, encoding) : raw;
       if (jsonDepthExceeds(text, options.maxDepth)) {
         throw new ValidationError(`JSON body nested deeper than ${options.maxDepth} levels (JSON_MAX_DEPTH)`);
       }
     },
   });
+}
+
+/** Body text in a non-UTF-8 charset (utf-16), for the depth scan. */
+function decode(raw: Buffer, encoding: string): string {
+  try {
+    return new TextDecoder(encoding).decode(raw);
+  } catch {
+    throw new ValidationError(`Unsupported charset for a JSON body: ${encoding} (send UTF-8)`);
+  }
 }
