@@ -10,6 +10,7 @@ import { VERSION } from './version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';
 import { jsonBody } from './server/middleware/json-body.js';
+import { sendContinue } from './server/middleware/expect-continue.js';
 import { errorHandler, notFound } from './server/middleware/error-handler.js';
 import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
@@ -75,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   });
   routes.all('/', (_request, _response, next) => next(new MethodNotAllowedError()));
   // The key is checked before any body is read: without it a request is a 401, its body unread.
-  routes.use(requireApiKey(deps.apiKey));
+  routes.use(requireApiKey(deps.apiKey), sendContinue);
   routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
   routes.get('/health', (_request, response) => {
     response.json({

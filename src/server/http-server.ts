@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { deferContinue } from './middleware/expect-continue.js';
 
 /** Socket-level time limits of the HTTP server (README: Configuration). */
 export interface HttpTimeouts {
@@ -39,7 +40,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
  * The HTTP server for the app, with time limits on slow clients: headers within
  * `headersTimeoutMs`, the whole request within `requestTimeoutMs` (both answered 408 JSON and
  * closed), idle keep-alive connections closed after `keepAliveTimeoutMs`. Node checks the first
- * two every `connectionsCheckingInterval`, set here to a fraction of the shorter limit.
+ * two every `connectionsCheckingInterval`, set here to a fraction of the shorter limit. A client
+ * that sends `Expect: 100-continue` is invited to send its body only after the API key check.
  */
 export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): http.Server {
   const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
@@ -54,6 +56,11 @@ export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): 
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   server.on('clientError', answerClientError);
+  // `Expect: 100-continue`: the app sends "100 Continue" only once the API key is accepted.
+  server.on('checkContinue', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    deferContinue(request);
+    app(request, response);
+  });
   return server;
 }
 

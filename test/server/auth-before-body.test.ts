@@ -1,7 +1,8 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, TEST_API_KEY, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createHttpServer } from '../../src/server/http-server.js';
 import { noopFilter } from './helpers/filter-source.js';
 import { PREFIXES, pollUntil } from './helpers/http.js';
 import { openRawSocket, parseRawResponse } from './helpers/raw-socket.js';
@@ -17,7 +18,7 @@ describe('auth before the body', () => {
   let port: number;
   beforeAll(async () => {
     runtime = await createTestRuntime({ sources: { 'echo.ts': noopFilter() } });
-    server = http.createServer(runtime.app);
+    server = createHttpServer(runtime.app, { headersTimeoutMs: 60_000, requestTimeoutMs: 600_000, keepAliveTimeoutMs: 65_000 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -64,6 +65,26 @@ describe('auth before the body', () => {
     const response = parseRawResponse(await socket.closed);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  it('Expect: 100-continue without a valid key → 401 at once, never "100 Continue"', async () => {
+    const socket = await openRawSocket(port);
+    socket.write(headersOnly('/v1/echo/filter/inlet', ['Authorization: Bearer wrong-key', 'Expect: 100-continue', `Content-Length: ${49 * 1024 * 1024}`]));
+    const text = await socket.closed;
+    expect(text).not.toMatch(/100 Continue/);
+    expect(parseRawResponse(text)).toMatchObject({ status: 401, body: { detail: 'Invalid API key' } });
+  });
+
+  it('Expect: 100-continue with the key → "100 Continue" once, then the body is read and answered', async () => {
+    const body = JSON.stringify({ body: { model: 'gpt-4o', messages: [] } });
+    const socket = await openRawSocket(port);
+    socket.write(headersOnly('/v1/echo/filter/inlet', [`Authorization: Bearer ${TEST_API_KEY}`, 'Expect: 100-continue', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close']));
+    await pollUntil(async () => socket.received(), (text) => text.includes('100 Continue'));
+    socket.write(body);
+    const text = await socket.closed;
+    expect(text.match(/100 Continue/g)).toHaveLength(1);
+    const final = text.slice(text.indexOf('\r\n\r\n') + 4);
+    expect(parseRawResponse(final)).toMatchObject({ status: 200, body: { model: 'gpt-4o', messages: [] } });
   });
 
   it('GET / needs no key and keeps the connection open', async () => {
