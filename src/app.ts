@@ -9,6 +9,8 @@ import { MethodNotAllowedError } from './errors/index.js';
 import { VERSION } from './version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';
+import { jsonBody } from './server/middleware/json-body.js';
+import { sendContinue } from './server/middleware/expect-continue.js';
 import { errorHandler, notFound } from './server/middleware/error-handler.js';
 import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
@@ -26,6 +28,8 @@ export interface AppDeps {
   flags?: FlagsHost;
   filtersDir: string;
   bodyLimit: number;
+  /** Deepest JSON nesting accepted in a body (default 100). */
+  jsonMaxDepth?: number;
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
@@ -54,7 +58,7 @@ const KNOWN_PATHS = [
 
 /**
  * Build the express app: the Pipelines routes at `/` and `/v1`, Bearer auth on every route
- * but `GET /`, JSON errors everywhere. Never listens; tests call it through supertest.
+ * but `GET /` (checked before the body is read), JSON errors everywhere. Never listens; tests call it through supertest.
  *
  * @example
  * const app = createApp(deps);
@@ -65,14 +69,15 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(deps.logger));
-  app.use(express.json({ limit: deps.bodyLimit }));
 
   const routes = Router();
   routes.get('/', (_request, response) => {
     response.json({ status: true });
   });
   routes.all('/', (_request, _response, next) => next(new MethodNotAllowedError()));
-  routes.use(requireApiKey(deps.apiKey));
+  // The key is checked before any body is read: without it a request is a 401, its body unread.
+  routes.use(requireApiKey(deps.apiKey), sendContinue);
+  routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
   routes.get('/health', (_request, response) => {
     response.json({
       status: true,

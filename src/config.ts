@@ -31,6 +31,14 @@ const envSchema = z.object({
   BODY_LIMIT: bytes.default(50 * 1024 * 1024),
   UPLOAD_LIMIT: bytes.default(1024 * 1024),
   HOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Deepest array/object nesting accepted in a JSON body (checked on the raw text, before parsing). */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Time for a client to send a request's headers (Node's `server.headersTimeout`). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Time for a client to send a whole request, body included (a 50 MB body at ~1 Mbit/s takes ~7 min). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  /** An idle keep-alive connection is closed after this (above the 60 s idle timeout of common proxies). */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
   RELOAD_DEBOUNCE_MS: z.coerce.number().int().min(0).default(300),
   WATCH_FILTERS: bool.default(true),
   ADD_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
@@ -64,6 +72,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid environment: ${lines.join('; ')}`);
   }
   const value = parsed.data;
+  if (value.HEADERS_TIMEOUT_MS > value.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid environment: HEADERS_TIMEOUT_MS (${value.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${value.REQUEST_TIMEOUT_MS})`);
+  }
   const resolve = (dir: string) => path.resolve(cwd, dir);
   return Object.freeze({
     ...value,

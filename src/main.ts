@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { loadConfig } from './config.js';
 import { createLogger } from './util/logger.js';
 import { createRuntime } from './runtime.js';
+import { listenHttp } from './server/http-server.js';
 import { EunoeError } from './errors/index.js';
 import { VERSION } from './version.js';
 
@@ -9,11 +10,11 @@ import { VERSION } from './version.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const runtime = await createRuntime({ config, logger });
-  const server = runtime.app.listen(config.PORT, config.HOST, (error?: Error) => {
+  const server = listenHttp(runtime.app, config, (error?: Error) => {
     if (error) {
-      // express 5 hands listen errors (port in use, no permission) to this callback.
+      // listenHttp hands listen errors (port in use, no permission) to this callback.
       logger.fatal({ err: error.message, host: config.HOST, port: config.PORT }, `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`);
       process.stderr.write(`Eunoe failed to start: cannot listen on ${config.HOST}:${config.PORT} (${error.message}). Set PORT or HOST.\n`);
       void runtime.close().finally(() => process.exit(1));
@@ -21,8 +22,6 @@ async function main(): Promise<void> {
     }
     logger.info({ version: VERSION, host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
   });
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = 65_000;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

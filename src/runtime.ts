@@ -8,6 +8,7 @@ import { ValvesRepository } from './filters/valves-repository.js';
 import { createFlagsHost } from './filters/create-flags-host.js';
 import type { HostServices } from './filters/types.js';
 import { resolveApiKey } from './server/api-key.js';
+import { securePrivateFiles } from './util/private-files.js';
 import { createApp } from './app.js';
 import { createPricingService } from './pricing/pricing-service.js';
 import { createLedger } from './usage/ledger.js';
@@ -33,6 +34,7 @@ export interface Runtime {
  */
 export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
   const { config, logger } = options;
+  securePrivateFiles({ dataDir: config.DATA_DIR, valvesDir: config.VALVES_DIR, sqlitePath: config.REDIS_URL ? undefined : config.sqlitePath, logger });
   const apiKey = resolveApiKey({ configured: config.PIPELINES_API_KEY, dataDir: config.DATA_DIR, logger });
   const store = await createStateStore({ config, logger });
   const stops: Array<() => Promise<void> | void> = [];
@@ -68,6 +70,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     flags,
     filtersDir: config.FILTERS_DIR,
     bodyLimit: config.BODY_LIMIT,
+    jsonMaxDepth: config.JSON_MAX_DEPTH,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,

@@ -1,5 +1,18 @@
 import type { z } from 'zod';
 import { ValidationError } from '../errors/index.js';
+import { badValveKeys } from './valve-keys.js';
+import { jsonDepthExceeds } from '../util/json-depth.js';
+
+/** Deepest nesting of a valve typed as JSON text in the form (the body's own depth is checked by JSON_MAX_DEPTH). */
+export const VALVE_JSON_MAX_DEPTH = 100;
+
+/** JSON.parse of form text, refusing text nested so deep that saving it would overflow the stack. */
+function parseValveJson(text: string): unknown {
+  if (jsonDepthExceeds(text, VALVE_JSON_MAX_DEPTH)) {
+    throw new ValidationError(`Invalid valves: a JSON value is nested deeper than ${VALVE_JSON_MAX_DEPTH} levels`);
+  }
+  return JSON.parse(text) as unknown;
+}
 
 type PropertySpec = { type?: unknown; anyOf?: Array<{ type?: unknown; items?: PropertySpec }>; items?: PropertySpec };
 
@@ -29,16 +42,18 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
     if (types.includes('object') && (text.startsWith('{') || text === '')) {
       if (text === '') return {};
       try {
-        return JSON.parse(text) as unknown;
-      } catch {
+        return parseValveJson(text);
+      } catch (error) {
+        if (error instanceof ValidationError) throw error;
         return value;
       }
     }
     if (types.includes('array') && text.startsWith('[')) {
       try {
-        const parsed = JSON.parse(text) as unknown;
+        const parsed = parseValveJson(text);
         if (Array.isArray(parsed)) return parsed.map((item) => coerceValue(item, itemsOf(spec!)));
-      } catch {
+      } catch (error) {
+        if (error instanceof ValidationError) throw error;
         // not JSON: a comma-split list, as Open WebUI's form sends arrays
       }
     }
@@ -63,7 +78,9 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
 
 /**
  * Coerce what Open WebUI's admin form sends (original JSON values mixed with edited strings)
- * and validate with zod. Throws ValidationError (400) with one entry per bad field.
+ * and validate with zod. Throws ValidationError (400) with one entry per bad field; keys that
+ * are not valves, and prototype keys (`__proto__`, `constructor`, `prototype`), are rejected
+ * before anything is assigned.
  */
 export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
   schema: S,
@@ -72,6 +89,10 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
 ): z.infer<S> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ValidationError('Valves must be a JSON object', [{ path: '', message: 'expected an object' }]);
+  }
+  const badKeys = badValveKeys(schema, input);
+  if (badKeys.length) {
+    throw new ValidationError(`Invalid valves: ${badKeys.map((field) => `${field.path}: ${field.message}`).join('; ')}`, badKeys);
   }
   const coerced: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {

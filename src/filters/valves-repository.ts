@@ -4,6 +4,7 @@ import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 
 /**
  * Where valve values live. Admin valves: `valves/<id>.json` (atomic write), mirrored in
@@ -55,7 +56,8 @@ export class ValvesRepository {
 
   /** Persist admin values (file first, then the store) and tell other replicas. */
   async saveAdmin(filterId: string, values: unknown): Promise<void> {
-    writeFileAtomic(this.file(filterId), `${JSON.stringify(values, null, 2)}\n`);
+    // Valves may hold API keys (the summarizer's): owner-only file in an owner-only directory.
+    writeFileAtomic(this.file(filterId), `${JSON.stringify(values, null, 2)}\n`, PRIVATE_FILE_MODE, PRIVATE_DIR_MODE);
     try {
       await this.options.store.set(`valves:admin:${filterId}`, { values, updatedAt: Date.now() });
       await this.options.store.publish('valves', JSON.stringify({ filterId, origin: this.origin }));

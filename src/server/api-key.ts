@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 
 /**
  * The API key: `PIPELINES_API_KEY` when set; else the key saved in `<dataDir>/api-key`;
@@ -20,7 +21,7 @@ export function resolveApiKey(options: { configured?: string; dataDir: string; l
     }
   }
   const key = `eunoe-${randomBytes(24).toString('base64url')}`;
-  writeFileAtomic(file, `${key}\n`, 0o600);
+  writeFileAtomic(file, `${key}\n`, PRIVATE_FILE_MODE, PRIVATE_DIR_MODE);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   print(`Eunoe generated an API key: ${key}`);
   print(`It is saved in ${file}. Use it as the key of the Open WebUI connection, or set PIPELINES_API_KEY to choose your own.`);

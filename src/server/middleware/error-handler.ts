@@ -1,6 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
 
+/** A request that announced a body not (yet) fully received. */
+function hasUnreadBody(request: Parameters<ErrorRequestHandler>[1]): boolean {
+  const length = Number(request.headers['content-length'] ?? 0);
+  return (request.headers['transfer-encoding'] !== undefined || length > 0) && !request.complete;
+}
+
 /** Unknown routes: JSON 404, never an HTML page. */
 export const notFound: RequestHandler = (_request, _response, next) => next(new NotFoundError('Not Found'));
 
@@ -30,5 +36,8 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
   if (status >= 500) log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack, code: (error as EunoeError).code } : error, status }, 'request failed');
   else log.info({ status, detail }, 'request rejected');
   if (response.headersSent) return;
+  // Answered before its body was read (a 401, an oversized Content-Length): close the connection
+  // after the answer instead of letting Node read and discard the rest of the body.
+  if (hasUnreadBody(request)) response.setHeader('Connection', 'close');
   response.status(status).json({ detail, ...extra });
 };

@@ -4,6 +4,7 @@ import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.j
 import type { FilterRegistry, ActiveFilter } from '../../filters/filter-registry.js';
 import type { ValvesRepository } from '../../filters/valves-repository.js';
 import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
+import { isForbiddenKey } from '../../filters/valve-keys.js';
 import { noFlags, type FlagsHost } from '../../filters/flags-host.js';
 import { runHook } from '../../filters/run-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../filters/types.js';
@@ -22,8 +23,8 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
 
 /**
  * The user's values merged over the user-valve defaults, then `user.valves` from the envelope.
- * Like invalid saved values, an invalid inline field falls back (to the saved value) instead of
- * blocking the user's chat; it is logged.
+ * Like invalid saved values, an invalid or unknown inline field falls back (to the saved value)
+ * instead of blocking the user's chat; it is logged. Prototype keys are never applied.
  */
 async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository, log: Logger) {
   if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
@@ -33,6 +34,11 @@ async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, va
   if (!inline || typeof inline !== 'object' || Array.isArray(inline)) return merged;
   const result = { ...merged };
   for (const [key, value] of Object.entries(inline)) {
+    // Never assigned, not even to try: `result[key] = …` with `__proto__` would swap the prototype.
+    if (isForbiddenKey(key)) {
+      log.warn({ filter: filter.id, field: key }, 'ignored a forbidden inline user valve key');
+      continue;
+    }
     try {
       const checked = coerceValves(filter.userValvesSchema, filter.userValvesSpec, { ...result, [key]: value }) as Record<string, unknown>;
       result[key] = checked[key];

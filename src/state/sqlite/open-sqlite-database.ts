@@ -3,19 +3,20 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors/index.js';
 import { runMigrations } from './migrations.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../util/private-files.js';
 
 /** Error codes that mean "the file is damaged or is not a database". */
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 /**
- * Open (creating it and its directory if needed) the SQLite state file: WAL journal,
+ * Open (creating it and its directory if needed, owner-only: 0600 / 0700) the SQLite state file: WAL journal,
  * synchronous=NORMAL (atomic and safe against process crashes; an OS crash may lose the
  * last commits, never corrupt the file), migrations, then a write probe. Any problem
  * becomes a ConfigError naming the file and what to do, so it surfaces at start-up.
  */
 export function openSqliteDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database.Database {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (error) {
     throw new ConfigError(
       `Cannot create the directory for the state database ${file}: ${(error as Error).message}. ` +
@@ -25,6 +26,8 @@ export function openSqliteDatabase(file: string, options: { busyTimeoutMs?: numb
   }
   let db: Database.Database | undefined;
   try {
+    // Created owner-only before SQLite opens it: SQLite gives its -wal/-shm files the database's mode.
+    fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
     db = new Database(file);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 2000}`);
     db.pragma('journal_mode = WAL');
@@ -32,6 +35,15 @@ export function openSqliteDatabase(file: string, options: { busyTimeoutMs?: numb
     runMigrations(db, file);
     // A real write, so a read-only file or directory fails now rather than on the first ledger entry.
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('opened_at', new Date().toISOString());
+    // And explicitly, whatever the umask or an older file's mode: the state holds chat summaries and the ledger.
+    // Best effort: a file we do not own but may write is still usable (start-up logs that it stays open).
+    for (const part of sqliteFiles(file)) {
+      try {
+        fs.chmodSync(part, PRIVATE_FILE_MODE);
+      } catch {
+        // missing (no WAL yet) or not ours
+      }
+    }
     return db;
   } catch (error) {
     db?.close();
