@@ -125,7 +125,8 @@ export class FilterWorker {
     }
   }
 
-  private async ready(): Promise<Worker> {
+  /** The live worker, started again first when it died. */
+  async ready(): Promise<Worker> {
     if (this.worker) return this.worker;
     if (this.closed) throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
     this.starting ??= this.respawn().finally(() => (this.starting = undefined));
@@ -175,7 +176,7 @@ export class FilterWorker {
     if (this.closed) return;
     this.options.logger.error({ filter: this.id, reason: why }, 'isolated filter worker stopped');
     // Replace it now (a crash loop backs off; a request arriving meanwhile starts one at once).
-    const delay = Math.min(30_000, 100 * 2 ** this.crashes++);
+    const delay = Math.min(30_000, 50 * (2 ** this.crashes++ - 1));
     setTimeout(() => void this.ready().catch(() => undefined), delay).unref();
   }
 

@@ -56,6 +56,7 @@ export async function loadIsolated(options: FilterWorkerOptions): Promise<Loaded
     userValvesSchema: metadata.userValvesJsonSchema ? schema(metadata.userValvesJsonSchema) : undefined,
     userValvesSpec: metadata.userValvesSpec,
     isolation: 'worker',
+    ready: () => worker.ready().then(() => undefined),
     release: () => worker.close(),
   };
 }
