@@ -108,3 +108,23 @@ describe('shipped filters are recognised by content', () => {
     expect(await isolation()).toEqual({ 'turn-limit': 'worker', 'system-prefix': 'main' });
   });
 });
+
+describe('a filter not shipped with Eunoe placed in the main thread (FILTER_ISOLATION_OVERRIDES=stem=main)', () => {
+  let runtime: TestRuntime;
+  afterAll(async () => runtime?.dispose());
+
+  it('is imported in a worker first: an import-time loop fails it there, a good file then runs in the main thread', async () => {
+    runtime = await createTestRuntime({
+      sources: {
+        'spin.ts': filterSource(`while (true) {}\nexport default defineFilter({ inlet: ({ body }) => body });`),
+        'fine.ts': filterSource(`export default defineFilter({ inlet: async ({ body }) => ({ ...body, thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker' }) });`),
+      },
+      env: { FILTER_ISOLATION_OVERRIDES: 'spin=main,fine=main', FILTER_LOAD_TIMEOUT_MS: '3000' },
+    });
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(list.body.data.find((entry: { id: string }) => entry.id === 'spin')).toMatchObject({ status: 'failed', error: expect.stringMatching(/did not finish within 3000 ms/) });
+    expect(list.body.data.find((entry: { id: string }) => entry.id === 'fine')).toMatchObject({ status: 'loaded', isolation: 'main' });
+    const answer = await inlet(runtime, 'fine', {}).expect(200);
+    expect(answer.body.thread).toBe('main');
+  });
+});
