@@ -1,20 +1,10 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
-import { FilterLoadError } from '../load-filter-file.js';
-import type { Logger } from '../../util/logger.js';
-import type { HostServices } from '../types.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
-import { toWireError, type CallMessage, type HookName, type HostToWorker, type LoadedMessage, type WireError, type WorkerStart, type WorkerToHost } from './worker-protocol.js';
+import { describeDeath, spawn, type FilterWorkerOptions } from './spawn-worker.js';
+import { toWireError, type CallMessage, type HookName, type HostToWorker, type LoadedMessage, type WireError, type WorkerToHost } from './worker-protocol.js';
 
-export interface FilterWorkerOptions {
-  file: string;
-  services: HostServices;
-  logger: Logger;
-  /** Longest an import (and a lifecycle hook) may take in the worker. */
-  loadTimeoutMs: number;
-  /** `resourceLimits.maxOldGenerationSizeMb` of each worker. */
-  maxMemoryMb: number;
-}
+export type { FilterWorkerOptions } from './spawn-worker.js';
 
 interface PendingCall {
   worker: Worker;
@@ -23,8 +13,6 @@ interface PendingCall {
   reject: (error: Error) => void;
 }
 
-const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
-
 /** An error a hook threw in the worker, as the host raises it (FilterError keeps its status). */
 function fromWire(error: WireError | undefined): Error {
   const status = error?.status;
@@ -32,11 +20,6 @@ function fromWire(error: WireError | undefined): Error {
     return new EunoeError(error?.code ?? 'ERR_FILTER_REJECTED', error?.message ?? 'filter error', status);
   }
   return new Error(error?.message ?? 'filter error');
-}
-
-function describeDeath(error: unknown, maxMemoryMb: number): string {
-  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
-  return `crashed: ${(error as Error)?.message ?? String(error)}`;
 }
 
 /**
@@ -102,6 +85,7 @@ export class FilterWorker {
     }
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     this.send(worker, { type: 'call', callId, hook, args });
+    if (limits.signal?.aborted) onAbort();
     try {
       const value = await result;
       this.crashes = 0;
@@ -215,43 +199,4 @@ export class FilterWorker {
       );
     }
   }
-}
-
-/** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */
-function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; metadata: LoadedMessage }> {
-  const services = Object.entries(options.services).filter(([, value]) => value).map(([name]) => name);
-  const worker = new Worker(BOOTSTRAP, {
-    workerData: { file: options.file, services } satisfies WorkerStart,
-    execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
-  });
-  return new Promise((resolve, reject) => {
-    const fail = (message: string, line?: number) => {
-      cleanup();
-      void worker.terminate();
-      reject(new FilterLoadError(options.file, message, line));
-    };
-    const timer = setTimeout(
-      () => fail(`import did not finish within ${options.loadTimeoutMs} ms (FILTER_LOAD_TIMEOUT_MS): an endless loop or a blocking call at import? The file was not loaded`),
-      options.loadTimeoutMs,
-    );
-    const onMessage = (message: WorkerToHost) => {
-      if (message.type === 'loaded') {
-        cleanup();
-        resolve({ worker, metadata: message });
-      } else if (message.type === 'load-failed') fail(message.error, message.line);
-      else if (message.type === 'log') writeWorkerLog(options.logger, message);
-    };
-    const onError = (error: Error) => fail(`import ${describeDeath(error, options.maxMemoryMb)}`);
-    const onExit = (code: number) => fail(`the worker exited with code ${code} while importing`);
-    const cleanup = () => {
-      clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-  });
 }
