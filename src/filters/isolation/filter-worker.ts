@@ -33,6 +33,8 @@ export class FilterWorker {
   private readonly calls = new Map<number, PendingCall>();
   private nextCall = 0;
   private closed = false;
+  /** Called when the last call in flight settles (close() waits for it). */
+  private drained?: () => void;
   private crashes = 0;
   /** onStartup's arguments while the filter is started, replayed in a replacement worker. */
   private started?: { args: Record<string, unknown>; context: CallContext };
@@ -61,6 +63,7 @@ export class FilterWorker {
    * bounds lifecycle hooks the same way.
    */
   async call(hook: HookName, args: CallMessage['args'], context: CallContext, limits: { signal?: AbortSignal; timeLimitMs?: number } = {}): Promise<unknown> {
+    if (this.closed) throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
     this.fallback = context;
     const worker = await this.ready();
     const callId = ++this.nextCall;
@@ -98,9 +101,21 @@ export class FilterWorker {
     }
   }
 
-  /** Terminate for good (filter unloaded or server stopping). */
+  /**
+   * Terminate for good (filter unloaded or server stopping). Calls in flight may finish first,
+   * for at most `loadTimeoutMs`; new calls are refused at once.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.calls.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.loadTimeoutMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
     const worker = this.worker;
     this.worker = undefined;
     if (worker) {
@@ -172,6 +187,7 @@ export class FilterWorker {
     const pending = this.calls.get(callId);
     if (!pending) return;
     this.calls.delete(callId);
+    if (this.calls.size === 0) this.drained?.();
     if (error) pending.reject(error);
     else pending.resolve(value);
   }
