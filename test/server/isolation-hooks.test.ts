@@ -28,7 +28,8 @@ const worker = filterSource(`export default defineFilter({
         mode: valves.mode,
         nickname: userValves.nickname,
         shout: flags.has('shout'),
-        contextLength: await services.pricing.contextLength('openai/gpt-4o'),
+        contextLength: services.pricing.contextLength('openai/gpt-4o'),
+        spent: await services.ledger.spent('u1', 0, Date.now()),
         filterId,
         deadline: typeof deadline,
         thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker',
@@ -53,7 +54,7 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
     await request(runtime.app).post('/iso/valves/update').set(runtime.auth).send({ mode: 'loud' }).expect(200);
     await request(runtime.app).post('/iso/valves/user/update?user_id=u1').set(runtime.auth).send({ nickname: 'Ada' }).expect(200);
     const first = await inlet(runtime, 'iso', { messages: [{ role: 'user', content: '!shout hello' }] }).expect(200);
-    expect(first.body.seen).toEqual({ calls: 1, nested: 'v', gone: null, mode: 'loud', nickname: 'Ada', shout: true, contextLength: expect.any(Number), filterId: 'iso', deadline: 'number', thread: 'worker' });
+    expect(first.body.seen).toEqual({ calls: 1, nested: 'v', gone: null, mode: 'loud', nickname: 'Ada', shout: true, contextLength: expect.any(Number), spent: expect.stringMatching(/^\d/), filterId: 'iso', deadline: 'number', thread: 'worker' });
     expect(first.body.messages[0].content).toBe('hello');
     const second = await inlet(runtime, 'iso', {}).expect(200);
     expect(second.body.seen).toMatchObject({ calls: 2, shout: false });

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { serveSyncCalls } from './sync-calls.js';
 import { FilterLoadError } from '../load-filter-file.js';
 import type { Logger } from '../../util/logger.js';
 import type { HostServices } from '../types.js';
@@ -26,11 +27,16 @@ export function describeDeath(error: unknown, maxMemoryMb: number): string {
 /** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */
 export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; metadata: LoadedMessage }> {
   const services = Object.entries(options.services).filter(([, value]) => value).map(([name]) => name);
+  const sync = new MessageChannel();
+  const syncFlag = new SharedArrayBuffer(4);
+  serveSyncCalls(sync.port1, new Int32Array(syncFlag), options.services);
   const worker = new Worker(BOOTSTRAP, {
-    workerData: { file: options.file, services } satisfies WorkerStart,
+    workerData: { file: options.file, services, syncPort: sync.port2, syncFlag } satisfies WorkerStart,
+    transferList: [sync.port2],
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
   });
+  worker.once('exit', () => sync.port1.close());
   return new Promise((resolve, reject) => {
     const fail = (message: string, line?: number) => {
       cleanup();

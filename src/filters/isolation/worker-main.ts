@@ -9,10 +9,12 @@ import { FilterLoadError, loadFilterFile, type LoadedModule } from '../load-filt
 import { flagsFromSnapshot, loggerProxy, servicesProxy, stateProxy, type Rpc } from './worker-proxies.js';
 import { toWireError, type CallMessage, type HookName, type HostToWorker, type WorkerToHost } from './worker-protocol.js';
 import type { WorkerStart } from './worker-protocol.js';
+import { syncCaller } from './sync-calls.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
 const post = (message: WorkerToHost) => port.postMessage(message);
+const syncCall = syncCaller(start.syncPort, new Int32Array(start.syncFlag));
 
 let nextRpc = 0;
 const pendingRpc = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -40,9 +42,9 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
     const args = {
       ...data,
       ...(flags ? { flags: flagsFromSnapshot(flags) } : {}),
-      logger: loggerProxy(post, callId, { filter: loaded.id }),
+      logger: loggerProxy(post, callId),
       state: stateProxy(rpc),
-      services: servicesProxy(rpc, start.services),
+      services: servicesProxy(rpc, start.services, syncCall),
       signal: controller.signal,
     };
     const value = fn ? await fn(args) : undefined;

@@ -2,6 +2,7 @@
  * Messages between the host (main thread) and a filter worker. Everything here must be
  * structured-clonable: no functions, no class instances the other side relies on.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { FlagSpec, FlagValue, MessageMarks } from '../../flags/types.js';
 
 /** What the worker is started with (`workerData`). */
@@ -9,6 +10,9 @@ export interface WorkerStart {
   file: string;
   /** Host services present in the main thread (`pricing`, `ledger`, `corrections`). */
   services: string[];
+  /** Port and wake-up flag (Int32Array over a SharedArrayBuffer) of synchronous service calls. */
+  syncPort: MessagePort;
+  syncFlag: SharedArrayBuffer;
 }
 
 /** The worker imported and validated the file. */

@@ -8,6 +8,7 @@ import type { ScopedState } from '../../state/scoped-state.js';
 import type { ActiveFlags } from '../../flags/types.js';
 import type { HostServices } from '../types.js';
 import type { FlagsSnapshot, LogMessage } from './worker-protocol.js';
+import { SYNC_SERVICES } from './sync-calls.js';
 
 /** Send one request to the host and wait for its answer. */
 export type Rpc = (target: string, method: string, args: unknown[], scope?: string) => Promise<unknown>;
@@ -41,14 +42,23 @@ export function stateProxy(rpc: Rpc, scope = ''): ScopedState {
   return proxy as unknown as ScopedState;
 }
 
-/** Host services whose every method returns a promise of the host's answer. */
-export function servicesProxy(rpc: Rpc, names: readonly string[]): HostServices {
+/** Calls a host service method synchronously (see sync-calls.ts). */
+export type SyncCall = (target: string, method: string, args: unknown[]) => unknown;
+
+/**
+ * Host services for a worker: methods of synchronous services (`pricing`) answer at once,
+ * the others (`ledger`, `corrections`, already async on the host) return promises.
+ */
+export function servicesProxy(rpc: Rpc, names: readonly string[], sync: SyncCall): HostServices {
   const services: Record<string, unknown> = {};
   for (const name of names) {
+    const call = (SYNC_SERVICES as readonly string[]).includes(name)
+      ? (method: string, args: unknown[]) => sync(name, method, args)
+      : (method: string, args: unknown[]) => rpc(name, method, args);
     services[name] = new Proxy(
       {},
       {
-        get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => rpc(name, method, args) : undefined),
+        get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => call(method, args) : undefined),
       },
     );
   }
