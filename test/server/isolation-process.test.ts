@@ -48,7 +48,7 @@ async function healthWhile(server: ServerProcess, pending: Promise<unknown>): Pr
   void pending.finally(() => (done = true));
   const statuses: number[] = [];
   while (!done) {
-    statuses.push((await fetch(`${server.url}/health`, { headers: auth, signal: AbortSignal.timeout(1000) })).status);
+    statuses.push((await fetch(`${server.url}/health`, { headers: auth, signal: AbortSignal.timeout(5000) })).status);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return statuses;
