@@ -56,6 +56,12 @@ const envSchema = z.object({
   MODEL_ALIASES_FILE: z.string().optional(),
   /** Open WebUI connection prefixes stripped from model ids before price lookup (comma list). */
   PRICING_CONNECTION_PREFIXES: z.string().optional(),
+  /** Where filter code runs: `auto` (non-shipped filters in worker threads), `worker` (all), `off` (all in the main thread). */
+  FILTER_ISOLATION: z.enum(['auto', 'worker', 'off']).default('auto'),
+  /** Per-file placement, `stem=main|worker` comma list (parsed by src/filters/isolation). */
+  FILTER_ISOLATION_OVERRIDES: z.string().optional(),
+  FILTER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string }>;

@@ -15,6 +15,9 @@ import { createLedger } from './usage/ledger.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
+import { createFilterLoader } from './filters/isolation/filter-loader.js';
+import { parseOverrides } from './filters/isolation/isolation-settings.js';
+import { ShippedFilters } from './filters/isolation/shipped-filters.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -47,7 +50,14 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
   const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });
+  const isolation = {
+    mode: config.FILTER_ISOLATION,
+    overrides: parseOverrides(config.FILTER_ISOLATION_OVERRIDES),
+    loadTimeoutMs: config.FILTER_LOAD_TIMEOUT_MS,
+    maxMemoryMb: config.FILTER_WORKER_MAX_MB,
+  };
   const registry = new FilterRegistry({
+    load: createFilterLoader({ settings: isolation, shipped: new ShippedFilters(), services, logger }),
     dir: config.FILTERS_DIR,
     store,
     valves,

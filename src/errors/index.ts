@@ -45,6 +45,12 @@ export class FilterTimeoutError extends EunoeError {
     super('ERR_FILTER_TIMEOUT', `Filter ${filterId} ${hook} timed out after ${timeoutMs} ms`, 504);
   }
 }
+/** 500: an isolated filter's worker died (out of memory, killed after another call's timeout); it is replaced. */
+export class FilterCrashedError extends EunoeError {
+  constructor(readonly filterId: string, message: string) {
+    super('ERR_FILTER_CRASHED', message, 500);
+  }
+}
 /** 503: the state backend cannot answer in time (callers degrade where documented). */
 export class StateUnavailableError extends EunoeError {
   constructor(message: string, options?: { cause?: unknown }) {

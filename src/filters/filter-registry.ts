@@ -34,6 +34,8 @@ export interface FilterRegistryOptions {
   logger: Logger;
   /** Debounce for file-change reloads. */
   debounceMs?: number;
+  /** Loads one file (default: import it in this thread); see src/filters/isolation. */
+  load?: (file: string) => Promise<LoadedModule>;
   /** Called when a filter's registered flags appear (specs) or go away (undefined). */
   onFlags?: (filterId: string, specs: FlagSpec[] | undefined) => void;
 }
@@ -229,8 +231,9 @@ export class FilterRegistry {
 
   private async importOne(file: string): Promise<ActiveFilter | undefined> {
     this.fingerprints.set(file, fingerprint(file));
+    let loaded: LoadedModule | undefined;
     try {
-      const loaded = await loadFilterFile(file);
+      loaded = await (this.options.load ?? loadFilterFile)(file);
       const clash = this.active.get(loaded.id);
       if (clash && clash.file !== file) throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
@@ -242,9 +245,10 @@ export class FilterRegistry {
       };
       this.active.set(filter.id, filter);
       this.options.onFlags?.(filter.id, filter.definition.flags);
-      this.options.logger.info({ filter: filter.id, file: path.basename(file) }, 'filter loaded');
+      this.options.logger.info({ filter: filter.id, file: path.basename(file), isolation: filter.isolation ?? 'main' }, 'filter loaded');
       return filter;
     } catch (error) {
+      await loaded?.release?.();
       this.fail(file, fileStem(file), error);
       return undefined;
     }
@@ -256,6 +260,7 @@ export class FilterRegistry {
     } catch (error) {
       this.active.delete(filter.id);
       this.options.onFlags?.(filter.id, undefined);
+      await filter.release?.();
       this.fail(filter.file, filter.id, new Error(`onStartup failed: ${(error as Error)?.message ?? error}`));
     }
   }
@@ -268,6 +273,7 @@ export class FilterRegistry {
     } catch (error) {
       this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'onShutdown failed');
     }
+    await filter.release?.().catch((error: unknown) => this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'releasing the filter failed'));
   }
 }
 

@@ -22,6 +22,12 @@ export interface LoadedModule {
   valvesSpec: Record<string, unknown>;
   userValvesSchema?: AnyValvesSchema;
   userValvesSpec?: Record<string, unknown>;
+  /** Where its hooks run: the main thread, or a worker thread (FILTER_ISOLATION). */
+  isolation?: 'main' | 'worker';
+  /** Resolves when the filter can run a hook now (its worker is up); absent for main-thread filters. */
+  ready?(): Promise<void>;
+  /** Frees what the filter holds outside the registry (its worker), after onShutdown. */
+  release?(): Promise<void>;
 }
 
 /** Why a file did not load, with the line when known. */

@@ -19,6 +19,9 @@ export async function runHook(options: {
   const { filter, hook, args, timeoutMs } = options;
   const fn = filter.definition[hook] as ((hookArgs: HookArgs<unknown, unknown>) => unknown) | undefined;
   if (!fn) return args.body;
+  // An isolated filter whose worker is being replaced: its start-up (bounded by
+  // FILTER_LOAD_TIMEOUT_MS) does not count against the hook's deadline.
+  await filter.ready?.();
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(options.parentSignal?.reason);
   options.parentSignal?.addEventListener('abort', onParentAbort, { once: true });

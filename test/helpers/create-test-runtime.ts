@@ -52,6 +52,8 @@ export async function createTestRuntime(options: {
       WATCH_FILTERS: 'false',
       PRICING_FETCH: 'false',
       RELOAD_DEBOUNCE_MS: '50',
+      // FILTER_ISOLATION=worker npx vitest run … runs a suite with every filter in a worker thread.
+      ...(process.env.FILTER_ISOLATION ? { FILTER_ISOLATION: process.env.FILTER_ISOLATION } : {}),
       ...options.env,
     },
     root,

@@ -31,6 +31,7 @@ export function modelsRouter({ registry }: { registry: FilterRegistry }): Router
       pipelines: filter.valves.pipelines,
       file: filter.file.split('/').pop(),
       status: 'loaded',
+      isolation: filter.isolation ?? 'main',
     }));
     const failed = registry.failures().map((failure) => ({
       id: failure.id,

@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { silentLogger } from '../../src/util/logger.js';
+
+const SDK = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../src/sdk.js');
+
+/** A small filter: reads a valve, puts a prefix in front of the system prompt, returns the body. */
+export const SMALL_FILTER = `import { baseValves, defineFilter, z } from ${JSON.stringify(SDK)};
+export default defineFilter({
+  valves: baseValves.extend({ prefix: z.string().default('Be brief.') }),
+  inlet({ body, valves }) {
+    const messages = Array.isArray(body.messages) ? [...body.messages] : [];
+    if (messages[0]?.role === 'system') messages[0] = { ...messages[0], content: valves.prefix + ' ' + messages[0].content };
+    else messages.unshift({ role: 'system', content: valves.prefix });
+    return { ...body, messages };
+  },
+});
+`;
+
+/** The real runtime with SMALL_FILTER as `small`, listening on loopback, with `FILTER_ISOLATION` = `isolation`. */
+export interface IsolationTarget {
+  runtime: Runtime;
+  post(payload: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startIsolationTarget(isolation: 'off' | 'worker'): Promise<IsolationTarget> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'eunoe-bench-isolation-'));
+  writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
+  mkdirSync(path.join(dir, 'filters'));
+  writeFileSync(path.join(dir, 'filters', 'small.ts'), SMALL_FILTER);
+  const config = loadConfig({ PIPELINES_API_KEY: 'bench', PRICING_FETCH: 'false', WATCH_FILTERS: 'false', LOG_LEVEL: 'silent', FILTER_ISOLATION: isolation }, dir);
+  const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
+  const server = runtime.app.listen(0, '127.0.0.1');
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const { port } = server.address() as AddressInfo;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (payload: string) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        { host: '127.0.0.1', port, path: '/small/filter/inlet', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: 'Bearer bench' } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  return {
+    runtime,
+    post,
+    async close() {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await runtime.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import type { Worker } from 'node:worker_threads';
+import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
+import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
+import { describeDeath, spawn, type FilterWorkerOptions } from './spawn-worker.js';
+import { toWireError, type CallMessage, type HookName, type HostToWorker, type LoadedMessage, type WireError, type WorkerToHost } from './worker-protocol.js';
+
+export type { FilterWorkerOptions } from './spawn-worker.js';
+
+interface PendingCall {
+  worker: Worker;
+  context: CallContext;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** An error a hook threw in the worker, as the host raises it (FilterError keeps its status). */
+function fromWire(error: WireError | undefined): Error {
+  const status = error?.status;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
+    return new EunoeError(error?.code ?? 'ERR_FILTER_REJECTED', error?.message ?? 'filter error', status);
+  }
+  return new Error(error?.message ?? 'filter error');
+}
+
+/**
+ * One isolated filter: its file runs in a worker thread with memory limits. A call past its
+ * deadline terminates the worker (a synchronous loop cannot block the server); a worker that
+ * dies is replaced (its onStartup run again) and the calls it held fail with a typed error.
+ */
+export class FilterWorker {
+  private worker?: Worker;
+  private starting?: Promise<Worker>;
+  private readonly calls = new Map<number, PendingCall>();
+  private nextCall = 0;
+  private closed = false;
+  /** Called when the last call in flight settles (close() waits for it). */
+  private drained?: () => void;
+  private crashes = 0;
+  /** onStartup's arguments while the filter is started, replayed in a replacement worker. */
+  private started?: { args: Record<string, unknown>; context: CallContext };
+  /** Used for requests of the worker's own timers (no call in flight). */
+  private fallback?: CallContext;
+  id: string;
+
+  private constructor(
+    private readonly options: FilterWorkerOptions,
+    readonly metadata: LoadedMessage,
+    worker: Worker,
+  ) {
+    this.id = metadata.id;
+    this.adopt(worker);
+  }
+
+  /** Import `file` in a new worker; throws FilterLoadError when it fails or takes too long. */
+  static async start(options: FilterWorkerOptions): Promise<FilterWorker> {
+    const { worker, metadata } = await spawn(options);
+    return new FilterWorker(options, metadata, worker);
+  }
+
+  /**
+   * Run a hook in the worker. `signal` aborting with a FilterTimeoutError terminates the worker
+   * (and replaces it); any other abort is passed on to the hook's own signal. `timeLimitMs`
+   * bounds lifecycle hooks the same way.
+   */
+  async call(hook: HookName, args: CallMessage['args'], context: CallContext, limits: { signal?: AbortSignal; timeLimitMs?: number } = {}): Promise<unknown> {
+    if (this.closed) throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
+    this.fallback = context;
+    const worker = await this.ready();
+    const callId = ++this.nextCall;
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      const reason = limits.signal?.reason;
+      if (reason instanceof FilterTimeoutError) {
+        this.settle(callId, reason);
+        this.replace(worker, `${hook} ran past its deadline`);
+      } else {
+        this.send(worker, { type: 'abort', callId, reason: String((reason as Error)?.message ?? reason) });
+      }
+    };
+    const result = new Promise<unknown>((resolve, reject) => {
+      this.calls.set(callId, { worker, context, resolve, reject });
+    });
+    if (limits.timeLimitMs) {
+      timer = setTimeout(() => {
+        this.settle(callId, new FilterTimeoutError(this.id, hook, limits.timeLimitMs!));
+        this.replace(worker, `${hook} ran past ${limits.timeLimitMs} ms`);
+      }, limits.timeLimitMs);
+    }
+    limits.signal?.addEventListener('abort', onAbort, { once: true });
+    this.send(worker, { type: 'call', callId, hook, args });
+    if (limits.signal?.aborted) onAbort();
+    try {
+      const value = await result;
+      this.crashes = 0;
+      if (hook === 'onStartup' || hook === 'onValvesUpdated') this.started = { args, context };
+      if (hook === 'onShutdown') this.started = undefined;
+      return value;
+    } finally {
+      clearTimeout(timer);
+      limits.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Terminate for good (filter unloaded or server stopping). Calls in flight may finish first,
+   * for at most `loadTimeoutMs`; new calls are refused at once.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.calls.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.loadTimeoutMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) {
+      this.failCalls(worker, new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`));
+      await worker.terminate();
+    }
+  }
+
+  /** The live worker, started again first when it died. */
+  async ready(): Promise<Worker> {
+    if (this.worker) return this.worker;
+    if (this.closed) throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
+    this.starting ??= this.respawn().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async respawn(): Promise<Worker> {
+    let spawned: Awaited<ReturnType<typeof spawn>>;
+    try {
+      spawned = await spawn(this.options);
+    } catch (error) {
+      throw new FilterCrashedError(this.id, `Filter ${this.id} could not be restarted: ${(error as Error).message}`);
+    }
+    if (this.closed) {
+      await spawned.worker.terminate();
+      throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
+    }
+    this.adopt(spawned.worker);
+    this.options.logger.warn({ filter: this.id }, 'isolated filter worker replaced');
+    const started = this.started;
+    if (started) {
+      await this.call('onStartup', started.args, started.context, { timeLimitMs: this.options.loadTimeoutMs }).catch((error) =>
+        this.options.logger.error({ filter: this.id, err: (error as Error).message }, 'onStartup failed in the replacement worker'),
+      );
+    }
+    return spawned.worker;
+  }
+
+  private adopt(worker: Worker): void {
+    this.worker = worker;
+    worker.on('message', (message: WorkerToHost) => this.onMessage(worker, message));
+    worker.on('error', (error) => this.onDeath(worker, describeDeath(error, this.options.maxMemoryMb)));
+    worker.on('exit', (code) => this.onDeath(worker, `exited with code ${code}`));
+  }
+
+  /** Kill `worker` (if still current) and start its replacement in the background. */
+  private replace(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.onDeath(worker, `was restarted: ${why}`);
+    void worker.terminate();
+  }
+
+  private onDeath(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.failCalls(worker, new FilterCrashedError(this.id, `Filter ${this.id} ${why}; its worker was replaced`));
+    if (this.closed) return;
+    this.options.logger.error({ filter: this.id, reason: why }, 'isolated filter worker stopped');
+    // Replace it now (a crash loop backs off; a request arriving meanwhile starts one at once).
+    const delay = Math.min(30_000, 50 * (2 ** this.crashes++ - 1));
+    setTimeout(() => void this.ready().catch(() => undefined), delay).unref();
+  }
+
+  private failCalls(worker: Worker, error: Error): void {
+    for (const [callId, pending] of this.calls) if (pending.worker === worker) this.settle(callId, error);
+  }
+
+  private settle(callId: number, error: Error | undefined, value?: unknown): void {
+    const pending = this.calls.get(callId);
+    if (!pending) return;
+    this.calls.delete(callId);
+    if (this.calls.size === 0) this.drained?.();
+    if (error) pending.reject(error);
+    else pending.resolve(value);
+  }
+
+  private send(worker: Worker, message: HostToWorker): void {
+    try {
+      worker.postMessage(message);
+    } catch (error) {
+      if (message.type === 'call') this.settle(message.callId, new Error(`arguments cannot be sent to an isolated filter: ${(error as Error).message}`));
+    }
+  }
+
+  private onMessage(worker: Worker, message: WorkerToHost): void {
+    if (message.type === 'result') {
+      this.settle(message.callId, message.ok ? undefined : fromWire(message.error), message.value);
+    } else if (message.type === 'log') {
+      const context = this.calls.get(message.callId)?.context ?? this.fallback;
+      writeWorkerLog(context?.logger ?? this.options.logger, message);
+    } else if (message.type === 'rpc') {
+      const context = this.calls.get(message.callId)?.context ?? this.fallback;
+      if (!context) return this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: false, error: { message: 'no host context yet' } });
+      runHostRpc(context, message).then(
+        (value) => this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: true, value }),
+        (error) => this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: false, error: toWireError(error) }),
+      );
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { serveSyncCalls } from './sync-calls.js';
+import { FilterLoadError } from '../load-filter-file.js';
+import type { Logger } from '../../util/logger.js';
+import type { HostServices } from '../types.js';
+import { writeWorkerLog } from './host-rpc.js';
+import type { LoadedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
+
+export interface FilterWorkerOptions {
+  file: string;
+  services: HostServices;
+  logger: Logger;
+  /** Longest an import (and a lifecycle hook) may take in the worker. */
+  loadTimeoutMs: number;
+  /** `resourceLimits.maxOldGenerationSizeMb` of each worker. */
+  maxMemoryMb: number;
+}
+
+const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
+
+/** Why a worker died, for logs and answers. */
+export function describeDeath(error: unknown, maxMemoryMb: number): string {
+  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
+  return `crashed: ${(error as Error)?.message ?? String(error)}`;
+}
+
+/** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */
+export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; metadata: LoadedMessage }> {
+  const services = Object.entries(options.services).filter(([, value]) => value).map(([name]) => name);
+  const sync = new MessageChannel();
+  const syncFlag = new SharedArrayBuffer(4);
+  serveSyncCalls(sync.port1, new Int32Array(syncFlag), options.services);
+  const worker = new Worker(BOOTSTRAP, {
+    workerData: { file: options.file, services, syncPort: sync.port2, syncFlag } satisfies WorkerStart,
+    transferList: [sync.port2],
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
+  });
+  worker.once('exit', () => sync.port1.close());
+  return new Promise((resolve, reject) => {
+    const fail = (message: string, line?: number) => {
+      cleanup();
+      void worker.terminate();
+      reject(new FilterLoadError(options.file, message, line));
+    };
+    const timer = setTimeout(
+      () => fail(`import did not finish within ${options.loadTimeoutMs} ms (FILTER_LOAD_TIMEOUT_MS): an endless loop or a blocking call at import? The file was not loaded`),
+      options.loadTimeoutMs,
+    );
+    const onMessage = (message: WorkerToHost) => {
+      if (message.type === 'loaded') {
+        cleanup();
+        resolve({ worker, metadata: message });
+      } else if (message.type === 'load-failed') fail(message.error, message.line);
+      else if (message.type === 'log') writeWorkerLog(options.logger, message);
+    };
+    const onError = (error: Error) => fail(`import ${describeDeath(error, options.maxMemoryMb)}`);
+    const onExit = (code: number) => fail(`the worker exited with code ${code} while importing`);
+    const cleanup = () => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Messages between the host (main thread) and a filter worker. Everything here must be
+ * structured-clonable: no functions, no class instances the other side relies on.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { FlagSpec, FlagValue, MessageMarks } from '../../flags/types.js';
+
+/** What the worker is started with (`workerData`). */
+export interface WorkerStart {
+  file: string;
+  /** Host services present in the main thread (`pricing`, `ledger`, `corrections`). */
+  services: string[];
+  /** Port and wake-up flag (Int32Array over a SharedArrayBuffer) of synchronous service calls. */
+  syncPort: MessagePort;
+  syncFlag: SharedArrayBuffer;
+}
+
+/** The worker imported and validated the file. */
+export interface LoadedMessage {
+  type: 'loaded';
+  id: string;
+  name: string;
+  valvesSpec: Record<string, unknown>;
+  valvesJsonSchema: Record<string, unknown>;
+  userValvesSpec?: Record<string, unknown>;
+  userValvesJsonSchema?: Record<string, unknown>;
+  flags?: FlagSpec[];
+  hooks: HookName[];
+}
+
+export interface LoadFailedMessage {
+  type: 'load-failed';
+  error: string;
+  line?: number;
+}
+
+export type HookName = 'inlet' | 'outlet' | 'onStartup' | 'onShutdown' | 'onValvesUpdated';
+
+/** The data of an ActiveFlags (its `has`/`get` are rebuilt in the worker). */
+export interface FlagsSnapshot {
+  chatKey: string;
+  effective: Record<string, FlagValue>;
+  persistent: Record<string, FlagValue>;
+  temporary: Record<string, FlagValue>;
+  marks: Record<string, MessageMarks>;
+  notices: string[];
+  source: 'store' | 'replay' | 'none';
+  defaults?: Record<string, FlagValue>;
+}
+
+/** Host → worker: run one hook. `args` holds only clonable data (no logger, state, services, signal). */
+export interface CallMessage {
+  type: 'call';
+  callId: number;
+  hook: HookName;
+  args: Record<string, unknown> & { flags?: FlagsSnapshot };
+}
+
+/** Host → worker: the caller went away; abort that call's signal. */
+export interface AbortMessage {
+  type: 'abort';
+  callId: number;
+  reason: string;
+}
+
+/** An error that crossed the boundary. `status`/`code` are set for FilterError and other EunoeErrors. */
+export interface WireError {
+  message: string;
+  status?: number;
+  code?: string;
+}
+
+/** Worker → host: a hook finished. */
+export interface ResultMessage {
+  type: 'result';
+  callId: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireError;
+}
+
+/** Worker → host: call `state.scope(scope)[method](...args)` or `services[target][method](...args)`. */
+export interface RpcMessage {
+  type: 'rpc';
+  rpcId: number;
+  /** The hook call this belongs to (0 = none: a timer after the hook returned). */
+  callId: number;
+  target: 'state' | string;
+  scope?: string;
+  method: string;
+  args: unknown[];
+}
+
+/** Host → worker: the answer to an RpcMessage. */
+export interface RpcResultMessage {
+  type: 'rpc-result';
+  rpcId: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireError;
+}
+
+/** Worker → host: one log line of the filter's logger. */
+export interface LogMessage {
+  type: 'log';
+  callId: number;
+  level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  bindings: Record<string, unknown>;
+  args: unknown[];
+}
+
+export type HostToWorker = CallMessage | AbortMessage | RpcResultMessage;
+export type WorkerToHost = LoadedMessage | LoadFailedMessage | ResultMessage | RpcMessage | LogMessage;
+
+/** Turn anything thrown into a WireError. */
+export function toWireError(error: unknown): WireError {
+  if (error && typeof error === 'object') {
+    const { message, status, code } = error as { message?: unknown; status?: unknown; code?: unknown };
+    return {
+      message: typeof message === 'string' ? message : String(error),
+      status: typeof status === 'number' ? status : undefined,
+      code: typeof code === 'string' ? code : undefined,
+    };
+  }
+  return { message: String(error) };
+}

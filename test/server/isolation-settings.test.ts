@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/index.js';
+import { parseOverrides, placementFor, type IsolationSettings } from '../../src/filters/isolation/isolation-settings.js';
+import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/filters/isolation/shipped-filters.js';
+import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
+
+const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSettings => ({ mode, overrides: parseOverrides(overrides), loadTimeoutMs: 1, maxMemoryMb: 64 });
+
+describe('isolation settings', () => {
+  it('auto isolates what is not shipped; worker isolates all; off none', () => {
+    expect([placementFor(settings('auto'), 'x', false), placementFor(settings('auto'), 'x', true)]).toEqual(['worker', 'main']);
+    expect([placementFor(settings('worker'), 'x', false), placementFor(settings('worker'), 'x', true)]).toEqual(['worker', 'worker']);
+    expect([placementFor(settings('off'), 'x', false), placementFor(settings('off'), 'x', true)]).toEqual(['main', 'main']);
+  });
+
+  it('a per-file override wins; a non-shipped file forced into the main thread is import-checked first', () => {
+    const chosen = settings('auto', 'context=worker, mine=main');
+    expect(placementFor(chosen, 'context', true)).toBe('worker');
+    expect(placementFor(chosen, 'mine', false)).toBe('probe');
+    expect(placementFor(settings('off', 'mine=main'), 'mine', false)).toBe('main');
+    expect(() => parseOverrides('mine=sandbox')).toThrow(ConfigError);
+  });
+
+  it('recognises every shipped filter by content, wherever it is copied; an edit makes it not shipped', () => {
+    const shipped = new ShippedFilters();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-shipped-'));
+    try {
+      for (const name of SHIPPED_FILTER_FILES) {
+        expect(shipped.isShipped(path.join(repoRoot, 'filters', name))).toBe(true);
+        copyShippedFilter(name, dir);
+        expect(shipped.isShipped(path.join(dir, name))).toBe(true);
+      }
+      const copy = path.join(dir, 'context.ts');
+      writeFileSync(copy, readFileSync(copy, 'utf8').replace('export default', 'const x = 1;\nexport default'));
+      expect(shipped.isShipped(copy)).toBe(false);
+      expect(shipped.isShipped(path.join(dir, 'missing.ts'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
