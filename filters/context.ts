@@ -11,6 +11,7 @@ import { lastUserText, nextTurnMessages } from '../src/compress/next-turn.js';
 import { planAndCompress } from '../src/compress/plan-and-compress.js';
 import { externalScores } from '../src/compress/scoring/external-scores.js';
 import { summaryValves } from '../src/compress/summary-valves.js';
+import { CONTEXT_NOTE_TTL_MS, contextNoteEnabled, contextNoteKey, contextNoteOf, contextNoteSchema, formatContextNote } from '../src/context/context-note.js';
 
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
@@ -64,12 +65,15 @@ export default defineFilter({
     pair_coherence: z.number().min(0).max(1).default(engine.pairCoherence).describe('An answer keeps this share of its question’s score'),
     allow_full: z.boolean().default(true).describe('Let users send the whole history with !full (it lifts every budget, cost included, for that turn)'),
     min_chat_messages: z.number().int().min(0).default(engine.minChatMessages).describe('Never send fewer chat messages than this'),
+    role_alternation: z.enum(['any', 'strict']).default('any').describe('strict: merge adjacent user (or assistant) messages left by trimming, for models whose chat template requires alternating roles'),
+    show_context_note: z.boolean().default(false).describe('Append a line under each reply saying how much of the conversation the model saw'),
     ...summaryValves,
   }),
   userValves: z.object({
     max_tokens: z.number().int().min(0).nullable().default(null).describe('Your own token budget (lower than the admin’s; empty = the admin’s)'),
     recent: z.number().int().min(0).nullable().default(null).describe('Your own number of recent messages always kept (empty = the admin’s)'),
     default_flags: z.string().default('').describe('Flags applied to every chat of yours, e.g. "+nosum,recent=6"'),
+    show_context_note: z.enum(['default', 'on', 'off']).default('default').describe('A line under each reply saying how much of the conversation the model saw (default = the admin’s choice)'),
   }),
 
   async inlet({ body, valves, userValves, flags, state, services, logger, signal, deadline: hookDeadline }) {
@@ -112,6 +116,10 @@ export default defineFilter({
     if (tracksPrefix) {
       await state.set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));
     }
+    if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
+      const note = contextNoteOf(plan, context.outcome ? context.outcome.tokensAfter : plan.tokensAfter, context.outcome?.summarized ?? 0);
+      await state.set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the context note'));
+    }
     const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
     for (const entry of plan.entries) counts[entry.disposition]++;
     const outcome = context.outcome;
@@ -132,6 +140,11 @@ export default defineFilter({
     const lines: string[] = [];
     if (flags.notices.length) lines.push(`⚠ ${flags.notices.join(' · ')}`);
     if (flags.get('flags') === true) lines.push(describeFlags(flags));
+    if (flags.chatKey && Array.isArray(body.messages) && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
+      const stored = await state.get(contextNoteKey(flags.chatKey, body.messages)).catch(() => undefined);
+      const note = contextNoteSchema.safeParse(stored);
+      if (note.success) lines.push(formatContextNote(note.data));
+    }
     const out = lines.length ? appendToReply(body, lines.join('\n')) : body;
     const options = contextOptions(valves, userValves, flags);
     const client = clientFor(pool, valves, 'background');

@@ -50,6 +50,8 @@ export interface EngineOptions {
   trimTo: number;
   /** Expected completion tokens, used in the cost estimate and the cost limit (O6). */
   expectedCompletionTokens: number;
+  /** `strict`: adjacent plain user (or assistant) messages left by trimming are merged, so the roles alternate. */
+  roleAlternation?: 'any' | 'strict';
 }
 
 /** Sync token-count cache keyed by string (encoding + message id). */

@@ -23,6 +23,8 @@ export interface ContextValves {
   summary_min_budget?: number;
   /** Whether users may lift the budget with `!full` (default true). */
   allow_full?: boolean;
+  /** `strict`: adjacent same-role messages left by trimming are merged (templates that need alternation). */
+  role_alternation?: 'any' | 'strict';
 }
 
 /** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
@@ -60,6 +62,7 @@ export function contextOptions(valves: ContextValves, user: ContextUserValves, f
     toolPenalty: valves.tool_penalty,
     pairCoherence: valves.pair_coherence,
     minChatMessages: valves.min_chat_messages,
+    roleAlternation: valves.role_alternation ?? 'any',
   };
   // Below summary_min_budget a summary's reserve crowds out more than it saves (recall benchmark): drop instead.
   const roomForSummary = !(maxTokens > 0 && maxTokens < (valves.summary_min_budget ?? 0));

@@ -21,6 +21,7 @@ export function defaultEngineOptions(): EngineOptions {
     externalWeight: 0.5,
     trimTo: 0.75,
     expectedCompletionTokens: 0,
+    roleAlternation: 'any',
   };
 }
 
@@ -49,5 +50,6 @@ export function resolveEngineOptions(options: Partial<EngineOptions> | undefined
   merged.expectedCompletionTokens = Math.max(0, finite(merged.expectedCompletionTokens, 0));
   if (!['greedy', 'recency', 'dependency', 'prefix_cache'].includes(merged.algorithm)) merged.algorithm = defaults.algorithm;
   if (!['static', 'keyword', 'smart', 'composite'].includes(merged.weighting)) merged.weighting = defaults.weighting;
+  if (merged.roleAlternation !== 'strict') merged.roleAlternation = 'any';
   return merged;
 }

@@ -6,6 +6,7 @@ import type { EngineOptions, PlanEntry, PlanInput, PlanResult } from '../types.j
 import type { SelectionTotals } from './repair-selection.js';
 import { runId } from './run-id.js';
 import { sendOrder } from './send-order.js';
+import { alternateRoles } from '../constraints/alternate-roles.js';
 
 /** Inputs of the final assembly step. */
 export interface AssembleInputs {
@@ -37,7 +38,10 @@ function cachedPrefixTokens(sequence: readonly string[], previous: readonly stri
   return total;
 }
 
-/** Builds the messages to send (input objects, untouched; recalled ones after the kept history), the sequence and the plan. */
+/**
+ * Builds the messages to send (input objects, untouched, except merges for strict role
+ * alternation; recalled ones after the kept history), the sequence and the plan.
+ */
 export function assembleResult(inputs: AssembleInputs): PlanResult {
   const { input, options, conversation, entries, budget, totals, notes } = inputs;
   const messages: unknown[] = [];
@@ -54,6 +58,12 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     tokensById.set(entry.id, entry.tokens);
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
+  let sent = messages;
+  if (options.roleAlternation === 'strict') {
+    const alternated = alternateRoles(messages);
+    if (alternated.merged > 0) notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
+    sent = alternated.messages;
+  }
   const tokensAfter = inputs.fixed + totals.chat + totals.reserve;
   const overBudget = tokensAfter > budget.hard;
   if (overBudget) notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
@@ -63,7 +73,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     : undefined;
   const finite = (value: number) => (Number.isFinite(value) ? value : 0);
   return {
-    messages,
+    messages: sent,
     sequence,
     plan: {
       runId: input.runId ?? runId(conversation.nodes.map((node) => node.id), input.model, options),

@@ -27,9 +27,12 @@ const TIME_QUESTION = /(?:^|[.!?]\s+|\bsince\s+)when\b|\bwhen\s+(?:did|was|were|
 
 /**
  * A relative time reference: yesterday, today, tonight, tomorrow, "… ago", recently, lately,
- * "last/next/this week|weekend|month|year|summer|Friday…".
+ * "last/next/this/past week|weekend|month|year|summer|Friday|May…".
  */
-const RELATIVE_TIME = /\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately)\b|\b(?:last|next|this|past)\s+(?:week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b/i;
+const RELATIVE_TIME = new RegExp(
+  `\\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately)\\b|\\b(?:last|next|this|past)\\s+(?:week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day|${MONTH})\\b`,
+  'i',
+);
 
 /** True when the text names a date or refers to a time relative to when it was written. */
 export function hasTimeReference(text: string): boolean {
