@@ -1,11 +1,4 @@
-/** Shallow identity of a message: the fields its id is derived from, compared by `===`. */
-interface MemoEntry {
-  role: unknown;
-  name: unknown;
-  content: unknown;
-  toolCallId: unknown;
-  hash: string;
-}
+import { TwoGenerationMap } from './cache/two-generation-map.js';
 
 /** Loose view of the fields a content hash reads. */
 interface HashedMessage {
@@ -16,28 +9,32 @@ interface HashedMessage {
   tool_call_id?: unknown;
 }
 
+/** Plain-text hashes remembered per role and name (50,000 texts a generation, at most twice that). */
+const MEMO_GENERATION = 50_000;
+const memos = new Map<string, TwoGenerationMap<string, string>>();
+
 /**
- * Content hashes memoised by message *object* (a WeakMap, so nothing outlives the request's
- * objects). Within one request the flags module and the engine hash the same objects; a
- * memo hit is only trusted when role, name, content and tool_call_id are still the same
- * values, and only plain-text messages (string content, no tool_calls) are memoised, since
- * strings cannot change in place.
+ * Content hashes of plain-text messages (string content, no tool fields) memoised by *value*:
+ * role and name pick a memo, the content string is the key. Open WebUI resends the whole
+ * history as new JSON each turn, so a memo by object would miss every time; a string-keyed
+ * lookup costs V8's native string hash instead of a sha256 per message. Other messages
+ * (parts, images, tool calls) are hashed every time.
  */
-const memo = new WeakMap<object, MemoEntry>();
-
-/** True when the message's hash may be memoised (immutable identity fields only). */
-function memoisable(message: HashedMessage): boolean {
-  return (typeof message.content === 'string' || message.content == null) && message.tool_calls === undefined;
-}
-
-/** The memoised hash of `message`, computing it with `compute` on a miss. */
 export function memoisedHash(message: HashedMessage, compute: (message: HashedMessage) => string): string {
-  if (!memoisable(message)) return compute(message);
-  const entry = memo.get(message);
-  if (entry && entry.content === message.content && entry.role === message.role && entry.name === message.name && entry.toolCallId === message.tool_call_id) {
-    return entry.hash;
+  const { content } = message;
+  if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined) return compute(message);
+  const key = `${String(message.role ?? '')}\u0000${typeof message.name === 'string' ? message.name : ''}`;
+  let memo = memos.get(key);
+  if (memo === undefined) {
+    // A bounded number of role/name pairs: an API caller sending random names cannot grow it without end.
+    if (memos.size >= 1024) memos.clear();
+    memo = new TwoGenerationMap(MEMO_GENERATION);
+    memos.set(key, memo);
   }
-  const hash = compute(message);
-  memo.set(message, { role: message.role, name: message.name, content: message.content, toolCallId: message.tool_call_id, hash });
+  let hash = memo.get(content);
+  if (hash === undefined) {
+    hash = compute(message);
+    memo.set(content, hash);
+  }
   return hash;
 }

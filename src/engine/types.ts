@@ -65,6 +65,8 @@ export interface TermCounts {
   length: number;
   /** Indexed terms in the text (stop words excluded): BM25's document length. */
   terms: number;
+  /** Time facts of the text (bit 1: names a date, bit 2: refers to a time), found on first need. */
+  time?: number;
   keys: Float64Array;
   counts: Uint32Array;
 }

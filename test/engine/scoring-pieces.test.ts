@@ -100,8 +100,8 @@ describe('time questions', () => {
 
   it('on "when" questions a message telling the event with a time reference outranks one without', () => {
     const documents = ['I baked sourdough bread yesterday', 'I love sourdough bread'];
-    const when = chatRelevance(documents, 'When did I bake sourdough bread?', undefined, undefined);
-    const what = chatRelevance(documents, 'What sourdough bread did I bake?', undefined, undefined);
+    const when = chatRelevance(documents, 'When did I bake sourdough bread?', undefined, undefined).scores;
+    const what = chatRelevance(documents, 'What sourdough bread did I bake?', undefined, undefined).scores;
     expect(when[0]! / when[1]!).toBeGreaterThan(what[0]! / what[1]!);
   });
 });

@@ -1,4 +1,4 @@
-import type { TermCache } from '../types.js';
+import type { TermCache, TermCounts } from '../types.js';
 import { termCount, termKey, termTable } from './term-frequencies.js';
 import { queryTerms } from './query-terms.js';
 
@@ -19,6 +19,8 @@ export interface TermMatrix {
   count: number;
   frequencies: Float64Array;
   lengths: Float64Array;
+  /** Each document's term table (empty when the query has no terms). */
+  tables?: TermCounts[];
 }
 
 /** BM25+ style idf that stays positive on tiny corpora: ln(1 + (N − df + 0.5)/(df + 0.5)). */
@@ -35,13 +37,15 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   const width = keys.length;
   const frequencies = new Float64Array(documents.length * width);
   const lengths = new Float64Array(documents.length);
-  if (width === 0) return { width, count: documents.length, frequencies, lengths };
+  const tables: TermCounts[] = [];
+  if (width === 0) return { width, count: documents.length, frequencies, lengths, tables };
   for (let document = 0; document < documents.length; document += 1) {
     const table = termTable(documents[document]!, source?.keys[document], source?.cache);
+    tables.push(table);
     lengths[document] = table.terms;
     for (let index = 0; index < width; index += 1) frequencies[document * width + index] = termCount(table, keys[index]!);
   }
-  return { width, count: documents.length, frequencies, lengths };
+  return { width, count: documents.length, frequencies, lengths, tables };
 }
 
 /** BM25 of every document (row) of a term matrix, with idf and average length taken over its rows. */

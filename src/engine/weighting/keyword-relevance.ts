@@ -1,10 +1,10 @@
 import type { ChatNode } from '../conversation/chat-node.js';
-import type { TermCache } from '../types.js';
+import type { TermCache, TermCounts } from '../types.js';
 import { bm25FromMatrix, termMatrix } from './bm25-scores.js';
 import { NEIGHBOUR_DECAY, NEIGHBOUR_SHARE, NEIGHBOUR_WINDOW, REGION_RADIUS, smoothNeighbours } from './neighbour-smoothing.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
-import { asksAboutTime, hasTimeReference } from './time-expressions.js';
+import { asksAboutTime, NAMES_DATE, REFERS_TO_TIME, timeFacts } from './time-expressions.js';
 
 /** Weight of the best passage containing a message, relative to message scores. */
 export const PASSAGE_SHARE = 0.5;
@@ -17,8 +17,9 @@ export const TIME_REFERENCE_BOOST = 1;
  * message that refers to a time (the event of "when did I…?" is usually told with "yesterday"
  * or a date), then smoothed over neighbours.
  */
-export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined, neighbourShare = NEIGHBOUR_SHARE): Float64Array {
+export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined, neighbourShare = NEIGHBOUR_SHARE): { scores: Float64Array; tables: readonly TermCounts[] } {
   const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
+  const tables = matrix.tables ?? [];
   const own = bm25FromMatrix(matrix);
   const passages = passageScores(matrix);
   const bestOwn = own.reduce((max, value) => Math.max(max, value), 0);
@@ -28,9 +29,11 @@ export function chatRelevance(documents: readonly string[], query: string, keys:
   const scale = bestPassage > 0 ? (context * PASSAGE_SHARE * bestOwn) / bestPassage : 0;
   for (let index = 0; index < own.length; index += 1) own[index] = own[index]! + scale * passages[index]!;
   if (asksAboutTime(query)) {
-    for (let index = 0; index < own.length; index += 1) if (own[index]! > 0 && hasTimeReference(documents[index]!)) own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
+    for (let index = 0; index < own.length; index += 1) {
+      if (own[index]! > 0 && timeFacts(documents[index]!, tables[index]) & REFERS_TO_TIME) own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
+    }
   }
-  return smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0);
+  return { scores: smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0), tables };
 }
 
 /**
@@ -44,13 +47,14 @@ export function chatRelevance(documents: readonly string[], query: string, keys:
  */
 export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1, termCache?: TermCache, neighbourShare = NEIGHBOUR_SHARE): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
-  const raw = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache, neighbourShare);
+  const { scores: raw, tables } = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache, neighbourShare);
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
   chat.forEach((node, position) => {
     scores[node.index] = Math.max(floor, raw[position]! / best);
   });
-  lendToTimeAnchors(nodes, scores, query, queryIndex);
+  const position = new Map(chat.map((node, at) => [node.index, at] as const));
+  lendToTimeAnchors(nodes, scores, query, queryIndex, (node) => (timeFacts(node.text, tables[position.get(node.index)!]) & NAMES_DATE) !== 0);
   return scores;
 }

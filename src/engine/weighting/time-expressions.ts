@@ -1,3 +1,5 @@
+import type { TermCounts } from '../types.js';
+
 const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
 
@@ -33,6 +35,19 @@ const RELATIVE_TIME = new RegExp(
   `\\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately)\\b|\\b(?:last|next|this|past)\\s+(?:week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day|${MONTH})\\b`,
   'i',
 );
+
+/** Bit of `timeFacts`: the text names a date. */
+export const NAMES_DATE = 1;
+/** Bit of `timeFacts`: the text names a date or a time relative to when it was written. */
+export const REFERS_TO_TIME = 2;
+
+/** The time facts of a text, remembered on its term table (so a warm turn runs no regex on old messages). */
+export function timeFacts(text: string, table?: TermCounts): number {
+  if (table?.time !== undefined) return table.time;
+  const facts = DATE_EXPRESSION.test(text) ? NAMES_DATE | REFERS_TO_TIME : RELATIVE_TIME.test(text) ? REFERS_TO_TIME : 0;
+  if (table) table.time = facts;
+  return facts;
+}
 
 /** True when the text names a date or refers to a time relative to when it was written. */
 export function hasTimeReference(text: string): boolean {
