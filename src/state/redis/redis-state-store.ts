@@ -9,6 +9,7 @@ import { OutageMonitor } from './outage-monitor.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisLedger } from './redis-ledger.js';
+import { RedisUsageStore } from './redis-usage-store.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
@@ -25,6 +26,8 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
   queueMax: number;
   /** How often a non-empty ledger queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
+  /** Durable journal (SQLite file) for ledger writes made while Redis is away; default in memory. */
+  journalFile?: string;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   readonly client: Redis;
+  readonly usage: RedisUsageStore;
   private readonly layout: RedisKeys;
   private readonly ledger: RedisLedger;
   private readonly monitor: OutageMonitor;
@@ -55,12 +59,15 @@ export class RedisStateStore implements StateStore {
       where: this.where,
       queueMax: options.queueMax,
       flushRetryMs: options.flushRetryMs,
+      journalFile: options.journalFile,
     });
+    this.usage = new RedisUsageStore(this.ledger, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({
       client: this.client,
       logger,
       where: this.where,
       queueMax: options.queueMax,
+      journal: options.journalFile ? `the journal ${options.journalFile}` : 'memory (no journal file: lost if the process exits)',
       queued: () => this.ledger.queued,
       onReady: () => void this.ledger.flush(),
     });
