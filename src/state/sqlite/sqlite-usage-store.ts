@@ -167,7 +167,7 @@ export class SqliteUsageStore implements UsageStore {
     const done = this.db.prepare("SELECT 1 FROM meta WHERE key = 'ledger_imported'").get();
     if (done) return;
     this.db.transaction(() => {
-      const rows = this.db.prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq").iterate() as Iterable<{ data: string }>;
+      const rows = this.db.prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq").all() as Array<{ data: string }>;
       for (const row of rows) {
         const record = JSON.parse(row.data) as UsageRecord;
         if (typeof record.messageId === 'string' && typeof record.userId === 'string' && typeof record.time === 'number') this.insertRecord(record);

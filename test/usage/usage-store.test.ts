@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
+import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
+import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
+import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { tempDir } from '../state/helpers/temp-dir.js';
+import { usageRecord } from './helpers/usage-record.js';
+import { runUsageStoreContract } from './usage-store-contract.js';
+
+runUsageStoreContract('sqlite', async () => {
+  const { dir, remove } = tempDir('eunoe-usage-store-');
+  const file = path.join(dir, 'eunoe.db');
+  const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+  return { store, dispose: async () => { await store.close(); remove(); } };
+});
+
+const redisUrl = inject('redisUrl');
+const filePrefix = `eunoe-test-usage:${randomUUID()}:`;
+let count = 0;
+const redisStore = (prefix: string) => new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+
+describe.runIf(redisUrl)('usage store on Redis', () => {
+  afterAll(async () => {
+    const admin = new Redis(redisUrl);
+    await deletePrefixedKeys(admin, filePrefix);
+    admin.disconnect();
+  });
+
+  runUsageStoreContract('redis', async () => {
+    const store = redisStore(`${filePrefix}${count++}:`);
+    await store.waitUntilReady(5000);
+    return { store, dispose: () => store.close() };
+  });
+
+  it('two replicas recording the same replies at once: every record and its spend counted once', async () => {
+    const prefix = `${filePrefix}replicas:`;
+    const [first, second] = [redisStore(prefix), redisStore(prefix)];
+    try {
+      await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
+      const records = Array.from({ length: 200 }, (_, index) => usageRecord({ messageId: `r${index}`, cost: '0.001', time: Date.UTC(2026, 10, 9, 10) }));
+      const results = await Promise.all(records.flatMap((record) => [first.usage.record(record), second.usage.record(record)]));
+      expect(results.filter(Boolean)).toHaveLength(200);
+      expect(await first.usage.spent('u1', 'm:2026-11')).toBe('0.2');
+      expect(await second.usage.spent('u1', 'd:2026-11-09')).toBe('0.2');
+      expect((await second.usage.summarize({ userId: 'u1' })).totals).toMatchObject({ records: 200, cost: '0.2' });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
+
+describe('upgrading a SQLite file from the stream ledger', () => {
+  it('imports the records an older Eunoe kept in the `ledger` stream, with their spend counters, once', async () => {
+    const { dir, remove } = tempDir('eunoe-usage-import-');
+    try {
+      const file = path.join(dir, 'eunoe.db');
+      const old = openSqliteDatabase(file);
+      old.prepare("DELETE FROM meta WHERE key = 'ledger_imported'").run();
+      const insert = old.prepare('INSERT INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)');
+      const records = [usageRecord({ messageId: 'x', cost: '0.5' }), usageRecord({ messageId: 'y', cost: '0.25' })];
+      records.forEach((record, index) => {
+        insert.run('ledger', record.messageId, record.time, index + 1, JSON.stringify(record));
+        insert.run('ledger:user:u1', record.messageId, record.time, index + 10, JSON.stringify(record));
+      });
+      old.close();
+      for (let open = 0; open < 2; open++) {
+        const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+        expect(await store.usage.spent('u1', 'm:2026-11')).toBe('0.75');
+        expect((await store.usage.summarize({})).totals.records).toBe(2);
+        await store.close();
+      }
+    } finally {
+      remove();
+    }
+  });
+});
