@@ -4,13 +4,13 @@ import request from 'supertest';
 import { usageRouter } from '../../src/server/routes/usage.js';
 import { errorHandler } from '../../src/server/middleware/error-handler.js';
 import { createLedger } from '../../src/usage/ledger.js';
-import { USAGE_CHUNK } from '../../src/usage/usage-store.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
 import { tempSqliteStore } from './helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 let app: express.Express;
 let cleanup: () => Promise<void>;
-const COUNT = USAGE_CHUNK + 500;
+const COUNT = Math.max(SUMMARY_CHUNK, USAGE_CHUNK * 4) + 600;
 
 beforeAll(async () => {
   const temp = await tempSqliteStore();

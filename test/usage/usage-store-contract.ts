@@ -4,7 +4,7 @@ import { add, formatDecimal, parseDecimal } from '../../src/pricing/decimal.js';
 import type { StateStore } from '../../src/state/types.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import type { UsageRecord } from '../../src/usage/types.js';
-import { USAGE_CHUNK } from '../../src/usage/usage-store.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 /** Behaviour every backend's ledger must have: atomic idempotent counters, exact store-side totals, paging. */
@@ -49,7 +49,7 @@ export function runUsageStoreContract(name: string, open: () => Promise<{ store:
     it('aggregates in the store across many chunks: totals and groups equal the exact sums of the records', withStore(async (store) => {
       const usage = store.usage!;
       const records: UsageRecord[] = [];
-      const count = USAGE_CHUNK * 2 + 123;
+      const count = Math.max(SUMMARY_CHUNK, USAGE_CHUNK * 3) + 123;
       for (let index = 0; index < count; index++) {
         records.push(usageRecord({
           messageId: `r${index}`, userId: index % 3 === 0 ? 'alice' : 'bob', time: nov(1 + (index % 4), index % 24),

@@ -5,7 +5,7 @@ import { joinCost, splitCost } from '../../usage/cost-parts.js';
 import type { UsageGroupBy } from '../../usage/summarize-usage.js';
 import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
-import { USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
 import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 
@@ -31,16 +31,15 @@ interface GroupRow {
   lo: bigint;
   estimated: bigint;
   unpriced: bigint;
-  last_time: bigint;
-  last_seq: bigint;
 }
 
 /**
  * The ledger on SQLite: a `ledger` table with indexed user, chat, model and time columns and
  * the cost as two integers, plus `ledger_spend` counters per user and UTC day / month. A
  * record and its counters are one transaction (INSERT OR IGNORE by message id first: a repeat
- * adds nothing). Aggregation is SQL GROUP BY over chunks of USAGE_CHUNK rows walked by
- * (time, seq) on an index, yielding to the event loop between chunks.
+ * adds nothing). Aggregation is SQL GROUP BY over ranges of SUMMARY_CHUNK rows walked by
+ * (time, seq) on an index; scans read USAGE_CHUNK records at a time; both yield to the event
+ * loop between chunks.
  */
 export class SqliteUsageStore implements UsageStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -79,23 +78,24 @@ export class SqliteUsageStore implements UsageStore {
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
     const where = usageWhere(query);
-    const sql = `WITH chunk AS MATERIALIZED (
-        SELECT time, seq, user_id, model_key, prompt, completion, cached, cache_write, reasoning, total, cost_hi, cost_lo, cost_source
-        FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?)
-      SELECT ${GROUP_EXPRESSIONS[groupBy ?? 'none']} AS key, count(*) AS records, sum(prompt) AS prompt, sum(completion) AS completion,
+    // Step 1 finds where a chunk ends on the index alone; step 2 aggregates exactly that range in SQL.
+    const boundary = this.statement(
+      `SELECT time, seq FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT 1 OFFSET ${SUMMARY_CHUNK - 1}`,
+    );
+    const aggregate = this.statement(
+      `SELECT ${GROUP_EXPRESSIONS[groupBy ?? 'none']} AS key, count(*) AS records, sum(prompt) AS prompt, sum(completion) AS completion,
         sum(cached) AS cached, sum(cache_write) AS cache_write, sum(reasoning) AS reasoning, sum(total) AS total,
-        sum(cost_hi) AS hi, sum(cost_lo) AS lo, sum(cost_source = 'estimated') AS estimated, sum(cost_source = 'unpriced') AS unpriced,
-        (SELECT max(time) FROM chunk) AS last_time,
-        (SELECT max(seq) FROM chunk WHERE time = (SELECT max(time) FROM chunk)) AS last_seq
-      FROM chunk GROUP BY key`;
-    const statement = this.statement(sql, true);
+        sum(cost_hi) AS hi, sum(cost_lo) AS lo, sum(cost_source = 'estimated') AS estimated, sum(cost_source = 'unpriced') AS unpriced
+      FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) AND (time, seq) <= (?, ?) GROUP BY key`,
+      true,
+    );
     const accumulator = new UsageAccumulator(groupBy);
     let cursor = FIRST;
     for (;;) {
-      const rows = this.run(() => statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as GroupRow[]);
-      let seen = 0;
+      const end = this.run(() => boundary.get(...where.params, cursor.time, cursor.seq) as Cursor | undefined);
+      const upTo = end ?? LAST;
+      const rows = this.run(() => aggregate.all(...where.params, cursor.time, cursor.seq, upTo.time, upTo.seq) as GroupRow[]);
       for (const row of rows) {
-        seen += Number(row.records);
         accumulator.addPartial(row.key, {
           records: Number(row.records),
           promptTokens: Number(row.prompt),
@@ -109,8 +109,8 @@ export class SqliteUsageStore implements UsageStore {
           cost: joinCost(row.hi, row.lo),
         });
       }
-      if (seen < USAGE_CHUNK || rows.length === 0) break;
-      cursor = { time: Number(rows[0]!.last_time), seq: Number(rows[0]!.last_seq) };
+      if (!end) break;
+      cursor = end;
       await yieldToEventLoop();
     }
     return accumulator.summary();
