@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { markdownTable } from './lib/table.js';
 import { startBenchServer, type BenchServer } from './lib/load/bench-server.js';
-import { probeRoot, runLoad, type LoadRequest, type LoadResult } from './lib/load/run-load.js';
+import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/load/run-load.js';
 import { seedLedger } from './lib/load/seed-ledger.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -136,8 +136,9 @@ async function main(): Promise<void> {
     const responsiveness: string[][] = [];
     let worstP99 = 0;
     for (const inletClients of [0, 4, 16]) {
+      const measuring = await startProbe(url, PHASE_MS);
       const [probe, usage, inlets] = await Promise.all([
-        probeRoot(url, PHASE_MS + 500),
+        measuring.result,
         load(2, (index) => ({ method: 'GET', path: usagePaths[index % usagePaths.length]! })),
         inletClients > 0 ? load(inletClients, () => inlet(`cap-${largest}`)) : undefined,
       ]);

@@ -8,6 +8,7 @@ import { quantile } from '../metrics.js';
 
 const [url, duration] = process.argv.slice(2);
 for (let warm = 0; warm < 5; warm++) await (await fetch(`${url}/`)).arrayBuffer(); // first fetch loads undici: not the server's time
+process.stdout.write('ready\n'); // the parent starts its load now, so both cover the same window
 const stopAt = performance.now() + Number(duration);
 const latencies: number[] = [];
 let errors = 0;

@@ -66,15 +66,27 @@ export async function runLoad(options: {
   };
 }
 
-/** Run probe-root.ts in its own process against `url` for `durationMs`; its latencies of `GET /`. */
-export async function probeRoot(url: string, durationMs: number): Promise<LoadResult> {
+/**
+ * Start probe-root.ts in its own process against `url`; resolves once it is warmed up and
+ * measuring, with a promise of its latencies of `GET /` over the next `durationMs`.
+ */
+export async function startProbe(url: string, durationMs: number): Promise<{ result: Promise<LoadResult> }> {
   const { spawn } = await import('node:child_process');
   const file = new URL('./probe-root.ts', import.meta.url).pathname;
   const child = spawn(process.execPath, ['--import', 'tsx', file, url, String(durationMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`GET / probe exited with ${code}`);
-  const result = JSON.parse(output) as Omit<LoadResult, 'perSecond'>;
-  return { ...result, perSecond: result.requests / (durationMs / 1000) };
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    if (output.includes('ready\n')) markReady();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await Promise.race([ready, exited]);
+  const result = exited.then((code) => {
+    if (code !== 0) throw new Error(`GET / probe exited with ${code}`);
+    const parsed = JSON.parse(output.slice(output.indexOf('ready\n') + 6)) as Omit<LoadResult, 'perSecond'>;
+    return { ...parsed, perSecond: parsed.requests / (durationMs / 1000) };
+  });
+  return { result };
 }

@@ -8,6 +8,7 @@ import { StateValueError } from '../state-value-error.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
+import { UsageQueryThread } from './usage-query-thread.js';
 
 /** Options of the embedded backend. */
 export interface SqliteStateStoreOptions {
@@ -36,7 +37,9 @@ export class SqliteStateStore implements StateStore {
   constructor(private readonly options: SqliteStateStoreOptions) {
     this.statements = prepareStatements(options.db);
     this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
-    this.usage = new SqliteUsageStore(options.db, (step) => this.run(step));
+    // Long ledger reads (/usage) run in a worker thread on their own connection; an in-memory database has no file to share.
+    const queries = options.db.memory ? undefined : new UsageQueryThread(options.db.name);
+    this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), { queries });
     this.channel = new LocalChannel((error, channel) =>
       options.logger.error({ err: error, channel }, 'state subscriber threw'),
     );
@@ -185,6 +188,7 @@ export class SqliteStateStore implements StateStore {
     this.closed = true;
     clearInterval(this.purgeTimer);
     this.channel.clear();
+    await this.usage.close();
     this.options.db.close();
   }
 

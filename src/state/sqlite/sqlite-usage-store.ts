@@ -8,6 +8,15 @@ import { UsageAccumulator } from '../../usage/usage-accumulator.js';
 import { SUMMARY_CHUNK, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
 import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
+import type { UsageQueryThread } from './usage-query-thread.js';
+
+/** Options of a SqliteUsageStore. */
+export interface SqliteUsageStoreOptions {
+  /** A read-only connection (the query worker): no import of older data. */
+  readOnly?: boolean;
+  /** Answer summaries, pages and scans in this worker thread instead of on the calling thread. */
+  queries?: UsageQueryThread;
+}
 
 const GROUP_EXPRESSIONS: Record<UsageGroupBy | 'none', string> = {
   user: 'user_id',
@@ -51,6 +60,7 @@ export class SqliteUsageStore implements UsageStore {
   constructor(
     private readonly db: Database.Database,
     private readonly run: <T>(step: () => T) => T,
+    private readonly options: SqliteUsageStoreOptions = {},
   ) {
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO ledger (id, time, user_id, chat_id, model, priced_as, model_key, prompt, completion, cached,
@@ -62,7 +72,12 @@ export class SqliteUsageStore implements UsageStore {
     );
     this.readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
     this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
-    this.importStreams();
+    if (!options.readOnly) this.importStreams();
+  }
+
+  /** Stop the query worker, if any. */
+  async close(): Promise<void> {
+    await this.options.queries?.close();
   }
 
   async record(record: UsageRecord): Promise<boolean> {
@@ -77,6 +92,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
+    if (this.options.queries) return this.options.queries.call('summarize', [query, groupBy]);
     const where = usageWhere(query);
     // Step 1 finds where a chunk ends on the index alone; step 2 aggregates exactly that range in SQL.
     const boundary = this.statement(
@@ -117,6 +133,10 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
+    if (this.options.queries) {
+      if (before !== undefined) parseCursor(before); // a bad cursor is the caller's 400, before any thread hop
+      return this.options.queries.call('latest', [query, limit, before]);
+    }
     const where = usageWhere(query);
     const start = before === undefined ? LAST : parseCursor(before);
     const statement = this.statement(
@@ -134,6 +154,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
+    if (this.options.queries) return this.options.queries.call('scan', [query], visit);
     const where = usageWhere(query);
     const statement = this.statement(
       `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
