@@ -6,6 +6,8 @@ import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.j
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
+import { SqliteUsageStore } from '../../src/state/sqlite/sqlite-usage-store.js';
+import { UsageQueryThread } from '../../src/state/sqlite/usage-query-thread.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tempDir } from '../state/helpers/temp-dir.js';
 import { usageRecord } from './helpers/usage-record.js';
@@ -75,6 +77,28 @@ describe('upgrading a SQLite file from the stream ledger', () => {
         await store.close();
       }
     } finally {
+      remove();
+    }
+  });
+});
+
+describe('SQLite usage queries off the event loop', () => {
+  it('answer in the worker thread, and on the calling thread when the worker cannot start', async () => {
+    const { dir, remove } = tempDir('eunoe-usage-thread-');
+    const file = path.join(dir, 'eunoe.db');
+    const db = openSqliteDatabase(file);
+    const broken = new UsageQueryThread(path.join(dir, 'missing', 'no.db'));
+    try {
+      const working = new SqliteStateStore({ db, file, logger: silentLogger() });
+      await working.usage.record(usageRecord({ messageId: 'w1', cost: '0.25' }));
+      expect((await working.usage.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+      const fallback = new SqliteUsageStore(db, (step) => step(), { readOnly: true, queries: broken });
+      expect((await fallback.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+      expect(broken.broken).toBe(true);
+      expect((await fallback.latest({}, 10)).records.map((record) => record.messageId)).toEqual(['w1']);
+      await working.close();
+    } finally {
+      await broken.close();
       remove();
     }
   });

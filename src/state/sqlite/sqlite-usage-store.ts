@@ -8,7 +8,7 @@ import { UsageAccumulator } from '../../usage/usage-accumulator.js';
 import { SUMMARY_CHUNK, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
 import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
-import type { UsageQueryThread } from './usage-query-thread.js';
+import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
 
 /** Options of a SqliteUsageStore. */
 export interface SqliteUsageStoreOptions {
@@ -92,7 +92,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
-    if (this.options.queries) return this.options.queries.call('summarize', [query, groupBy]);
+    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('summarize', [query, groupBy]), () => this.summarize(query, groupBy));
     const where = usageWhere(query);
     // Step 1 finds where a chunk ends on the index alone; step 2 aggregates exactly that range in SQL.
     const boundary = this.statement(
@@ -133,9 +133,9 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
-    if (this.options.queries) {
+    if (this.threadUsable()) {
       if (before !== undefined) parseCursor(before); // a bad cursor is the caller's 400, before any thread hop
-      return this.options.queries.call('latest', [query, limit, before]);
+      return this.viaThread(this.options.queries!.call('latest', [query, limit, before]), () => this.latest(query, limit, before));
     }
     const where = usageWhere(query);
     const start = before === undefined ? LAST : parseCursor(before);
@@ -154,7 +154,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
-    if (this.options.queries) return this.options.queries.call('scan', [query], visit);
+    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('scan', [query], visit), () => this.scan(query, visit));
     const where = usageWhere(query);
     const statement = this.statement(
       `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
@@ -167,6 +167,20 @@ export class SqliteUsageStore implements UsageStore {
       const last = rows.at(-1)!;
       cursor = { time: last.time, seq: last.seq };
       await yieldToEventLoop();
+    }
+  }
+
+  private threadUsable(): boolean {
+    return this.options.queries !== undefined && !this.options.queries.broken;
+  }
+
+  /** The worker's answer; when the worker could not start (before any chunk was sent), the same query here. */
+  private async viaThread<T>(answer: Promise<T>, here: () => Promise<T>): Promise<T> {
+    try {
+      return await answer;
+    } catch (error) {
+      if (error instanceof QueryThreadUnavailable) return here();
+      throw error;
     }
   }
 

@@ -2,6 +2,9 @@ import { Worker } from 'node:worker_threads';
 import { StateUnavailableError, ValidationError } from '../../errors/index.js';
 import type { UsageRecord } from '../../usage/types.js';
 
+/** The worker could not start (e.g. no TypeScript loader): the caller answers on its own thread instead. */
+export class QueryThreadUnavailable extends Error {}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -17,10 +20,14 @@ export class UsageQueryThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  private ready = false;
+  /** True once the worker failed to start; callers then run their queries themselves. */
+  broken = false;
 
   constructor(private readonly file: string) {}
 
   call<T>(op: 'summarize' | 'latest' | 'scan', args: unknown[], onChunk?: Pending['onChunk']): Promise<T> {
+    if (this.broken) return Promise.reject(new QueryThreadUnavailable('usage query worker unavailable'));
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -43,7 +50,11 @@ export class UsageQueryThread {
       workerData: { file: this.file },
     });
     worker.unref();
-    worker.on('message', (message: { id: number; result?: unknown; chunk?: UsageRecord[]; error?: { name: string; message: string; fields?: Array<{ path: string; message: string }> } }) => {
+    worker.on('message', (message: { ready?: boolean; id: number; result?: unknown; chunk?: UsageRecord[]; error?: { name: string; message: string; fields?: Array<{ path: string; message: string }> } }) => {
+      if (message.ready) {
+        this.ready = true;
+        return;
+      }
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
@@ -71,7 +82,11 @@ export class UsageQueryThread {
 
   private fail(error: Error): void {
     this.worker = undefined;
-    for (const [, pending] of this.pending) pending.reject(error instanceof StateUnavailableError ? error : new StateUnavailableError(error.message, { cause: error }));
+    if (!this.ready) this.broken = true;
+    const reason = !this.ready
+      ? new QueryThreadUnavailable(`usage query worker did not start: ${error.message}`)
+      : error instanceof StateUnavailableError ? error : new StateUnavailableError(error.message, { cause: error });
+    for (const [, pending] of this.pending) pending.reject(reason);
     this.pending.clear();
   }
 }

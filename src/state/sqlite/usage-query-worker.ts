@@ -12,6 +12,7 @@ const db = new Database((workerData as { file: string }).file, { readonly: true,
 db.pragma('busy_timeout = 5000');
 const store = new SqliteUsageStore(db, (step) => step(), { readOnly: true });
 const waiting = new Map<number, () => void>();
+parentPort!.postMessage({ ready: true });
 
 parentPort!.on('message', (message: { id: number; op: string; args: unknown[] }) => {
   if (message.op === 'next') return waiting.get(message.id)?.();
