@@ -3,6 +3,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
+import { redisKeys } from '../../src/state/redis/redis-keys.js';
+import { appendScript } from '../../src/state/redis/redis-scripts.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
@@ -36,6 +38,35 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
     const store = redisStore(`${filePrefix}${count++}:`);
     await store.waitUntilReady(5000);
     return { store, dispose: () => store.close() };
+  });
+
+  it('records an older Eunoe wrote (no counters) get their counters once, however many replicas start', async () => {
+    const prefix = `${filePrefix}upgrade:`;
+    const layout = redisKeys(prefix);
+    const admin = new Redis(redisUrl);
+    const old = [usageRecord({ messageId: 'o1', cost: '0.1' }), usageRecord({ messageId: 'o2', cost: '0.2', time: Date.UTC(2026, 10, 6) }), usageRecord({ messageId: 'o3', userId: 'u2', cost: '5' })];
+    for (const record of old) {
+      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
+        await appendScript.run(admin, [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)], [record.messageId, record.time, JSON.stringify(record)]);
+      }
+    }
+    const replicas = [redisStore(prefix), redisStore(prefix), redisStore(prefix)];
+    try {
+      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
+      await Promise.all(replicas.map((replica) => replica.backfillCounters()));
+      expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.3');
+      expect(await replicas[1]!.usage.spent('u1', 'd:2026-11-06')).toBe('0.2');
+      expect(await replicas[2]!.usage.spent('u2', 'm:2026-11')).toBe('5');
+      expect(await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', cost: '0.05' }))).toBe(true);
+      const late = redisStore(prefix);
+      await late.waitUntilReady(5000);
+      expect(await late.backfillCounters()).toBeUndefined();
+      await late.close();
+      expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.35');
+    } finally {
+      for (const replica of replicas) await replica.close();
+      admin.disconnect();
+    }
   });
 
   it('two replicas recording the same replies at once: every record and its spend counted once', async () => {

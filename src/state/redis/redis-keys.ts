@@ -22,6 +22,9 @@ export function redisKeys(prefix: string) {
     streamSequence: (stream: string) => `${prefix}s:${stream}:n`,
     /** A user's spend counters (hash `<period>:hi` / `<period>:lo`, see splitCost). */
     spend: (userId: string) => `${prefix}u:spend:${userId}`,
+    /** The first ledger insertion number written with spend counters; and the marker of the one-time backfill. */
+    countedFrom: `${prefix}u:spend-from`,
+    backfilled: `${prefix}u:spend-backfilled`,
     lease: (name: string) => `${prefix}l:${name}`,
     channel: (channel: string) => `${prefix}c:${channel}`,
   };

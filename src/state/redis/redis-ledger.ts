@@ -186,7 +186,7 @@ export class RedisLedger {
       const user = userUsageStream(item.usage.userId);
       const keys = [
         layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream),
-        layout.streamHash(user), layout.streamIndex(user), layout.spend(item.usage.userId),
+        layout.streamHash(user), layout.streamIndex(user), layout.spend(item.usage.userId), layout.countedFrom,
       ];
       return (await recordUsageScript.run(client, keys, [item.id, item.time, item.json, item.usage.hi, item.usage.lo, ...item.usage.periods])) === 1;
     }

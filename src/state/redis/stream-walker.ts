@@ -15,7 +15,8 @@ export interface WalkPosition {
  * ordered by member (insertion number), so the skipped ones are exactly those seen.
  */
 export class StreamWalker {
-  private buffer: Array<{ score: number; json: string | null }> = [];
+  private buffer: Array<{ score: number; seq: number; json: string | null }> = [];
+  private lastSeq = 0;
   private exhausted = false;
   private position: WalkPosition | undefined;
 
@@ -38,11 +39,17 @@ export class StreamWalker {
     return this.position && { ...this.position };
   }
 
+  /** The insertion number of the entry `next` returned last. */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
   /** The next entry's JSON (null when its hash field is gone), or undefined at the end. */
   async next(): Promise<string | null | undefined> {
     if (this.buffer.length === 0 && !this.exhausted) await this.fill();
     const entry = this.buffer.shift();
     if (!entry) return undefined;
+    this.lastSeq = entry.seq;
     if (this.position && this.position.score === entry.score) this.position.skip += 1;
     else this.position = { score: entry.score, skip: 1 };
     return entry.json;
@@ -62,7 +69,9 @@ export class StreamWalker {
     const flat = (await this.call('page', (client) =>
       pageScript.run(client, [this.layout.streamHash(this.stream), this.layout.streamIndex(this.stream)], [this.direction, min, max, from?.skip ?? 0, this.chunk]),
     )) as Array<string | null>;
-    for (let index = 0; index + 1 < flat.length; index += 2) this.buffer.push({ score: Number(flat[index]), json: flat[index + 1] ?? null });
-    if (flat.length / 2 < this.chunk) this.exhausted = true;
+    for (let index = 0; index + 2 < flat.length; index += 3) {
+      this.buffer.push({ score: Number(flat[index]), seq: Number(String(flat[index + 1]).slice(0, 16)), json: flat[index + 2] ?? null });
+    }
+    if (flat.length / 3 < this.chunk) this.exhausted = true;
   }
 }
