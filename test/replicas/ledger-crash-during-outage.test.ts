@@ -38,7 +38,7 @@ const outletBody = (id: string, prompt: number) => ({
 });
 
 describe.runIf(canRun)('an answered record is never lost', () => {
-  it('server killed (SIGKILL) while Redis is down: after both restart, every answered record is in the ledger exactly once', async () => {
+  it('two replicas, Redis down, one replica killed (SIGKILL): after restarts, every answered record is in the ledger exactly once', async () => {
     const { dir: root, remove } = tempDir('eunoe-crash-');
     cleanups.push(remove);
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
@@ -49,32 +49,35 @@ describe.runIf(canRun)('an answered record is never lost', () => {
     const redis = await startOwnedRedis(undefined, { persistDir: path.join(root, 'redis') });
     cleanups.push(() => redis.stop());
     const prefix = `eunoe-crash-${randomBytes(4).toString('hex')}:`;
-    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, PIPELINES_API_KEY: KEY, FILTERS_DIR: filters, DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), STATE_TIMEOUT_MS: '300', WATCH_FILTERS: 'false' };
-    let server = await startServerProcess(env);
-    cleanups.push(() => server.stop());
+    const env = (name: string) => ({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, PIPELINES_API_KEY: KEY, FILTERS_DIR: filters, DATA_DIR: path.join(root, name, 'data'), VALVES_DIR: path.join(root, name, 'valves'), STATE_TIMEOUT_MS: '300', WATCH_FILTERS: 'false' });
+    let server = await startServerProcess(env('a'));
+    const other = await startServerProcess(env('b'));
+    cleanups.push(() => server.stop(), () => other.stop());
 
     const answered: Array<{ id: string; cost: string }> = [];
-    const send = async (id: string, prompt: number) => {
-      const response = await call(server, 'POST', '/accounting/filter/outlet', { user: USER, body: outletBody(id, prompt) });
+    const send = async (id: string, prompt: number, retry = false) => {
+      const replica = (prompt % 2 === 0) !== retry ? server : other;
+      const response = await call(replica, 'POST', '/accounting/filter/outlet', { user: USER, body: outletBody(id, prompt) });
       if (response.status === 200 && !answered.some((entry) => entry.id === id)) answered.push({ id, cost: String(prompt / 1e7) });
       return response.status;
     };
     for (let index = 0; index < 20; index++) expect(await send(`up-${index}`, 1000 + index)).toBe(200);
 
     await redis.stop(); // SIGKILL; its append-only file keeps what it acknowledged
-    for (let index = 0; index < 150; index++) expect(await send(`down-${index}`, 2000 + index)).toBe(200);
-    for (let index = 0; index < 10; index++) expect(await send(`down-${index}`, 2000 + index)).toBe(200); // Open WebUI retries
+    for (let index = 0; index < 300; index++) expect(await send(`down-${index}`, 2000 + index)).toBe(200);
+    for (let index = 0; index < 10; index++) expect(await send(`down-${index}`, 2000 + index, true)).toBe(200); // retried on the other replica
     const health = await call(server, 'GET', '/health');
     expect(health.body.store.queued).toBeGreaterThanOrEqual(150);
     await server.kill(); // SIGKILL while Redis is still down: no shutdown code runs
 
-    await redis.start();
-    server = await startServerProcess(env);
+    await redis.start(); // the surviving replica replays its own journal by itself
+    server = await startServerProcess(env('a')); // the killed one replays its journal at start
     await waitFor(async () => {
       const usage = await call(server, 'GET', `/usage?user=${USER.id}`);
       return usage.status === 200 && usage.body.totals.records >= answered.length;
     }, 30_000, 100);
 
+    await waitFor(async () => (await call(other, 'GET', '/health')).body.store.queued === 0, 30_000, 100);
     const usage = await call(server, 'GET', `/usage?user=${USER.id}&limit=5000`);
     const ids: string[] = usage.body.records.map((record: { messageId: string }) => record.messageId);
     expect(ids).toHaveLength(answered.length);
