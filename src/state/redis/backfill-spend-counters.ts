@@ -26,12 +26,14 @@ export interface BackfillOptions {
  * @returns how many records were counted, or undefined when done already or another replica is at it
  */
 export async function backfillSpendCounters({ call, layout, logger, acquireLease }: BackfillOptions): Promise<number | undefined> {
-  if ((await call('backfill', (client) => client.exists(layout.backfilled))) === 1) return undefined;
+  const [done, anyRecord] = await call('backfill', (client) => Promise.all([client.exists(layout.backfilled), client.exists(layout.streamSequence(USAGE_STREAM))]));
+  if (done === 1 || anyRecord === 0) return undefined; // an empty ledger has nothing to backfill (and gets no keys)
   const lease = await acquireLease('ledger-spend-backfill', 10 * 60_000);
   if (!lease) return undefined;
   try {
     const from = Number(await call('backfill', (client) => countedFromScript.run(client, [layout.countedFrom, layout.streamSequence(USAGE_STREAM)], [])));
     const sums = new Map<string, bigint>();
+    if (from <= 1) return (await call('backfill', (client) => applyBackfillScript.run(client, [layout.backfilled], []))) === 1 ? 0 : undefined;
     const add = (key: string, field: string, amount: bigint) => {
       const name = `${key}\u0000${field}`;
       sums.set(name, (sums.get(name) ?? 0n) + amount);
