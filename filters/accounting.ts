@@ -1,8 +1,9 @@
-import { baseValves, defineFilter, z } from '../src/sdk.js';
+import { baseValves, defineFilter, FilterError, z } from '../src/sdk.js';
 import { buildUsageRecord } from '../src/usage/build-usage-record.js';
 import { appendUsageLine, formatUsageLine, stripUsageLines } from '../src/usage/format-usage-line.js';
 import { estimatePromptTokens, encoderFor } from '../src/usage/estimate-tokens.js';
 import { encodingForModel } from '../src/engine/index.js';
+import { OutageNotice } from '../src/util/outage-notice.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -26,12 +27,14 @@ export interface AccountingOptions {
  */
 export function createAccountingFilter(options: AccountingOptions = {}) {
   const now = options.now ?? Date.now;
+  const correctionsOutage = new OutageNotice('the state store (token corrections)');
   return defineFilter({
     name: 'Usage Accounting',
     valves: baseValves.extend({
       priority: z.number().int().default(100).describe('Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.'),
       show_usage: z.boolean().default(false).describe('Append a usage line (tokens in/out and cost) to every reply'),
       strip_usage_lines: z.boolean().default(true).describe('Remove earlier usage lines from the history sent to the model'),
+      reject_unrecorded: z.boolean().default(false).describe('Answer 503 instead of the reply when its usage could be kept neither in the store nor in the local journal (default: answer, and log the whole record at ERROR)'),
       learn_corrections: z.boolean().default(true).describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
     }),
     userValves: z.object({
@@ -65,19 +68,30 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       if (!built) return body;
       const { record } = built;
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
-      try {
-        if (services.ledger) added = await services.ledger.record(record);
-        else logger.warn('accounting: no ledger service; usage is not recorded');
-        if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
+      if (services.ledger) {
+        try {
+          // Resolves once the record is durable: in the store, or in the local journal while Redis is away.
+          added = await services.ledger.record(record);
+        } catch (error) {
+          // Neither the store nor the journal took it (disk failure, journal full): the record is only in this line.
+          logger.error({ err: (error as Error)?.message, record }, 'accounting: could not record usage; the record is in this line');
+          if (valves.reject_unrecorded) throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
+        }
+      } else {
+        logger.warn('accounting: no ledger service; usage is not recorded');
+      }
+      if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
+        try {
           const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
           if (estimate && estimate.model === record.model && estimate.tokens > 0) {
             await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
             await state.delete(`estimate:${flags.chatKey}`);
           }
+          correctionsOutage.recovered(logger);
+        } catch (error) {
+          // The record is already kept; only this turn's token correction is skipped.
+          correctionsOutage.failed(logger, error, 'accounting: token correction skipped, the state store is unavailable (usage is still recorded)');
         }
-      } catch (error) {
-        // Never break the reply because the state backend is away; the record is lost and logged.
-        logger.error({ err: error, messageId: record.messageId, cost: record.cost }, 'accounting: could not record usage');
       }
       logger.debug({ messageId: record.messageId, costSource: record.costSource, location: built.location, added }, 'accounting: recorded');
       const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';

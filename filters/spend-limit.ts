@@ -1,5 +1,6 @@
 import { baseValves, defineFilter, FilterError, z } from '../src/sdk.js';
 import { capMessage, capReached, effectiveCaps } from '../src/usage/spend-caps.js';
+import { OutageNotice } from '../src/util/outage-notice.js';
 
 const capPair = z.object({
   daily_usd: z.number().min(0).nullable().default(null).describe('Daily cap in USD (null = inherit, 0 = none)'),
@@ -19,6 +20,7 @@ export interface SpendLimitOptions {
  */
 export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   const now = options.now ?? Date.now;
+  const outage = new OutageNotice('the ledger (spend limits)');
   return defineFilter({
     name: 'Spend Limits',
     valves: baseValves.extend({
@@ -44,9 +46,11 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       for (const cap of caps) {
         let spent: string;
         try {
+          // One counter read per cap (the user's spend of this UTC day or month), whatever the ledger's size.
           spent = await services.ledger.spent(user.id, cap.period.from, cap.period.to);
+          outage.recovered(logger);
         } catch (error) {
-          logger.error({ err: error }, 'spend-limit: ledger unavailable; letting the request through');
+          outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
           return body;
         }
         if (capReached(cap, spent)) {

@@ -45,7 +45,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().default('eunoe:'),
   STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
-  LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(10_000),
+  LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(1_000_000),
+  LEDGER_JOURNAL_PATH: z.string().optional(),
   SQLITE_PATH: z.string().optional(),
   FLAGS_TTL_DAYS: z.coerce.number().min(0).default(30),
   PRICING_URL: z.string().url().default('https://openrouter.ai/api/v1/models'),
@@ -64,7 +65,7 @@ const envSchema = z.object({
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
 });
 
-export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string }>;
+export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;
 
 /**
  * Parse and freeze the configuration from the environment. Throws ConfigError naming
@@ -89,5 +90,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     VALVES_DIR: resolve(value.VALVES_DIR),
     PRICING_DIR: resolve(value.PRICING_DIR),
     sqlitePath: value.SQLITE_PATH ? resolve(value.SQLITE_PATH) : path.join(resolve(value.DATA_DIR), 'eunoe.db'),
+    ledgerJournalPath: value.LEDGER_JOURNAL_PATH ? resolve(value.LEDGER_JOURNAL_PATH) : path.join(resolve(value.DATA_DIR), 'ledger-journal.db'),
   });
 }

@@ -7,7 +7,8 @@ import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { StateStore } from './types.js';
 
 /** What the factory reads from the configuration. */
-export type StateStoreConfig = Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'>;
+export type StateStoreConfig = Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'> &
+  Partial<Pick<Config, 'ledgerJournalPath'>>;
 
 /**
  * Build the state store the configuration asks for: Redis when REDIS_URL is set (for
@@ -24,6 +25,7 @@ export async function createStateStore({ config, logger }: { config: StateStoreC
       logger,
       timeoutMs: config.STATE_TIMEOUT_MS,
       queueMax: config.LEDGER_QUEUE_MAX,
+      journalFile: config.ledgerJournalPath,
     });
     // Give the first connection a moment so early requests are not refused needlessly.
     const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));

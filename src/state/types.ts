@@ -9,6 +9,8 @@
  * - a change channel so replicas learn about valve updates without a restart.
  */
 
+import type { UsageStore } from '../usage/usage-store.js';
+
 /** Options for a document write. */
 export interface SetOptions {
   /** Time to live in milliseconds; absent or 0 = no expiry. */
@@ -55,6 +57,8 @@ export interface StoreHealth {
  */
 export interface StateStore {
   readonly backend: 'sqlite' | 'redis' | 'memory';
+  /** The spend ledger with its counters (both real backends have one; createLedger needs it). */
+  readonly usage?: UsageStore;
 
   /** Read a JSON document; undefined when absent or expired. */
   get<T = unknown>(key: string): Promise<T | undefined>;

@@ -26,3 +26,19 @@ export function resetPhrase(period: BudgetPeriod): string {
   const reset = new Date(period.to);
   return `on 1 ${MONTHS[reset.getUTCMonth()]}`;
 }
+
+/** The spend counter a period is kept under: `d:2026-11-05` (UTC day) or `m:2026-11` (UTC month). */
+export function periodKey(kind: BudgetPeriod['kind'], time: number): string {
+  const iso = new Date(time).toISOString();
+  return kind === 'daily' ? `d:${iso.slice(0, 10)}` : `m:${iso.slice(0, 7)}`;
+}
+
+/** The counter key when [from, to) is exactly one UTC day or month, else undefined (an arbitrary window). */
+export function exactPeriodKey(from: number, to: number): string | undefined {
+  if (!Number.isFinite(from) || !Number.isFinite(to)) return undefined;
+  const day = dailyPeriod(from);
+  if (day.from === from && day.to === to) return periodKey('daily', from);
+  const month = monthlyPeriod(from);
+  if (month.from === from && month.to === to) return periodKey('monthly', from);
+  return undefined;
+}

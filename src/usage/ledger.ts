@@ -1,10 +1,10 @@
-import type { StateStore, StreamRecord } from '../state/types.js';
+import type { StateStore } from '../state/types.js';
 import type { Ledger, UsageRecord } from './types.js';
 import { add, formatDecimal, parseDecimal } from '../pricing/decimal.js';
+import { exactPeriodKey } from './budget-periods.js';
 
-/** Stream holding every usage record; per-user copies live in `ledger:user:<id>` for fast spend sums. */
+/** Name of the generic stream an older Eunoe kept the ledger in (imported once by the SQLite backend). */
 export const LEDGER_STREAM = 'ledger';
-const userStream = (userId: string) => `ledger:user:${userId}`;
 
 /** Query of Ledger.list. */
 export type LedgerQuery = Parameters<Ledger['list']>[0];
@@ -15,29 +15,28 @@ export function sumCosts(records: readonly Pick<UsageRecord, 'cost'>[]): string 
 }
 
 /**
- * The spend ledger on a StateStore: `append` is idempotent by message id, so a repeated
- * outlet never counts twice; `range` answers time windows. Every record is written to the
- * global stream and to its user's stream (both idempotent), so `spent()` reads one user only.
+ * The spend ledger on a StateStore's usage store: `record` is idempotent by message id and
+ * updates the user's day and month spend counters in the same atomic write, so `spent()` for
+ * a UTC day or month reads one counter whatever the number of records. Other windows, and
+ * /usage, are aggregated in the store in bounded chunks.
  */
 export function createLedger(store: StateStore): Ledger {
+  const usage = store.usage;
+  if (!usage) throw new TypeError(`The ${store.backend} state store has no usage ledger`);
   return {
-    async record(entry) {
-      const record: StreamRecord<Record<string, unknown>> = { id: entry.messageId, time: entry.time, data: { ...entry } };
-      const added = await store.append(LEDGER_STREAM, record);
-      // Written even when the global append was a repeat: heals a crash between the two writes.
-      await store.append(userStream(entry.userId), record);
-      return added;
-    },
+    record: (entry) => usage.record(entry),
     async list(query) {
-      const stream = query.userId ? userStream(query.userId) : LEDGER_STREAM;
-      const records = await store.range<Record<string, unknown>>(stream, { from: query.from, to: query.to });
-      return records
-        .map((record) => record.data as unknown as UsageRecord)
-        .filter((record) => (!query.model || record.model === query.model || record.pricedAs === query.model) && (!query.chatId || record.chatId === query.chatId));
+      const records: UsageRecord[] = [];
+      await usage.scan(query, (chunk) => void records.push(...chunk));
+      return records;
     },
     async spent(userId, from, to) {
-      const records = await store.range<Record<string, unknown>>(userStream(userId), { from, to });
-      return sumCosts(records.map((record) => record.data as unknown as UsageRecord));
+      const key = exactPeriodKey(from, to);
+      if (key) return usage.spent(userId, key);
+      return (await usage.summarize({ userId, from, to })).totals.cost;
     },
+    summarize: (query, groupBy) => usage.summarize(query, groupBy),
+    latest: (query, limit, before) => usage.latest(query, limit, before),
+    scan: (query, visit) => usage.scan(query, visit),
   };
 }

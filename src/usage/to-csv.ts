@@ -6,9 +6,14 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** CSV lines (each ending in CRLF) of rows, columns in the given order. */
+export function csvLines(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+  let text = '';
+  for (const row of rows) text += `${columns.map((column) => csvField(row[column])).join(',')}\r\n`;
+  return text;
+}
+
 /** Rows of objects as CSV with a header line, columns in the given order. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  const lines = [columns.join(',')];
-  for (const row of rows) lines.push(columns.map((column) => csvField(row[column])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return `${columns.join(',')}\r\n${csvLines(columns, rows)}`;
 }

@@ -1,3 +1,6 @@
+import type { UsageGroupBy } from './summarize-usage.js';
+import type { UsagePage, UsageQuery, UsageSummary } from './usage-store.js';
+
 /** Token counts in OpenAI subset semantics (cached and cache-write ⊂ prompt; reasoning ⊂ completion). */
 export interface TokenCounts {
   promptTokens: number;
@@ -32,10 +35,16 @@ export interface UsageRecord extends TokenCounts {
 export interface Ledger {
   /** Record one reply; false when that message id was already recorded. */
   record(entry: UsageRecord): Promise<boolean>;
-  /** Records in [from, to), oldest first. */
-  list(query: { from?: number; to?: number; userId?: string; model?: string; chatId?: string }): Promise<UsageRecord[]>;
-  /** Total USD (exact decimal string) a user spent in [from, to). */
+  /** Every record in [from, to), oldest first (small sets; use scan or latest for large ones). */
+  list(query: UsageQuery): Promise<UsageRecord[]>;
+  /** Total USD (exact decimal string) a user spent in [from, to); one counter read for a UTC day or month. */
   spent(userId: string, from: number, to: number): Promise<string>;
+  /** Totals (and groups) aggregated in the store. */
+  summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
+  /** The newest `limit` records, oldest first, with a cursor to older ones. */
+  latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage>;
+  /** Every record, oldest first, in chunks. */
+  scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void>;
 }
 
 /** Learned per-model ratio actual/estimated prompt tokens, fed by accounting, read by the context engine. */

@@ -9,6 +9,8 @@ export interface ServerProcess {
   port: number;
   output: () => string;
   stop(): Promise<void>;
+  /** Kill the process with SIGKILL (no shutdown code runs) and wait until it is gone. */
+  kill(): Promise<void>;
 }
 
 /** Start `src/main.ts` with `env` on a free port and wait until `GET /` answers. */
@@ -48,6 +50,12 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
       }),
   };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { LedgerQueue, type QueuedAppend } from '../../src/state/redis/ledger-queue.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 const item = (id: string): QueuedAppend => ({ stream: 'ledger', id, time: 0, json: '{}' });
 
@@ -71,5 +73,28 @@ describe('LedgerQueue', () => {
     expect(sent).toEqual(['a', 'c']);
     expect(dead).toEqual(['bad']);
     expect(queue.size).toBe(0);
+  });
+
+  it('with a journal file, what was accepted survives the process and is replayed in order by the next one', async () => {
+    const { dir, remove } = tempDir('eunoe-journal-');
+    try {
+      const file = path.join(dir, 'data', 'ledger-journal.db');
+      const first = new LedgerQueue({ max: 10, file });
+      expect(first.durable).toBe(true);
+      for (const id of ['a', 'b', 'c']) first.push({ ...item(id), usage: { userId: 'u1', periods: ['d:2026-11-05', 'm:2026-11'], hi: '350', lo: '0' } });
+      first.close(); // as if the process died: nothing was flushed
+      const second = new LedgerQueue({ max: 10, file });
+      expect(second.size).toBe(3);
+      const sent: QueuedAppend[] = [];
+      expect(await second.flush(async (entry) => sent.push(entry))).toBe(true);
+      expect(sent.map((entry) => entry.id)).toEqual(['a', 'b', 'c']);
+      expect(sent[0]?.usage).toEqual({ userId: 'u1', periods: ['d:2026-11-05', 'm:2026-11'], hi: '350', lo: '0' });
+      second.close();
+      const third = new LedgerQueue({ max: 10, file });
+      expect(third.size).toBe(0);
+      third.close();
+    } finally {
+      remove();
+    }
   });
 });

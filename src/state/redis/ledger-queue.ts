@@ -1,3 +1,16 @@
+import type Database from 'better-sqlite3';
+import { MEMORY_JOURNAL, openLedgerJournal } from './open-ledger-journal.js';
+
+/** The spend counters a usage record adds to, sent with it in one script. */
+export interface QueuedUsage {
+  userId: string;
+  /** Counter keys (`d:YYYY-MM-DD`, `m:YYYY-MM`). */
+  periods: string[];
+  /** The cost split for 64-bit counters (see splitCost), as decimal integer strings. */
+  hi: string;
+  lo: string;
+}
+
 /** A ledger append waiting for the backend to come back. */
 export interface QueuedAppend {
   stream: string;
@@ -5,12 +18,16 @@ export interface QueuedAppend {
   time: number;
   /** The record's data, already JSON. */
   json: string;
+  /** Set for usage records: also index the user's copy and add to its spend counters. */
+  usage?: QueuedUsage;
 }
 
 /** Options of a LedgerQueue. */
 export interface LedgerQueueOptions {
   /** Most entries held; appends past it are refused. */
   max: number;
+  /** The journal file (fsync'd SQLite); default in memory, which a process exit loses. */
+  file?: string;
   /** Told once each time the queue fills up (until it has drained again). */
   onFull?: (max: number) => void;
   /** Told after a drain when appends were refused while the queue was full. */
@@ -24,31 +41,62 @@ export interface LedgerQueueOptions {
   onDeadLetter?: (item: QueuedAppend, error: unknown) => void;
 }
 
+interface Row {
+  seq: number;
+  item: string;
+}
+
 /**
- * Bounded, ordered in-memory queue of ledger appends accepted while Redis was away.
- * `flush` sends them oldest first; sending must be idempotent by record id (it is:
- * HSETNX), because an append that timed out may already have landed.
+ * Bounded, ordered journal of ledger appends accepted while Redis was away. With a `file`
+ * it is durable: `push` returns after the row is committed and fsync'd, and a restarted
+ * process finds and replays what an earlier one left. `flush` sends entries oldest first
+ * and deletes each once Redis has it; sending must be idempotent by record id (it is:
+ * HSETNX), because a crash between sending and deleting replays that entry.
  */
 export class LedgerQueue {
-  private items: QueuedAppend[] = [];
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement<[string]>;
+  private readonly oldest: Database.Statement<[number], Row>;
+  private readonly remove: Database.Statement<[number]>;
+  private readonly count: Database.Statement<[], { n: number }>;
+  private waiting: number;
   private dropped = 0;
   private flushing: Promise<boolean> | undefined;
+  private closed = false;
 
-  constructor(private readonly options: LedgerQueueOptions) {}
+  constructor(private readonly options: LedgerQueueOptions) {
+    this.db = openLedgerJournal(options.file ?? MEMORY_JOURNAL);
+    this.insert = this.db.prepare('INSERT INTO journal (item) VALUES (?)');
+    this.oldest = this.db.prepare('SELECT seq, item FROM journal ORDER BY seq LIMIT ?');
+    this.remove = this.db.prepare('DELETE FROM journal WHERE seq = ?');
+    this.count = this.db.prepare('SELECT count(*) AS n FROM journal');
+    this.waiting = this.count.get()?.n ?? 0;
+  }
+
+  /** True when entries survive a process exit (a journal file). */
+  get durable(): boolean {
+    return (this.options.file ?? MEMORY_JOURNAL) !== MEMORY_JOURNAL;
+  }
+
+  /** The journal file, or `:memory:`. */
+  get file(): string {
+    return this.options.file ?? MEMORY_JOURNAL;
+  }
 
   /** Entries waiting. */
   get size(): number {
-    return this.items.length;
+    return this.waiting;
   }
 
-  /** Add at the tail; false (and counted as dropped) when the queue is full. */
+  /** Add at the tail (committed before it returns); false (and counted as dropped) when the queue is full. */
   push(item: QueuedAppend): boolean {
-    if (this.items.length >= this.options.max) {
+    if (this.waiting >= this.options.max) {
       if (this.dropped === 0) this.options.onFull?.(this.options.max);
       this.dropped += 1;
       return false;
     }
-    this.items.push(item);
+    this.insert.run(JSON.stringify(item));
+    this.waiting += 1;
     return true;
   }
 
@@ -65,26 +113,45 @@ export class LedgerQueue {
     return this.flushing;
   }
 
-  /** Take every waiting entry out (shutdown reporting). */
+  /** Take every waiting entry out (shutdown reporting of an in-memory queue). */
   takeAll(): QueuedAppend[] {
-    const all = this.items;
-    this.items = [];
-    return all;
+    const rows = this.oldest.all(-1);
+    this.db.prepare('DELETE FROM journal').run();
+    this.waiting = 0;
+    return rows.map((row) => JSON.parse(row.item) as QueuedAppend);
+  }
+
+  /** Close the journal (what is in a file stays there for the next start). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
   }
 
   private async drain(send: (item: QueuedAppend) => Promise<unknown>, batchSize: number): Promise<boolean> {
-    while (this.items.length > 0) {
-      const batch = this.items.slice(0, batchSize);
-      const results = await Promise.allSettled(batch.map((item) => send(item)));
-      const failed = batch.filter((item, index) => {
-        const result = results[index];
-        if (result?.status !== 'rejected') return false;
-        if (this.options.isTransient?.(result.reason) ?? true) return true;
-        this.options.onDeadLetter?.(item, result.reason);
-        return false;
-      });
-      this.items = [...failed, ...this.items.slice(batch.length)];
-      if (failed.length > 0) return false;
+    for (;;) {
+      if (this.closed) return false;
+      const rows = this.oldest.all(batchSize);
+      if (rows.length === 0) break;
+      const batch = rows.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
+      const results = await Promise.allSettled(batch.map(({ item }) => send(item)));
+      if (this.closed) return false;
+      let failed = false;
+      this.db.transaction(() => {
+        batch.forEach(({ seq, item }, index) => {
+          const result = results[index];
+          if (result?.status === 'rejected') {
+            if (this.options.isTransient?.(result.reason) ?? true) {
+              failed = true;
+              return;
+            }
+            this.options.onDeadLetter?.(item, result.reason);
+          }
+          this.remove.run(seq);
+        });
+      })();
+      this.waiting = this.count.get()?.n ?? 0;
+      if (failed) return false;
     }
     if (this.dropped > 0) {
       this.options.onDrained?.(this.dropped);

@@ -8,6 +8,8 @@ export interface OutageMonitorOptions {
   /** The redacted URL for log lines. */
   where: string;
   queueMax: number;
+  /** Where queued ledger writes are kept, for the outage line. */
+  journal?: string;
   /** Called each time the connection becomes ready (after start-up or an outage). */
   onReady: () => void;
   /** Ledger writes waiting, for the reconnect line. */
@@ -52,7 +54,7 @@ export class OutageMonitor {
     this.options.logger.warn(
       { backend: 'redis', redis: this.options.where, reason: this.lastError },
       `State backend Redis at ${this.options.where} is unavailable (${this.lastError}); state calls fail fast ` +
-        `with StateUnavailableError and ledger appends are queued in memory (max ${this.options.queueMax}) ` +
+        `with StateUnavailableError and ledger appends are queued in ${this.options.journal ?? 'memory'} (max ${this.options.queueMax}) ` +
         'until it is back; reconnecting in the background',
     );
   }

@@ -7,7 +7,7 @@ export function escapeGlob(text: string): string {
  * The key layout under one deployment prefix (REDIS_PREFIX). Each kind of state has its
  * own letter so `keys()` over documents never sees a stream, lease or channel:
  * `d:` documents and counters, `s:` streams (`:h` hash id→json, `:z` time index, `:n`
- * insertion counter), `l:` leases, `c:` pub/sub channels.
+ * insertion counter), `u:spend:` spend counters per user, `l:` leases, `c:` pub/sub channels.
  */
 export function redisKeys(prefix: string) {
   const documents = `${prefix}d:`;
@@ -20,6 +20,11 @@ export function redisKeys(prefix: string) {
     streamHash: (stream: string) => `${prefix}s:${stream}:h`,
     streamIndex: (stream: string) => `${prefix}s:${stream}:z`,
     streamSequence: (stream: string) => `${prefix}s:${stream}:n`,
+    /** A user's spend counters (hash `<period>:hi` / `<period>:lo`, see splitCost). */
+    spend: (userId: string) => `${prefix}u:spend:${userId}`,
+    /** The first ledger insertion number written with spend counters; and the marker of the one-time backfill. */
+    countedFrom: `${prefix}u:spend-from`,
+    backfilled: `${prefix}u:spend-backfilled`,
     lease: (name: string) => `${prefix}l:${name}`,
     channel: (channel: string) => `${prefix}c:${channel}`,
   };

@@ -5,7 +5,10 @@ import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
 import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
 import type { RedisKeys } from './redis-keys.js';
-import { appendScript, rangeScript } from './redis-scripts.js';
+import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
+import type { UsageRecord } from '../../usage/types.js';
+import { periodKey } from '../../usage/budget-periods.js';
+import { splitCost } from '../../usage/cost-parts.js';
 import { isUnavailable } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
 
@@ -21,15 +24,24 @@ export interface RedisLedgerOptions {
   /** Redacted URL for log lines. */
   where: string;
   queueMax: number;
+  /** The durable journal file for writes made while Redis is away; default in memory (lost on exit). */
+  journalFile?: string;
   /** How often a non-empty queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
 }
 
+/** The global ledger stream; each user's copy is `ledger:user:<id>`. */
+export const USAGE_STREAM = 'ledger';
+/** The stream holding one user's copy of their records. */
+export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userId}`;
+
 /**
  * Append-only streams on Redis (hash id→json + sorted set by time), with the
- * must-not-lose rule: an append that cannot reach Redis is queued in order, resolves
- * true (accepted) and is replayed after reconnection. Replays are safe because the append
- * script is idempotent by record id, so every accepted record lands exactly once.
+ * must-not-lose rule: an append that cannot reach Redis is written to the journal (an
+ * fsync'd local SQLite file when `journalFile` is set) in order, resolves true (accepted)
+ * and is replayed after reconnection, also by the next process after a crash. Replays are
+ * safe because the scripts are idempotent by record id, so every accepted record lands
+ * exactly once.
  */
 export class RedisLedger {
   private readonly queue: LedgerQueue;
@@ -39,6 +51,7 @@ export class RedisLedger {
     const { logger, where } = options;
     this.queue = new LedgerQueue({
       max: options.queueMax,
+      file: options.journalFile,
       onFull: (max) =>
         logger.error(
           { backend: 'redis', queueMax: max },
@@ -53,6 +66,12 @@ export class RedisLedger {
           'ledger write rejected by Redis (not retried); the record is in this log line',
         ),
     });
+    if (this.queue.size > 0) {
+      logger.warn(
+        { backend: 'redis', journal: this.queue.file, queued: this.queue.size },
+        `${this.queue.size} ledger writes from an earlier run are in the journal ${this.queue.file}; replaying them into Redis at ${where} in order once it answers`,
+      );
+    }
     this.retryTimer = setInterval(() => {
       if (this.queue.size > 0 && options.isReady()) void this.flush();
     }, options.flushRetryMs ?? 1000);
@@ -64,9 +83,32 @@ export class RedisLedger {
     return this.queue.size;
   }
 
+  /** True when accepted writes survive a process exit while Redis is away. */
+  get durable(): boolean {
+    return this.queue.durable;
+  }
+
   /** Append, or queue when Redis is unreachable (or earlier appends are still queued, to keep order). */
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
-    const item: QueuedAppend = { stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) };
+    return this.write({ stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) });
+  }
+
+  /**
+   * Record usage with its user copy and day/month spend counters in one script (or journal
+   * it). True when added, or accepted into the journal (where a repeat is only detected on replay).
+   */
+  async record(record: UsageRecord): Promise<boolean> {
+    const { hi, lo } = splitCost(record.cost);
+    return this.write({
+      stream: USAGE_STREAM,
+      id: record.messageId,
+      time: record.time,
+      json: encodeJson(`${USAGE_STREAM}/${record.messageId}`, record),
+      usage: { userId: record.userId, periods: [periodKey('daily', record.time), periodKey('monthly', record.time)], hi: String(hi), lo: String(lo) },
+    });
+  }
+
+  private async write(item: QueuedAppend): Promise<boolean> {
     if (this.queue.size > 0 || !this.options.isReady()) return this.enqueue(item);
     try {
       return await this.options.call('append', (client) => this.send(client, item));
@@ -97,11 +139,24 @@ export class RedisLedger {
     return this.queue.flush((item) => this.options.call('append', (client) => this.send(client, item)));
   }
 
-  /** Stop retrying after one last bounded flush; what still could not be sent is logged as lost. */
+  /**
+   * Stop retrying after one last bounded flush. What a journal file still holds stays there
+   * for the next start (logged); an in-memory queue's leftovers are logged as lost.
+   */
   async close(finalFlushMs: number): Promise<void> {
     clearInterval(this.retryTimer);
     if (this.queue.size > 0 && this.options.isReady()) {
       await withTimeout(this.flush(), finalFlushMs, 'final ledger flush').catch(() => false);
+    }
+    if (this.queue.durable) {
+      if (this.queue.size > 0) {
+        this.options.logger.warn(
+          { backend: 'redis', journal: this.queue.file, queued: this.queue.size },
+          `${this.queue.size} ledger writes could not reach Redis before shutdown; they stay in the journal ${this.queue.file} and are replayed at the next start`,
+        );
+      }
+      this.queue.close();
+      return;
     }
     const lost = this.queue.takeAll();
     if (lost.length === 0) return;
@@ -109,10 +164,17 @@ export class RedisLedger {
       { backend: 'redis', lost: lost.length, ids: lost.slice(0, 20).map((item) => `${item.stream}/${item.id}`) },
       `${lost.length} queued ledger writes could not reach Redis before shutdown and are lost`,
     );
+    this.queue.close();
   }
 
   private enqueue(item: QueuedAppend): boolean {
-    if (this.queue.push(item)) return true;
+    let pushed: boolean;
+    try {
+      pushed = this.queue.push(item);
+    } catch (error) {
+      throw new StateUnavailableError(`Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${(error as Error).message}`, { cause: error });
+    }
+    if (pushed) return true;
     throw new StateUnavailableError(
       `Ledger queue full (${this.options.queueMax}); record ${item.stream}/${item.id} was not accepted`,
     );
@@ -120,6 +182,14 @@ export class RedisLedger {
 
   private async send(client: Redis, item: QueuedAppend): Promise<boolean> {
     const { layout } = this.options;
+    if (item.usage) {
+      const user = userUsageStream(item.usage.userId);
+      const keys = [
+        layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream),
+        layout.streamHash(user), layout.streamIndex(user), layout.spend(item.usage.userId), layout.countedFrom,
+      ];
+      return (await recordUsageScript.run(client, keys, [item.id, item.time, item.json, item.usage.hi, item.usage.lo, ...item.usage.periods])) === 1;
+    }
     const keys = [layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream)];
     return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
   }

@@ -91,3 +91,74 @@ export const releaseLeaseScript = new LuaScript(
 return 0`,
   1,
 );
+
+/**
+ * Idempotent usage record with its spend counters, all or nothing. KEYS: global hash, global
+ * time index, global insertion counter, user hash, user time index, user spend hash, and the
+ * `counted from` key. ARGV: id, time, json, cost hi, cost lo, then the counter periods. Only
+ * when the id is new in the global hash: index it, copy it to the user's stream, HINCRBY
+ * `<period>:hi` / `<period>:lo` of each period, and (the first time) remember its insertion
+ * number as the first one with counters. Returns 1 (added) or 0 (already recorded: no change).
+ */
+export const recordUsageScript = new LuaScript(
+  'recordUsage',
+  `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local seq = redis.call('INCR', KEYS[3])
+local member = string.format('%016d', seq) .. ':' .. ARGV[1]
+redis.call('ZADD', KEYS[2], ARGV[2], member)
+if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
+for i = 6, #ARGV do
+  redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':hi', ARGV[4])
+  redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':lo', ARGV[5])
+end
+redis.call('SETNX', KEYS[7], seq)
+return 1`,
+  7,
+);
+
+/** The first insertion number with counters (KEYS[1]), fixing it at KEYS[2] + 1 when no record has counters yet. */
+export const countedFromScript = new LuaScript(
+  'countedFrom',
+  `local from = redis.call('GET', KEYS[1])
+if from then return tonumber(from) end
+local next = (tonumber(redis.call('GET', KEYS[2]) or '0') or 0) + 1
+redis.call('SET', KEYS[1], next)
+return next`,
+  2,
+);
+
+/**
+ * Apply the counters of records written before counters existed, once: when the marker
+ * KEYS[1] is absent, HINCRBY each (spend hash, field, amount) triple of ARGV and set the
+ * marker, all in one step. Returns 1 (applied) or 0 (already done).
+ */
+export const applyBackfillScript = new LuaScript(
+  'applyBackfill',
+  `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 1, #ARGV, 3 do redis.call('HINCRBY', ARGV[i], ARGV[i + 1], ARGV[i + 2]) end
+redis.call('SET', KEYS[1], '1')
+return 1`,
+  1,
+);
+
+/**
+ * One page of a stream for bounded scans: KEYS hash, time index; ARGV direction ('asc' or
+ * 'desc'), min, max (ZRANGEBYSCORE syntax), offset, count. Returns flat {score, member, json} triples.
+ */
+export const pageScript = new LuaScript(
+  'page',
+  `local members
+if ARGV[1] == 'asc' then
+  members = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[2], ARGV[3], 'WITHSCORES', 'LIMIT', ARGV[4], ARGV[5])
+else
+  members = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[3], ARGV[2], 'WITHSCORES', 'LIMIT', ARGV[4], ARGV[5])
+end
+local out = {}
+for i = 1, #members, 2 do
+  out[#out + 1] = members[i + 1]
+  out[#out + 1] = members[i]
+  out[#out + 1] = redis.call('HGET', KEYS[1], string.sub(members[i], 18))
+end
+return out`,
+  2,
+);

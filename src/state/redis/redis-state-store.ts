@@ -9,6 +9,8 @@ import { OutageMonitor } from './outage-monitor.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisLedger } from './redis-ledger.js';
+import { RedisUsageStore } from './redis-usage-store.js';
+import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
@@ -25,6 +27,8 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
   queueMax: number;
   /** How often a non-empty ledger queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
+  /** Durable journal (SQLite file) for ledger writes made while Redis is away; default in memory. */
+  journalFile?: string;
 }
 
 /**
@@ -35,12 +39,14 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   readonly client: Redis;
+  readonly usage: RedisUsageStore;
   private readonly layout: RedisKeys;
   private readonly ledger: RedisLedger;
   private readonly monitor: OutageMonitor;
   private readonly subscriptions: RedisSubscriptions;
   private readonly where: string;
   private closed = false;
+  private backfill: Promise<number | undefined> | undefined;
 
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
@@ -55,14 +61,20 @@ export class RedisStateStore implements StateStore {
       where: this.where,
       queueMax: options.queueMax,
       flushRetryMs: options.flushRetryMs,
+      journalFile: options.journalFile,
     });
+    this.usage = new RedisUsageStore(this.ledger, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({
       client: this.client,
       logger,
       where: this.where,
       queueMax: options.queueMax,
+      journal: options.journalFile ? `the journal ${options.journalFile}` : 'memory (no journal file: lost if the process exits)',
       queued: () => this.ledger.queued,
-      onReady: () => void this.ledger.flush(),
+      onReady: () => {
+        void this.ledger.flush();
+        void this.backfillCounters();
+      },
     });
     this.subscriptions = new RedisSubscriptions(
       () => createRedisClient(options.url, { ...options, subscriber: true }),
@@ -206,6 +218,24 @@ export class RedisStateStore implements StateStore {
     this.monitor.stop();
     this.subscriptions.close();
     await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => this.client.disconnect());
+  }
+
+  /**
+   * Once per process, give ledger records from before spend counters their counters (see
+   * backfillSpendCounters); retried on the next reconnection if it fails.
+   */
+  backfillCounters(): Promise<number | undefined> {
+    this.backfill ??= backfillSpendCounters({
+      call: (what, work) => this.call(what, work),
+      layout: this.layout,
+      logger: this.options.logger,
+      acquireLease: (name, ttlMs) => this.acquireLease(name, ttlMs),
+    }).catch((error: unknown) => {
+      this.backfill = undefined;
+      this.options.logger.warn({ backend: 'redis', err: (error as Error)?.message }, 'spend counter backfill failed; retried after the next reconnection');
+      return undefined;
+    });
+    return this.backfill;
   }
 
   /** Send queued ledger appends now; true when none are left. */

@@ -32,6 +32,41 @@ export const migrations: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 2: the spend ledger in its own table (indexed columns for GROUP BY, exact cost in two integers)
+  // and per-user spend counters per UTC day and month, written in the same transaction as a record.
+  `
+  CREATE TABLE ledger (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    time INTEGER NOT NULL,
+    user_id TEXT NOT NULL,
+    chat_id TEXT,
+    model TEXT NOT NULL,
+    priced_as TEXT,
+    model_key TEXT NOT NULL,
+    prompt INTEGER NOT NULL,
+    completion INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    reasoning INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    cost_hi INTEGER NOT NULL,
+    cost_lo INTEGER NOT NULL,
+    cost_source TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX ledger_by_time ON ledger (time, seq);
+  CREATE INDEX ledger_by_user ON ledger (user_id, time, seq);
+  CREATE INDEX ledger_by_chat ON ledger (chat_id, time, seq);
+  CREATE INDEX ledger_by_model ON ledger (model_key, time, seq);
+  CREATE TABLE ledger_spend (
+    user_id TEXT NOT NULL,
+    period TEXT NOT NULL,
+    hi INTEGER NOT NULL,
+    lo INTEGER NOT NULL,
+    PRIMARY KEY (user_id, period)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

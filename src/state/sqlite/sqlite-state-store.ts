@@ -7,6 +7,8 @@ import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.
 import { StateValueError } from '../state-value-error.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
+import { SqliteUsageStore } from './sqlite-usage-store.js';
+import { UsageQueryThread } from './usage-query-thread.js';
 
 /** Options of the embedded backend. */
 export interface SqliteStateStoreOptions {
@@ -25,6 +27,7 @@ export interface SqliteStateStoreOptions {
  */
 export class SqliteStateStore implements StateStore {
   readonly backend = 'sqlite' as const;
+  readonly usage: SqliteUsageStore;
   private readonly statements: SqliteStatements;
   private readonly channel: LocalChannel;
   private readonly purgeTimer: NodeJS.Timeout;
@@ -34,6 +37,9 @@ export class SqliteStateStore implements StateStore {
   constructor(private readonly options: SqliteStateStoreOptions) {
     this.statements = prepareStatements(options.db);
     this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
+    // Long ledger reads (/usage) run in a worker thread on their own connection; an in-memory database has no file to share.
+    const queries = options.db.memory ? undefined : new UsageQueryThread(options.db.name);
+    this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), { queries });
     this.channel = new LocalChannel((error, channel) =>
       options.logger.error({ err: error, channel }, 'state subscriber threw'),
     );
@@ -182,6 +188,7 @@ export class SqliteStateStore implements StateStore {
     this.closed = true;
     clearInterval(this.purgeTimer);
     this.channel.clear();
+    await this.usage.close();
     this.options.db.close();
   }
 

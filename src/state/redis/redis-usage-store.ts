@@ -1,0 +1,93 @@
+import { formatDecimal } from '../../pricing/decimal.js';
+import { joinCost } from '../../usage/cost-parts.js';
+import type { UsageGroupBy } from '../../usage/summarize-usage.js';
+import type { UsageRecord } from '../../usage/types.js';
+import { UsageAccumulator } from '../../usage/usage-accumulator.js';
+import { parseCursor } from '../../usage/usage-cursor.js';
+import { matchesQuery, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
+import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisLedger } from './redis-ledger.js';
+import type { RedisKeys } from './redis-keys.js';
+import { StreamWalker, type WalkPosition } from './stream-walker.js';
+
+/**
+ * The ledger on Redis. A record, its user's copy and the user's day/month spend counters are
+ * one Lua script (journaled while Redis is away), so `spent` is one HMGET. Queries walk the
+ * user's stream (or the global one) in bounded pages by time and aggregate exactly in BigInt;
+ * every page is its own round trip, so the event loop serves other requests in between.
+ */
+export class RedisUsageStore implements UsageStore {
+  constructor(
+    private readonly ledger: RedisLedger,
+    private readonly call: RedisCall,
+    private readonly layout: RedisKeys,
+  ) {}
+
+  record(record: UsageRecord): Promise<boolean> {
+    return this.ledger.record(record);
+  }
+
+  async spent(userId: string, key: string): Promise<string> {
+    const [hi, lo] = await this.call('spent', (client) => client.hmget(this.layout.spend(userId), `${key}:hi`, `${key}:lo`));
+    return formatDecimal(joinCost(hi, lo));
+  }
+
+  async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
+    const accumulator = new UsageAccumulator(groupBy);
+    await this.scan(query, (chunk) => {
+      for (const record of chunk) accumulator.addRecord(record);
+    });
+    return accumulator.summary();
+  }
+
+  async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
+    const start = before === undefined ? undefined : parseCursor(before);
+    const walker = this.walker(query, 'desc', Math.min(USAGE_CHUNK, limit + 1), start && { score: start.time, skip: start.seq });
+    const records: UsageRecord[] = [];
+    let cursor: WalkPosition | undefined;
+    let more = false;
+    for (;;) {
+      const record = await this.nextMatch(walker, query);
+      if (!record) break;
+      if (records.length === limit) {
+        more = true;
+        break;
+      }
+      records.push(record);
+      cursor = walker.at;
+    }
+    return { records: records.reverse(), more, ...(more && cursor ? { before: `${cursor.score}.${cursor.skip}` } : {}) };
+  }
+
+  async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
+    const walker = this.walker(query, 'asc', USAGE_CHUNK);
+    let chunk: UsageRecord[] = [];
+    for (;;) {
+      const record = await this.nextMatch(walker, query);
+      if (record) chunk.push(record);
+      if (chunk.length >= USAGE_CHUNK || (!record && chunk.length > 0)) {
+        await visit(chunk);
+        chunk = [];
+        await yieldToEventLoop();
+      }
+      if (!record) return;
+    }
+  }
+
+  private walker(query: UsageQuery, direction: 'asc' | 'desc', chunk: number, start?: WalkPosition): StreamWalker {
+    const stream = query.userId === undefined ? USAGE_STREAM : userUsageStream(query.userId);
+    const min = query.from === undefined ? '-inf' : String(query.from);
+    const max = query.to === undefined ? '+inf' : `(${query.to}`;
+    return new StreamWalker(this.call, this.layout, stream, direction, min, max, chunk, start);
+  }
+
+  /** The next record of the walk that matches the query (skipping others), or undefined at the end. */
+  private async nextMatch(walker: StreamWalker, query: UsageQuery): Promise<UsageRecord | undefined> {
+    for (;;) {
+      const json = await walker.next();
+      if (json === undefined) return undefined;
+      if (json === null) continue;
+      const record = JSON.parse(json) as UsageRecord;
+      if (matchesQuery(record, query)) return record;
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import type Database from 'better-sqlite3';
+import { formatDecimal } from '../../pricing/decimal.js';
+import { periodKey } from '../../usage/budget-periods.js';
+import { joinCost, splitCost } from '../../usage/cost-parts.js';
+import type { UsageGroupBy } from '../../usage/summarize-usage.js';
+import type { UsageRecord } from '../../usage/types.js';
+import { UsageAccumulator } from '../../usage/usage-accumulator.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
+import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
+import { usageWhere } from './usage-where.js';
+import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
+
+/** Options of a SqliteUsageStore. */
+export interface SqliteUsageStoreOptions {
+  /** A read-only connection (the query worker): no import of older data. */
+  readOnly?: boolean;
+  /** Answer summaries, pages and scans in this worker thread instead of on the calling thread. */
+  queries?: UsageQueryThread;
+}
+
+const GROUP_EXPRESSIONS: Record<UsageGroupBy | 'none', string> = {
+  user: 'user_id',
+  model: 'model_key',
+  day: "strftime('%Y-%m-%d', time / 1000, 'unixepoch')",
+  none: "''",
+};
+const FIRST: Cursor = { time: Number.MIN_SAFE_INTEGER, seq: 0 };
+const LAST: Cursor = { time: Number.MAX_SAFE_INTEGER, seq: 0 };
+
+interface GroupRow {
+  key: string;
+  records: bigint;
+  prompt: bigint | number;
+  completion: bigint | number;
+  cached: bigint | number;
+  cache_write: bigint | number;
+  reasoning: bigint | number;
+  total: bigint | number;
+  hi: bigint;
+  lo: bigint;
+  estimated: bigint;
+  unpriced: bigint;
+}
+
+/**
+ * The ledger on SQLite: a `ledger` table with indexed user, chat, model and time columns and
+ * the cost as two integers, plus `ledger_spend` counters per user and UTC day / month. A
+ * record and its counters are one transaction (INSERT OR IGNORE by message id first: a repeat
+ * adds nothing). Aggregation is SQL GROUP BY over ranges of SUMMARY_CHUNK rows walked by
+ * (time, seq) on an index; scans read USAGE_CHUNK records at a time; both yield to the event
+ * loop between chunks.
+ */
+export class SqliteUsageStore implements UsageStore {
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly insert: Database.Statement;
+  private readonly addSpend: Database.Statement;
+  private readonly readSpend: Database.Statement;
+  private readonly recordTransaction: (record: UsageRecord) => boolean;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly run: <T>(step: () => T) => T,
+    private readonly options: SqliteUsageStoreOptions = {},
+  ) {
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO ledger (id, time, user_id, chat_id, model, priced_as, model_key, prompt, completion, cached,
+         cache_write, reasoning, total, cost_hi, cost_lo, cost_source, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.addSpend = db.prepare(
+      `INSERT INTO ledger_spend (user_id, period, hi, lo) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id, period) DO UPDATE SET hi = hi + excluded.hi, lo = lo + excluded.lo`,
+    );
+    this.readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
+    this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
+    if (!options.readOnly) this.importStreams();
+  }
+
+  /** Stop the query worker, if any. */
+  async close(): Promise<void> {
+    await this.options.queries?.close();
+  }
+
+  async record(record: UsageRecord): Promise<boolean> {
+    return this.run(() => this.recordTransaction(record));
+  }
+
+  async spent(userId: string, key: string): Promise<string> {
+    return this.run(() => {
+      const row = this.readSpend.get(userId, key) as { hi: bigint; lo: bigint } | undefined;
+      return formatDecimal(joinCost(row?.hi, row?.lo));
+    });
+  }
+
+  async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
+    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('summarize', [query, groupBy]), () => this.summarize(query, groupBy));
+    const where = usageWhere(query);
+    // Step 1 finds where a chunk ends on the index alone; step 2 aggregates exactly that range in SQL.
+    const boundary = this.statement(
+      `SELECT time, seq FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT 1 OFFSET ${SUMMARY_CHUNK - 1}`,
+    );
+    const aggregate = this.statement(
+      `SELECT ${GROUP_EXPRESSIONS[groupBy ?? 'none']} AS key, count(*) AS records, sum(prompt) AS prompt, sum(completion) AS completion,
+        sum(cached) AS cached, sum(cache_write) AS cache_write, sum(reasoning) AS reasoning, sum(total) AS total,
+        sum(cost_hi) AS hi, sum(cost_lo) AS lo, sum(cost_source = 'estimated') AS estimated, sum(cost_source = 'unpriced') AS unpriced
+      FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) AND (time, seq) <= (?, ?) GROUP BY key`,
+      true,
+    );
+    const accumulator = new UsageAccumulator(groupBy);
+    let cursor = FIRST;
+    for (;;) {
+      const end = this.run(() => boundary.get(...where.params, cursor.time, cursor.seq) as Cursor | undefined);
+      const upTo = end ?? LAST;
+      const rows = this.run(() => aggregate.all(...where.params, cursor.time, cursor.seq, upTo.time, upTo.seq) as GroupRow[]);
+      for (const row of rows) {
+        accumulator.addPartial(row.key, {
+          records: Number(row.records),
+          promptTokens: Number(row.prompt),
+          completionTokens: Number(row.completion),
+          cachedTokens: Number(row.cached),
+          cacheWriteTokens: Number(row.cache_write),
+          reasoningTokens: Number(row.reasoning),
+          totalTokens: Number(row.total),
+          estimated: Number(row.estimated),
+          unpriced: Number(row.unpriced),
+          cost: joinCost(row.hi, row.lo),
+        });
+      }
+      if (!end) break;
+      cursor = end;
+      await yieldToEventLoop();
+    }
+    return accumulator.summary();
+  }
+
+  async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
+    if (this.threadUsable()) {
+      if (before !== undefined) parseCursor(before); // a bad cursor is the caller's 400, before any thread hop
+      return this.viaThread(this.options.queries!.call('latest', [query, limit, before]), () => this.latest(query, limit, before));
+    }
+    const where = usageWhere(query);
+    const start = before === undefined ? LAST : parseCursor(before);
+    const statement = this.statement(
+      `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) < (?, ?) ORDER BY time DESC, seq DESC LIMIT ?`,
+    );
+    const rows = this.run(() => statement.all(...where.params, start.time, start.seq, limit + 1) as Array<{ seq: number; time: number; data: string }>);
+    const page = rows.slice(0, limit);
+    const oldest = page.at(-1);
+    const more = rows.length > limit;
+    return {
+      records: page.reverse().map((row) => JSON.parse(row.data) as UsageRecord),
+      more,
+      ...(more && oldest ? { before: `${oldest.time}.${oldest.seq}` } : {}),
+    };
+  }
+
+  async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
+    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('scan', [query], visit), () => this.scan(query, visit));
+    const where = usageWhere(query);
+    const statement = this.statement(
+      `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
+    );
+    let cursor = FIRST;
+    for (;;) {
+      const rows = this.run(() => statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as Array<{ seq: number; time: number; data: string }>);
+      if (rows.length > 0) await visit(rows.map((row) => JSON.parse(row.data) as UsageRecord));
+      if (rows.length < USAGE_CHUNK) return;
+      const last = rows.at(-1)!;
+      cursor = { time: last.time, seq: last.seq };
+      await yieldToEventLoop();
+    }
+  }
+
+  private threadUsable(): boolean {
+    return this.options.queries !== undefined && !this.options.queries.broken;
+  }
+
+  /** The worker's answer; when the worker could not start (before any chunk was sent), the same query here. */
+  private async viaThread<T>(answer: Promise<T>, here: () => Promise<T>): Promise<T> {
+    try {
+      return await answer;
+    } catch (error) {
+      if (error instanceof QueryThreadUnavailable) return here();
+      throw error;
+    }
+  }
+
+  private insertRecord(record: UsageRecord): boolean {
+    const { hi, lo } = splitCost(record.cost);
+    const inserted = this.insert.run(
+      record.messageId, record.time, record.userId, record.chatId ?? null, record.model, record.pricedAs ?? null,
+      record.pricedAs ?? record.model, record.promptTokens, record.completionTokens, record.cachedTokens,
+      record.cacheWriteTokens, record.reasoningTokens, record.totalTokens, hi, lo, record.costSource, JSON.stringify(record),
+    );
+    if (inserted.changes === 0) return false;
+    this.addSpend.run(record.userId, periodKey('daily', record.time), hi, lo);
+    this.addSpend.run(record.userId, periodKey('monthly', record.time), hi, lo);
+    return true;
+  }
+
+  /** One-time import of records an older Eunoe kept in the generic `ledger` stream (counters included). */
+  private importStreams(): void {
+    const done = this.db.prepare("SELECT 1 FROM meta WHERE key = 'ledger_imported'").get();
+    if (done) return;
+    this.db.transaction(() => {
+      const rows = this.db.prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq").all() as Array<{ data: string }>;
+      for (const row of rows) {
+        const record = JSON.parse(row.data) as UsageRecord;
+        if (typeof record.messageId === 'string' && typeof record.userId === 'string' && typeof record.time === 'number') this.insertRecord(record);
+      }
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ledger_imported', ?)").run(new Date().toISOString());
+    })();
+  }
+
+  private statement(sql: string, safeIntegers = false): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (safeIntegers) statement.safeIntegers(true);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

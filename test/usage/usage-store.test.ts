@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
+import { redisKeys } from '../../src/state/redis/redis-keys.js';
+import { appendScript } from '../../src/state/redis/redis-scripts.js';
+import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
+import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
+import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
+import { SqliteUsageStore } from '../../src/state/sqlite/sqlite-usage-store.js';
+import { UsageQueryThread } from '../../src/state/sqlite/usage-query-thread.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { tempDir } from '../state/helpers/temp-dir.js';
+import { usageRecord } from './helpers/usage-record.js';
+import { runUsageStoreContract } from './usage-store-contract.js';
+
+runUsageStoreContract('sqlite', async () => {
+  const { dir, remove } = tempDir('eunoe-usage-store-');
+  const file = path.join(dir, 'eunoe.db');
+  const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+  return { store, dispose: async () => { await store.close(); remove(); } };
+});
+
+const redisUrl = inject('redisUrl');
+const filePrefix = `eunoe-test-usage:${randomUUID()}:`;
+let count = 0;
+const redisStore = (prefix: string) => new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+
+describe.runIf(redisUrl)('usage store on Redis', () => {
+  afterAll(async () => {
+    const admin = new Redis(redisUrl);
+    await deletePrefixedKeys(admin, filePrefix);
+    admin.disconnect();
+  });
+
+  runUsageStoreContract('redis', async () => {
+    const store = redisStore(`${filePrefix}${count++}:`);
+    await store.waitUntilReady(5000);
+    return { store, dispose: () => store.close() };
+  });
+
+  it('records an older Eunoe wrote (no counters) get their counters once, however many replicas start', async () => {
+    const prefix = `${filePrefix}upgrade:`;
+    const layout = redisKeys(prefix);
+    const admin = new Redis(redisUrl);
+    const old = [usageRecord({ messageId: 'o1', cost: '0.1' }), usageRecord({ messageId: 'o2', cost: '0.2', time: Date.UTC(2026, 10, 6) }), usageRecord({ messageId: 'o3', userId: 'u2', cost: '5' })];
+    for (const record of old) {
+      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
+        await appendScript.run(admin, [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)], [record.messageId, record.time, JSON.stringify(record)]);
+      }
+    }
+    const replicas = [redisStore(prefix), redisStore(prefix), redisStore(prefix)];
+    try {
+      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
+      await Promise.all(replicas.map((replica) => replica.backfillCounters()));
+      expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.3');
+      expect(await replicas[1]!.usage.spent('u1', 'd:2026-11-06')).toBe('0.2');
+      expect(await replicas[2]!.usage.spent('u2', 'm:2026-11')).toBe('5');
+      expect(await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', cost: '0.05' }))).toBe(true);
+      const late = redisStore(prefix);
+      await late.waitUntilReady(5000);
+      expect(await late.backfillCounters()).toBeUndefined();
+      await late.close();
+      expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.35');
+    } finally {
+      for (const replica of replicas) await replica.close();
+      admin.disconnect();
+    }
+  });
+
+  it('two replicas recording the same replies at once: every record and its spend counted once', async () => {
+    const prefix = `${filePrefix}replicas:`;
+    const [first, second] = [redisStore(prefix), redisStore(prefix)];
+    try {
+      await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
+      const records = Array.from({ length: 200 }, (_, index) => usageRecord({ messageId: `r${index}`, cost: '0.001', time: Date.UTC(2026, 10, 9, 10) }));
+      const results = await Promise.all(records.flatMap((record) => [first.usage.record(record), second.usage.record(record)]));
+      expect(results.filter(Boolean)).toHaveLength(200);
+      expect(await first.usage.spent('u1', 'm:2026-11')).toBe('0.2');
+      expect(await second.usage.spent('u1', 'd:2026-11-09')).toBe('0.2');
+      expect((await second.usage.summarize({ userId: 'u1' })).totals).toMatchObject({ records: 200, cost: '0.2' });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
+
+describe('upgrading a SQLite file from the stream ledger', () => {
+  it('imports the records an older Eunoe kept in the `ledger` stream, with their spend counters, once', async () => {
+    const { dir, remove } = tempDir('eunoe-usage-import-');
+    try {
+      const file = path.join(dir, 'eunoe.db');
+      const old = openSqliteDatabase(file);
+      old.prepare("DELETE FROM meta WHERE key = 'ledger_imported'").run();
+      const insert = old.prepare('INSERT INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)');
+      const records = [usageRecord({ messageId: 'x', cost: '0.5' }), usageRecord({ messageId: 'y', cost: '0.25' })];
+      records.forEach((record, index) => {
+        insert.run('ledger', record.messageId, record.time, index + 1, JSON.stringify(record));
+        insert.run('ledger:user:u1', record.messageId, record.time, index + 10, JSON.stringify(record));
+      });
+      old.close();
+      for (let open = 0; open < 2; open++) {
+        const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+        expect(await store.usage.spent('u1', 'm:2026-11')).toBe('0.75');
+        expect((await store.usage.summarize({})).totals.records).toBe(2);
+        await store.close();
+      }
+    } finally {
+      remove();
+    }
+  });
+});
+
+describe('SQLite usage queries off the event loop', () => {
+  it('answer in the worker thread, and on the calling thread when the worker cannot start', async () => {
+    const { dir, remove } = tempDir('eunoe-usage-thread-');
+    const file = path.join(dir, 'eunoe.db');
+    const db = openSqliteDatabase(file);
+    const broken = new UsageQueryThread(path.join(dir, 'missing', 'no.db'));
+    try {
+      const working = new SqliteStateStore({ db, file, logger: silentLogger() });
+      await working.usage.record(usageRecord({ messageId: 'w1', cost: '0.25' }));
+      expect((await working.usage.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+      const fallback = new SqliteUsageStore(db, (step) => step(), { readOnly: true, queries: broken });
+      expect((await fallback.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+      expect(broken.broken).toBe(true);
+      expect((await fallback.latest({}, 10)).records.map((record) => record.messageId)).toEqual(['w1']);
+      await working.close();
+    } finally {
+      await broken.close();
+      remove();
+    }
+  });
+});
