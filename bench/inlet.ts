@@ -1,8 +1,11 @@
 /**
- * Inlet latency of the context engine for ~50, 500 and 2,000-message conversations, cold
- * (fresh token cache, never-seen text) and warm (previous turn + one new turn, cache warmed),
- * in-process (`planContext`) and over HTTP, as ratios to the unavoidable floors:
+ * Inlet latency of the context engine for ~50, 500 and 2,000-message generated conversations,
+ * cold (fresh token cache, never-seen text) and warm (previous turn + one new turn, cache
+ * warmed), in-process (`planContext`) and over HTTP, as ratios to the unavoidable floors:
  * warm → JSON round trip of the body; cold → raw tokenization of every message + JSON round trip.
+ * Then a real ~680-turn conversation (LoCoMo dev, read from ../shared/data), warm: in-process
+ * against its JSON round trip, and over HTTP call by call against a bare node:http echo server
+ * that parses and re-serialises the same body.
  */
 import { LruTokenCache, planContext, type PlanResult } from '../src/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
@@ -12,6 +15,8 @@ import { conversationOfSize } from './lib/sized-conversation.js';
 import { markdownTable } from './lib/table.js';
 import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { startEchoServer } from './lib/echo-server.js';
+import { loadLocomo } from './lib/locomo.js';
 
 const SIZES = [50, 500, 2000];
 const COLD_RUNS: Record<number, number> = { 50: 80, 500: 20, 2000: 6 };
@@ -124,6 +129,45 @@ for (const size of SIZES) {
   rows.push(warm);
   if (http) rows.push(warmHttp);
 }
+// A real conversation, warm: the previous turn sent, then the same history plus a reply and a new question.
+const REAL_RUNS = 60;
+const REAL_IN_PROCESS_TARGET = 2;
+const REAL_HTTP_TARGET = 1.5;
+const real = loadLocomo().sort((a, b) => b.turns.length - a.turns.length)[0]!;
+const realQuestions = real.questions.map((question) => question.question);
+const realTurn = (run: number): { previous: ChatMessage[]; next: ChatMessage[] } => {
+  const history = real.turns.slice(0, real.turns.length - 2 * (REAL_RUNS + 10) + 2 * run);
+  const previous: ChatMessage[] = [...history, { role: 'user', content: realQuestions[run % realQuestions.length]! }];
+  return { previous, next: [...previous, { role: 'assistant', content: 'Here is what I remember about that.' }, { role: 'user', content: realQuestions[(run + 1) % realQuestions.length]! }] };
+};
+const realInProcess: number[] = [];
+const realJson: number[] = [];
+const realHttp: number[] = [];
+const realEcho: number[] = [];
+const echo = await startEchoServer();
+const realCache = new LruTokenCache(200_000);
+for (let run = 0; run < REAL_RUNS + 10; run++) {
+  const { previous, next } = realTurn(run);
+  plan(previous, realCache);
+  const body = JSON.stringify({ model: MODEL, messages: next });
+  // What a filter does in process: parse the body, plan, serialise what it sends.
+  const inProcess = timeSync(() => JSON.stringify({ model: MODEL, messages: plan((JSON.parse(body) as { messages: ChatMessage[] }).messages, realCache).messages }));
+  const json = jsonFloor({ model: MODEL, messages: next });
+  let viaHttp = Number.NaN;
+  let viaEcho = Number.NaN;
+  if (http) {
+    await postInlet(http, inletPayload(previous));
+    const payload = inletPayload(next);
+    viaHttp = await timeAsync(() => postInlet(http, payload));
+    viaEcho = await timeAsync(() => echo.post(payload));
+  }
+  if (run < 10) continue; // warm-up turns
+  realInProcess.push(inProcess);
+  realJson.push(json);
+  realHttp.push(viaHttp);
+  realEcho.push(viaEcho);
+}
+await echo.close();
 if (http) await http.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
@@ -149,4 +193,22 @@ console.log('');
 if (!http) console.log(`HTTP: not measured (server not ready: ${'reason' in target ? target.reason : 'unknown'})`);
 else if (!httpTrimmed) console.log('NOTE: the HTTP filter did not trim the cold requests; the valves file (max_tokens) was probably not applied.');
 for (const line of verdicts) console.log(line);
+
+const realTokens = counter.prompt(realTurn(REAL_RUNS).next);
+console.log(`\n## A real conversation, warm — LoCoMo ${real.sampleId}, ${realTurn(REAL_RUNS).next.length} messages ≈ ${realTokens} tokens, budget ${BUDGET}, ${REAL_RUNS} turns\n`);
+console.log('In process: parse the body + plan + serialise what is sent, vs JSON round trip of the body. HTTP: the context inlet (auth, flags, valves, plan, response) vs a bare node:http server that parses and re-serialises the same payload, alternately, call by call, same client.\n');
+const realRows: Array<[string, number[], number[], number]> = [
+  ['in-process', realInProcess, realJson, REAL_IN_PROCESS_TARGET],
+  ...(http ? [['HTTP', realHttp, realEcho, REAL_HTTP_TARGET] as [string, number[], number[], number]] : []),
+];
+console.log(
+  markdownTable(
+    ['path', 'median', 'p95', 'floor', 'floor median', 'ratio (median)', 'ratio (median of per-call ratios)', 'target', 'verdict'],
+    realRows.map(([path, runs, floors, target]) => {
+      const ratio = summarize(runs).median / summarize(floors).median;
+      const perCall = summarize(runs.map((value, index) => value / floors[index]!)).median;
+      return [path, formatMs(summarize(runs).median), formatMs(summarize(runs).p95), path === 'HTTP' ? 'echo server' : 'JSON round trip', formatMs(summarize(floors).median), `${ratio.toFixed(2)}×`, `${perCall.toFixed(2)}×`, `≤ ${target}×`, perCall <= target ? 'PASS' : 'MISS'];
+    }),
+  ),
+);
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

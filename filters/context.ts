@@ -11,7 +11,7 @@ import { lastUserText, nextTurnMessages } from '../src/compress/next-turn.js';
 import { planAndCompress } from '../src/compress/plan-and-compress.js';
 import { externalScores } from '../src/compress/scoring/external-scores.js';
 import { summaryValves } from '../src/compress/summary-valves.js';
-import { CONTEXT_NOTE_TTL_MS, contextNoteEnabled, contextNoteKey, contextNoteOf, contextNoteSchema, formatContextNote } from '../src/context/context-note.js';
+import { CONTEXT_NOTE_TTL_MS, contextNoteEnabled, contextNoteKey, contextNoteOf, contextNoteSchema, formatContextNote, stripContextNotes } from '../src/context/context-note.js';
 
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
@@ -79,8 +79,8 @@ export default defineFilter({
   async inlet({ body, valves, userValves, flags, state, services, logger, signal, deadline: hookDeadline }) {
     const metadata = (body.metadata ?? {}) as { task?: unknown };
     if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
-    const messages = body.messages;
-    if (!Array.isArray(messages) || messages.length === 0) return body;
+    if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
+    const messages = stripContextNotes(body.messages) as unknown[];
     const model = typeof body.model === 'string' ? body.model : undefined;
     const options = contextOptions(valves, userValves, flags);
     // `!weight=F` attaches to the message that carries it and keeps counting on later turns.

@@ -42,3 +42,22 @@ export function formatContextNote(note: ContextNote): string {
 export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off' | undefined): boolean {
   return user === 'on' ? true : user === 'off' ? false : admin;
 }
+
+/** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
+const NOTE_LINE = /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
+
+/**
+ * The messages with the context notes removed from assistant replies (Open WebUI saves the
+ * outlet's reply, note included, and resends it): the model neither pays for nor imitates
+ * them. The same array when there was none; changed messages are copies.
+ */
+export function stripContextNotes(messages: readonly unknown[]): readonly unknown[] {
+  let changed = false;
+  const stripped = messages.map((message) => {
+    const typed = message as { role?: unknown; content?: unknown } | null;
+    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !NOTE_LINE.test(typed.content)) return message;
+    changed = true;
+    return { ...typed, content: typed.content.replace(NOTE_LINE, '') };
+  });
+  return changed ? stripped : messages;
+}

@@ -25,21 +25,24 @@ function mergeable(message: LooseMessage | undefined, role: 'user' | 'assistant'
  * are adjacent plain assistant messages (no tool calls), keeping the first one's other fields.
  * Nothing is dropped and no token is added (a blank line replaces a message's overhead).
  * System messages, tool calls and tool results pass unchanged. Returns new message objects
- * only where a merge happened.
+ * only where a merge happened, and for each message sent the positions it came from.
  */
-export function alternateRoles(messages: readonly unknown[]): { messages: unknown[]; merged: number } {
+export function alternateRoles(messages: readonly unknown[]): { messages: unknown[]; merged: number; sources: number[][] } {
   const out: unknown[] = [];
+  const sources: number[][] = [];
   let merged = 0;
-  for (const message of messages) {
+  for (const [position, message] of messages.entries()) {
     const current = message as LooseMessage;
     const previous = out.at(-1) as LooseMessage | undefined;
     const role = current?.role === 'user' || current?.role === 'assistant' ? current.role : undefined;
     if (role && mergeable(current, role) && mergeable(previous, role)) {
       out[out.length - 1] = { ...previous, content: mergeContent(previous!.content, current.content) };
+      sources.at(-1)!.push(position);
       merged += 1;
     } else {
       out.push(message);
+      sources.push([position]);
     }
   }
-  return { messages: out, merged };
+  return { messages: out, merged, sources };
 }

@@ -7,6 +7,9 @@ import type { SelectionTotals } from './repair-selection.js';
 import { runId } from './run-id.js';
 import { sendOrder } from './send-order.js';
 import { alternateRoles } from '../constraints/alternate-roles.js';
+import { countMessageTokens } from '../tokens/count-message-tokens.js';
+import type { EncodingName } from '../tokens/encoding-for-model.js';
+import { loadEncoder } from '../tokens/load-encoder.js';
 
 /** Inputs of the final assembly step. */
 export interface AssembleInputs {
@@ -38,6 +41,18 @@ function cachedPrefixTokens(sequence: readonly string[], previous: readonly stri
   return total;
 }
 
+/** Tokens a merge saves (≤ 0): each merged message recounted, minus what its parts cost apart. */
+function mergedTokenDelta(alternated: ReturnType<typeof alternateRoles>, tokens: readonly number[], encoding: EncodingName, correction: number | undefined): number {
+  const factor = typeof correction === 'number' && Number.isFinite(correction) && correction > 0 ? correction : 1;
+  let delta = 0;
+  alternated.sources.forEach((positions, index) => {
+    if (positions.length < 2) return;
+    const raw = countMessageTokens(alternated.messages[index], loadEncoder(encoding));
+    delta += (factor === 1 ? raw : Math.ceil(raw * factor)) - positions.reduce((sum, position) => sum + tokens[position]!, 0);
+  });
+  return delta;
+}
+
 /**
  * Builds the messages to send (input objects, untouched, except merges for strict role
  * alternation; recalled ones after the kept history), the sequence and the plan.
@@ -59,12 +74,16 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
   let sent = messages;
+  let mergeDelta = 0;
   if (options.roleAlternation === 'strict') {
     const alternated = alternateRoles(messages);
-    if (alternated.merged > 0) notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
+    if (alternated.merged > 0) {
+      notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
+      mergeDelta = mergedTokenDelta(alternated, order.map((index) => inputs.tokens[index]!), inputs.encoding as EncodingName, input.correction);
+    }
     sent = alternated.messages;
   }
-  const tokensAfter = inputs.fixed + totals.chat + totals.reserve;
+  const tokensAfter = inputs.fixed + totals.chat + totals.reserve + mergeDelta;
   const overBudget = tokensAfter > budget.hard;
   if (overBudget) notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
   const cached = cachedPrefixTokens(sequence, input.previousSequence, tokensById);
