@@ -11,7 +11,8 @@ interface HashedMessage {
 
 /** Plain-text hashes remembered per role and name (50,000 texts a generation, at most twice that). */
 const MEMO_GENERATION = 50_000;
-const memos = new Map<string, TwoGenerationMap<string, string>>();
+const memos = new Map<unknown, Map<unknown, TwoGenerationMap<string, string>>>();
+let namedMemos = 0;
 
 /**
  * Content hashes of plain-text messages (string content, no tool fields) memoised by *value*:
@@ -23,13 +24,27 @@ const memos = new Map<string, TwoGenerationMap<string, string>>();
 export function memoisedHash(message: HashedMessage, compute: (message: HashedMessage) => string): string {
   const { content } = message;
   if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined) return compute(message);
-  const key = `${String(message.role ?? '')}\u0000${typeof message.name === 'string' ? message.name : ''}`;
-  let memo = memos.get(key);
+  const name = typeof message.name === 'string' ? message.name : '';
+  let byName = memos.get(message.role);
+  if (byName === undefined) {
+    if (memos.size >= 16) {
+      // Roles are few; anything else is not worth remembering.
+      memos.clear();
+      namedMemos = 0;
+    }
+    byName = new Map();
+    memos.set(message.role, byName);
+  }
+  let memo = byName.get(name);
   if (memo === undefined) {
     // A bounded number of role/name pairs: an API caller sending random names cannot grow it without end.
-    if (memos.size >= 1024) memos.clear();
+    if (namedMemos >= 1024) {
+      memos.clear();
+      namedMemos = 0;
+    }
     memo = new TwoGenerationMap(MEMO_GENERATION);
-    memos.set(key, memo);
+    byName.set(name, memo);
+    namedMemos += 1;
   }
   let hash = memo.get(content);
   if (hash === undefined) {

@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { memoisedHash } from './content-hash-memo.js';
+import { hashesWithListMemo } from './cache/list-hash-memo.js';
 
 /** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
 const sha256 = typeof crypto.hash === 'function'
@@ -67,8 +68,7 @@ function hashOf(message: IdentifiableMessage): string {
  */
 export function messageIds(messages: readonly IdentifiableMessage[]): string[] {
   const seen = new Map<string, number>();
-  return messages.map((message) => {
-    const hash = contentHash(message);
+  return hashesWithListMemo(messages, contentHash).map((hash) => {
     const count = seen.get(hash) ?? 0;
     seen.set(hash, count + 1);
     return count === 0 ? hash : `${hash}~${count}`;

@@ -32,11 +32,11 @@ export interface AssembleInputs {
 }
 
 /** Tokens of the leading part of `sequence` that equals `previous` (likely prompt-cache hits). */
-function cachedPrefixTokens(sequence: readonly string[], previous: readonly string[] | undefined, tokensById: Map<string, number>): number {
+function cachedPrefixTokens(sequence: readonly string[], sequenceTokens: readonly number[], previous: readonly string[] | undefined): number {
   let total = 0;
   for (let index = 0; index < sequence.length && index < (previous?.length ?? 0); index += 1) {
     if (sequence[index] !== previous![index]) break;
-    total += tokensById.get(sequence[index]!) ?? 0;
+    total += sequenceTokens[index]!;
   }
   return total;
 }
@@ -61,7 +61,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   const { input, options, conversation, entries, budget, totals, notes } = inputs;
   const messages: unknown[] = [];
   const sequence: string[] = [];
-  const tokensById = new Map<string, number>();
+  const sequenceTokens: number[] = [];
   let summaryInsertAt = -1;
   const order = sendOrder(entries, inputs.recalled ?? new Set(), conversation.lastUserIndex, (index) => conversation.nodes[index]!.isSystem);
   for (const index of order) {
@@ -70,7 +70,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     if (summaryInsertAt < 0 && !node.isSystem) summaryInsertAt = messages.length;
     messages.push(node.message);
     sequence.push(entry.id);
-    tokensById.set(entry.id, entry.tokens);
+    sequenceTokens.push(entry.tokens);
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
   let sent = messages;
@@ -86,7 +86,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   const tokensAfter = inputs.fixed + totals.chat + totals.reserve + mergeDelta;
   const overBudget = tokensAfter > budget.hard;
   if (overBudget) notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
-  const cached = cachedPrefixTokens(sequence, input.previousSequence, tokensById);
+  const cached = cachedPrefixTokens(sequence, sequenceTokens, input.previousSequence);
   const estimatedCostUsd = input.pricing && input.model
     ? input.pricing.estimateCost(input.model, { promptTokens: tokensAfter, completionTokens: options.expectedCompletionTokens, cachedTokens: cached })
     : undefined;

@@ -1,5 +1,5 @@
 import type { TermCache, TermCounts } from '../types.js';
-import { termCount, termKey, termTable } from './term-frequencies.js';
+import { countTerms, termKey, termTable } from './term-frequencies.js';
 import { queryTerms } from './query-terms.js';
 
 /** BM25 term-frequency saturation. */
@@ -43,7 +43,7 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     const table = termTable(documents[document]!, source?.keys[document], source?.cache);
     tables.push(table);
     lengths[document] = table.terms;
-    for (let index = 0; index < width; index += 1) frequencies[document * width + index] = termCount(table, keys[index]!);
+    countTerms(table, keys, frequencies, document * width);
   }
   return { width, count: documents.length, frequencies, lengths, tables };
 }

@@ -57,7 +57,8 @@ function tally(length: number, found: Float64Array, terms: number): TermCounts {
     counts = new Uint32Array(size);
     for (let slot = 0; slot < fullKeys.length; slot += 1) if (fullCounts[slot] !== 0) insert(keys, counts, fullKeys[slot]!, fullCounts[slot]!);
   }
-  return { length, terms, keys, counts };
+  // `time` is set on first need; present from the start so every table keeps one shape.
+  return { length, terms, keys, counts, time: undefined };
 }
 
 /**
@@ -84,6 +85,32 @@ export function termCount(table: TermCounts, key: number): number {
     slot = (slot + 1) & mask;
   }
   return 0;
+}
+
+/**
+ * Writes the occurrences of each term (by key) in `table` to `out[offset + i]` and returns how
+ * many of them occur; the probe is written out here so the hot loop makes no calls.
+ */
+export function countTerms(table: TermCounts, keys: readonly number[], out: Float64Array, offset: number): number {
+  const tableKeys = table.keys;
+  const counts = table.counts;
+  const mask = tableKeys.length - 1;
+  let found = 0;
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index]!;
+    let slot = key & mask;
+    let count = 0;
+    while (counts[slot] !== 0) {
+      if (tableKeys[slot] === key) {
+        count = counts[slot]!;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    out[offset + index] = count;
+    if (count > 0) found += 1;
+  }
+  return found;
 }
 
 /** The table of one document: from the cache when it is there and current, else counted (and cached). */

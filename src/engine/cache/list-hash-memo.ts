@@ -1,0 +1,66 @@
+import { TwoGenerationMap } from './two-generation-map.js';
+
+/** What was remembered of one message list: per message the fields its id comes from, and its hash. */
+interface Remembered {
+  roles: unknown[];
+  names: unknown[];
+  contents: unknown[];
+  hashes: string[];
+}
+
+/** Loose view of the fields an id is derived from. */
+export interface IdFields {
+  role?: unknown;
+  content?: unknown;
+  name?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: unknown;
+}
+
+/** Lists remembered (by their first message): about one per active chat. */
+const MEMO_GENERATION = 128;
+const memo = new TwoGenerationMap<string, Remembered>(MEMO_GENERATION);
+
+/** A plain message whose identity is its role, name and string content (compared by value). */
+function plain(message: IdFields): boolean {
+  return typeof message.content === 'string' && message.tool_calls === undefined && message.tool_call_id === undefined;
+}
+
+/** The memo key of a list: its first message's role and content (cheap to hash: one message). */
+function keyOf(messages: readonly IdFields[]): string | undefined {
+  const first = messages[0];
+  return first && plain(first) ? `${String(first.role)}\u0000${first.content as string}` : undefined;
+}
+
+/**
+ * The content hash of every message, reusing the hash of each plain message equal (role,
+ * name, content compared by value) to the one at the same position in the previous list that
+ * started with the same message. Open WebUI resends the whole history each turn, and comparing
+ * strings (`===`, a memory compare) is far cheaper than hashing them again: only new or
+ * changed messages are hashed (`hash`). The remembered list is updated in place.
+ */
+export function hashesWithListMemo(messages: readonly IdFields[], hash: (message: IdFields) => string): string[] {
+  const key = keyOf(messages);
+  let previous = key === undefined ? undefined : memo.get(key);
+  const hashes: string[] = new Array(messages.length);
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const same = previous !== undefined && index < previous.hashes.length && plain(message)
+      && message.content === previous.contents[index] && message.role === previous.roles[index] && message.name === previous.names[index];
+    hashes[index] = same ? previous!.hashes[index]! : hash(message);
+  }
+  if (key === undefined) return hashes;
+  if (previous === undefined) {
+    previous = { roles: [], names: [], contents: [], hashes: [] };
+    memo.set(key, previous);
+  }
+  previous.roles.length = previous.names.length = previous.contents.length = previous.hashes.length = messages.length;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    previous.roles[index] = message.role;
+    previous.names[index] = message.name;
+    previous.contents[index] = message.content;
+    previous.hashes[index] = hashes[index]!;
+  }
+  return hashes;
+}

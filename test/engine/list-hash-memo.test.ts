@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { contentHash, messageIds } from '../../src/engine/index.js';
+import { TwoGenerationMap } from '../../src/engine/cache/two-generation-map.js';
+
+/** Ids computed from scratch, hashing every message (what the memos must reproduce). */
+function expectedIds(messages: Array<Record<string, unknown>>): string[] {
+  const seen = new Map<string, number>();
+  return messages.map((message) => {
+    const hash = contentHash({ ...message, content: message.content === undefined ? undefined : JSON.parse(JSON.stringify(message.content)) });
+    const count = seen.get(hash) ?? 0;
+    seen.set(hash, count + 1);
+    return count === 0 ? hash : `${hash}~${count}`;
+  });
+}
+
+/** A fresh copy, as a resent request parses into new objects and strings. */
+const resend = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe('message ids across resent histories (list and text memos)', () => {
+  const base = [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hello' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'more' },
+    { role: 'assistant', content: 'ok' },
+  ];
+
+  it('a resent history plus a new turn gets the same ids as computed from scratch, repeats numbered on', () => {
+    expect(messageIds(resend(base))).toEqual(expectedIds(base));
+    const next = [...base, { role: 'user', content: 'again' }, { role: 'assistant', content: 'ok' }];
+    const ids = messageIds(resend(next));
+    expect(ids).toEqual(expectedIds(next));
+    expect(ids[6]).toBe(`${ids[2]}~2`);
+  });
+
+  it('an edit in the middle, a role change or a new name changes exactly those ids', () => {
+    messageIds(resend(base));
+    const edited = resend(base);
+    edited[3]!.content = 'less';
+    const renamed = resend(base);
+    (renamed[1] as Record<string, unknown>).name = 'alice';
+    const roles = resend(base);
+    roles[2]!.role = 'user';
+    for (const variant of [edited, renamed, roles]) {
+      const ids = messageIds(variant);
+      expect(ids).toEqual(expectedIds(variant));
+    }
+    expect(messageIds(edited)[3]).not.toBe(messageIds(resend(base))[3]);
+  });
+
+  it('a shorter resend (regenerated reply) and messages with tool calls or parts are handled', () => {
+    messageIds(resend(base));
+    expect(messageIds(resend(base.slice(0, 3)))).toEqual(expectedIds(base.slice(0, 3)));
+    const tools = [
+      ...base.slice(0, 2),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'result' },
+      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+    ];
+    messageIds(resend(tools));
+    const changed = resend(tools);
+    changed[2]!.tool_calls![0]!.function.arguments = '{"a":2}';
+    expect(messageIds(changed)).toEqual(expectedIds(changed));
+    expect(messageIds(changed)[2]).not.toBe(messageIds(resend(tools))[2]);
+  });
+});
+
+describe('TwoGenerationMap', () => {
+  it('keeps at most two generations and promotes old entries that are read', () => {
+    const map = new TwoGenerationMap<string, number>(2);
+    map.set('a', 1);
+    map.set('b', 2); // the young generation is full: it becomes the old one
+    map.set('c', 3);
+    expect(map.get('a')).toBe(1); // read from the old generation, copied to the young (full again: rotates)
+    map.set('d', 4);
+    expect(map.get('a')).toBe(1); // survived one more rotation because it was read
+    expect(map.get('b')).toBeUndefined(); // never read: gone after two rotations
+    expect(map.size).toBeLessThanOrEqual(4);
+  });
+});
