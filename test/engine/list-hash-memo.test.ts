@@ -59,7 +59,7 @@ describe('message ids across resent histories (list and text memos)', () => {
     ];
     messageIds(resend(tools));
     const changed = resend(tools);
-    changed[2]!.tool_calls![0]!.function.arguments = '{"a":2}';
+    (changed[2] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments = '{"a":2}';
     expect(messageIds(changed)).toEqual(expectedIds(changed));
     expect(messageIds(changed)[2]).not.toBe(messageIds(resend(tools))[2]);
   });

@@ -1,6 +1,7 @@
 import type { TermCache, TermCounts } from '../types.js';
 import { countTerms, termKey, termTable } from './term-frequencies.js';
 import { queryTerms } from './query-terms.js';
+import { conversationIndex } from './conversation-index.js';
 
 /** BM25 term-frequency saturation. */
 export const BM25_K1 = 1.2;
@@ -29,8 +30,9 @@ export function bm25Idf(documentCount: number, documentFrequency: number): numbe
 }
 
 /**
- * The query's terms counted in every document. Each document's term table is read from
- * `source.cache` by its key (counted once per message), so a warm turn only counts what is new.
+ * The query's terms counted in every document. With `source`, from the chat's inverted index
+ * (`conversationIndex`: term tables cached by message id, postings grown as the chat grows),
+ * so a warm turn only counts what is new and reads the postings of the query's terms.
  */
 export function termMatrix(documents: readonly string[], query: string, source?: TermSource): TermMatrix {
   const keys = queryTerms(query).map(termKey);
@@ -39,13 +41,28 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   const lengths = new Float64Array(documents.length);
   const tables: TermCounts[] = [];
   if (width === 0) return { width, count: documents.length, frequencies, lengths, tables };
+  if (source) return indexedMatrix(documents, keys, source, frequencies, lengths);
   for (let document = 0; document < documents.length; document += 1) {
-    const table = termTable(documents[document]!, source?.keys[document], source?.cache);
+    const table = termTable(documents[document]!, undefined, undefined);
     tables.push(table);
     lengths[document] = table.terms;
     countTerms(table, keys, frequencies, document * width);
   }
   return { width, count: documents.length, frequencies, lengths, tables };
+}
+
+/** The term matrix read from the chat's inverted index (postings of the query's terms only). */
+function indexedMatrix(documents: readonly string[], keys: readonly number[], source: TermSource, frequencies: Float64Array, lengths: Float64Array): TermMatrix {
+  const index = conversationIndex(documents, source.keys, source.cache);
+  const count = documents.length;
+  const width = keys.length;
+  for (let document = 0; document < count; document += 1) lengths[document] = index.lengths[document]!;
+  for (let term = 0; term < width; term += 1) {
+    const list = index.postings.get(keys[term]!);
+    if (list === undefined) continue;
+    for (let at = 0; at < list.length && list[at]! < count; at += 2) frequencies[list[at]! * width + term] = list[at + 1]!;
+  }
+  return { width, count, frequencies, lengths, tables: index.tables };
 }
 
 /** BM25 of every document (row) of a term matrix, with idf and average length taken over its rows. */

@@ -1,0 +1,64 @@
+import { TwoGenerationMap } from '../cache/two-generation-map.js';
+import type { TermCache, TermCounts } from '../types.js';
+import { termTable } from './term-frequencies.js';
+
+/** An inverted index of one chat's documents, grown as the chat grows. */
+export interface ConversationIndex {
+  /** Document keys (message ids) in order; only the first `count` apply to the current request. */
+  readonly keys: string[];
+  /** Indexed terms per document. */
+  readonly lengths: number[];
+  /** Term table per document (time facts are remembered on them). */
+  readonly tables: TermCounts[];
+  /** Term key → flat pairs [document, count, document, count, …], documents ascending. */
+  readonly postings: Map<number, number[]>;
+  /** Documents of the current request (a prefix of `keys`). */
+  count: number;
+}
+
+/** Chats indexed (by their first document): about one per active chat, at most twice this. */
+const INDEX_GENERATION = 64;
+const indexes = new TwoGenerationMap<string, ConversationIndex>(INDEX_GENERATION);
+
+/** Adds one document's terms to the index. */
+function add(index: ConversationIndex, key: string, text: string, cache: TermCache): void {
+  const table = termTable(text, key, cache);
+  const document = index.keys.length;
+  index.keys.push(key);
+  index.lengths.push(table.terms);
+  index.tables.push(table);
+  for (let slot = 0; slot < table.keys.length; slot += 1) {
+    const count = table.counts[slot]!;
+    if (count === 0) continue;
+    const term = table.keys[slot]!;
+    const list = index.postings.get(term);
+    if (list === undefined) index.postings.set(term, [document, count]);
+    else list.push(document, count);
+  }
+}
+
+/**
+ * The inverted index of a chat's documents (`documents[i]` under key `keys[i]`, a message
+ * id), so scoring a query reads the postings of its few terms instead of probing every
+ * message's table. Open WebUI resends the whole history each turn: the index of the same
+ * chat (found by its first key) is reused when its keys are a prefix of these or these a
+ * prefix of its keys, and only the new documents are added; any other change rebuilds it.
+ */
+export function conversationIndex(documents: readonly string[], keys: readonly string[], cache: TermCache): ConversationIndex {
+  const first = keys[0];
+  let index = first === undefined ? undefined : indexes.get(first);
+  let same = 0;
+  if (index) {
+    const limit = Math.min(index.keys.length, keys.length);
+    // Same key and same text length (the guard term tables use against a stale entry).
+    while (same < limit && index.keys[same] === keys[same] && index.tables[same]!.length === documents[same]!.length) same += 1;
+    if (same < limit) index = undefined; // diverged inside both lists: rebuild
+  }
+  if (index === undefined) {
+    index = { keys: [], lengths: [], tables: [], postings: new Map(), count: 0 };
+    if (first !== undefined) indexes.set(first, index);
+  }
+  for (let document = index.keys.length; document < keys.length; document += 1) add(index, keys[document]!, documents[document]!, cache);
+  index.count = keys.length;
+  return index;
+}

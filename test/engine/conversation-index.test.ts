@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { LruTermCache } from '../../src/engine/index.js';
+import { bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
+import { conversationIndex } from '../../src/engine/weighting/conversation-index.js';
+
+const WORDS = ['bread', 'oven', 'garden', 'soil', 'painting', 'painted', 'camping', 'lake', 'the', 'and', 'kids', 'museum', '2023', 'yesterday'];
+
+/** A tiny seeded generator (xorshift), so a failure can be replayed. */
+function rng(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4294967296;
+  };
+}
+
+describe("a chat's inverted index", () => {
+  it('scores exactly as counting every message afresh, through appends, regenerated replies, edits and other chats', () => {
+    const random = rng(7);
+    const sentence = () => Array.from({ length: 1 + Math.floor(random() * 8) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+    const cache = new LruTermCache();
+    for (let chat = 0; chat < 5; chat += 1) {
+      let documents: string[] = [`chat ${chat} opener ${sentence()}`];
+      for (let step = 0; step < 40; step += 1) {
+        const roll = random();
+        if (roll < 0.6) documents = [...documents, sentence(), sentence()]; // a new turn
+        else if (roll < 0.75 && documents.length > 2) documents = documents.slice(0, -1); // a regenerated reply
+        else if (documents.length > 1) {
+          const at = 1 + Math.floor(random() * (documents.length - 1));
+          documents = documents.map((text, index) => (index === at ? `${text} edited ${sentence()}` : text)); // an edit in the middle
+        }
+        // Keys stand in for content-derived message ids: the same text has the same key.
+        const keys = documents.map((text) => `id:${text}`);
+        const query = sentence();
+        expect(Array.from(bm25Scores(documents, query, { keys, cache }))).toEqual(Array.from(bm25Scores(documents, query)));
+      }
+    }
+  });
+
+  it('a resent chat with one new turn adds only the new documents; a shorter one reuses the index as it is', () => {
+    const cache = new LruTermCache();
+    const documents = ['opener about bread', 'bake it in the oven', 'what about the garden', 'soil first'];
+    const keys = documents.map((text) => `k:${text}`);
+    const first = conversationIndex(documents, keys, cache);
+    expect(first.count).toBe(4);
+    const grown = conversationIndex([...documents, 'and the lake'], [...keys, 'k:and the lake'], cache);
+    expect(grown).toBe(first);
+    expect(grown.count).toBe(5);
+    expect(grown.keys).toHaveLength(5);
+    const shorter = conversationIndex(documents.slice(0, 3), keys.slice(0, 3), cache);
+    expect(shorter).toBe(first);
+    expect(shorter.count).toBe(3);
+    const edited = conversationIndex([documents[0]!, 'bake it in a pan'], [keys[0]!, 'k:bake it in a pan'], cache);
+    expect(edited).not.toBe(first);
+    expect(edited.keys).toEqual([keys[0], 'k:bake it in a pan']);
+  });
+});
