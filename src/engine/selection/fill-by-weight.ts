@@ -8,9 +8,18 @@ import type { SelectionUnit } from './selection-algorithm.js';
  * Marks `kept` in place and returns the tokens used.
  */
 export function fillByWeight(units: readonly SelectionUnit[], weights: ArrayLike<number>, available: number, kept: boolean[]): number {
-  const order = units.slice().sort((a, b) => weights[b.position]! - weights[a.position]! || b.position - a.position);
+  // Sort indexes by a typed copy of the weights (units come in position order, so a larger index is newer).
+  const count = units.length;
+  const key = new Float64Array(count);
+  const order = new Uint32Array(count);
+  for (let at = 0; at < count; at += 1) {
+    key[at] = weights[units[at]!.position]!;
+    order[at] = at;
+  }
+  order.sort((a, b) => key[b]! - key[a]! || b - a);
   let used = 0;
-  for (const unit of order) {
+  for (let rank = 0; rank < count; rank += 1) {
+    const unit = units[order[rank]!]!;
     if (kept[unit.position]) continue;
     if (used + unit.tokens <= available) {
       kept[unit.position] = true;

@@ -51,10 +51,11 @@ export function keywordRelevance(nodes: readonly ChatNode[], query: string, floo
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
+  const positionOf = new Int32Array(nodes.length);
   chat.forEach((node, position) => {
     scores[node.index] = Math.max(floor, raw[position]! / best);
+    positionOf[node.index] = position;
   });
-  const position = new Map(chat.map((node, at) => [node.index, at] as const));
-  lendToTimeAnchors(nodes, scores, query, queryIndex, (node) => (timeFacts(node.text, tables[position.get(node.index)!]) & NAMES_DATE) !== 0);
+  lendToTimeAnchors(nodes, scores, query, queryIndex, (node) => (timeFacts(node.text, tables[positionOf[node.index]!]) & NAMES_DATE) !== 0);
   return scores;
 }
