@@ -32,7 +32,7 @@ function dropLeadingNonUser(units: readonly SelectionUnit[], kept: boolean[], dr
 
 /**
  * Recall behind the prefix: the room left after the chronological part goes to the
- * best-scoring older messages (density, recency-boosted). They are sent after the cached
+ * best-scoring older messages (by weight, recency-boosted). They are sent after the cached
  * prefix, before the current turn (`Selection.recalled`), so the prefix stays byte-identical.
  * Only messages scoring above the lowest weight are recalled (filler is not worth a reorder);
  * with equal weights nothing is. Returns the recalled positions.
