@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { keepAliveClient } from './keep-alive-client.js';
 
 /** A bare node:http server that parses each JSON request and answers its `body` re-serialised: the floor of any JSON filter over HTTP. */
 export interface EchoServer {
@@ -22,25 +23,12 @@ export async function startEchoServer(): Promise<EchoServer> {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (payload: string) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = http.request(
-        { host: '127.0.0.1', port, path: '/echo', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: 'Bearer echo' } },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', reject);
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
+  const client = keepAliveClient(port, 'echo');
+  const post = (payload: string) => client.post('/echo', payload);
   return {
     post,
     async close() {
-      agent.destroy();
+      client.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { keepAliveClient } from './keep-alive-client.js';
 
 /** A running Eunoe on 127.0.0.1 with a throwaway data directory. */
 export interface HttpTarget {
@@ -53,28 +53,14 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
     const { port } = server.address() as AddressInfo;
     // Filters load their tokenizers in the background on start-up (about a second of CPU): let that finish.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    // node:http with a keep-alive agent: a much thinner client than fetch (undici adds ms per request).
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const post = (requestPath: string, payload: string) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = http.request(
-          { host: '127.0.0.1', port, path: requestPath, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${apiKey}` } },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-            response.on('error', reject);
-          },
-        );
-        request.on('error', reject);
-        request.end(payload);
-      });
+    const client = keepAliveClient(port, apiKey);
+    const post = (requestPath: string, payload: string) => client.post(requestPath, payload);
     return {
       url: `http://127.0.0.1:${port}`,
       apiKey,
       post,
       async close() {
-        agent.destroy();
+        client.close();
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await runtime.close();

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { keepAliveClient } from './keep-alive-client.js';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -40,24 +40,13 @@ export async function startIsolationTarget(isolation: 'off' | 'worker'): Promise
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (payload: string) =>
-    new Promise<number>((resolve, reject) => {
-      const request = http.request(
-        { host: '127.0.0.1', port, path: '/small/filter/inlet', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: 'Bearer bench' } },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
+  const client = keepAliveClient(port, 'bench');
+  const post = async (payload: string) => (await client.post('/small/filter/inlet', payload)).status;
   return {
     runtime,
     post,
     async close() {
-      agent.destroy();
+      client.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await runtime.close();

@@ -1,18 +1,12 @@
 import { formatDecimal, type Decimal } from '../pricing/decimal.js';
 import { splitCost, joinCost } from './cost-parts.js';
 import type { UsageGroupBy, UsageTotals } from './summarize-usage.js';
-import type { UsageRecord } from './types.js';
+import type { TokenCounts, UsageRecord } from './types.js';
 import type { UsageSummary } from './usage-store.js';
 
 /** Totals while being added up; `cost` stays an exact Decimal until the end. */
-export interface PartialTotals {
+export interface PartialTotals extends TokenCounts {
   records: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
   estimated: number;
   unpriced: number;
   cost: Decimal;
