@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import { keepAliveClient } from './keep-alive-client.js';
+import { serveRuntime } from './serve-runtime.js';
 
 /** A running Eunoe on 127.0.0.1 with a throwaway data directory. */
 export interface HttpTarget {
@@ -42,30 +41,14 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
     });
     const logger = createLogger({ level: 'silent' });
     const runtime = await createRuntime({ config, logger, watch: false });
-    const server = runtime.app.listen(0, '127.0.0.1');
-    // As in src/main.ts: idle keep-alive sockets outlive the client's pauses (no reset races).
-    server.keepAliveTimeout = 65_000;
-    server.requestTimeout = 0;
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-    const { port } = server.address() as AddressInfo;
+    const served = await serveRuntime(runtime, apiKey, dir);
     // Filters load their tokenizers in the background on start-up (about a second of CPU): let that finish.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const client = keepAliveClient(port, apiKey);
-    const post = (requestPath: string, payload: string) => client.post(requestPath, payload);
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: `http://127.0.0.1:${served.port}`,
       apiKey,
-      post,
-      async close() {
-        client.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await runtime.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
+      post: (requestPath, payload) => served.client.post(requestPath, payload),
+      close: () => served.close(),
     };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

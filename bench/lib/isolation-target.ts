@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { keepAliveClient } from './keep-alive-client.js';
+import { serveRuntime } from './serve-runtime.js';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -36,21 +35,10 @@ export async function startIsolationTarget(isolation: 'off' | 'worker'): Promise
   writeFileSync(path.join(dir, 'filters', 'small.ts'), SMALL_FILTER);
   const config = loadConfig({ PIPELINES_API_KEY: 'bench', PRICING_FETCH: 'false', WATCH_FILTERS: 'false', LOG_LEVEL: 'silent', FILTER_ISOLATION: isolation }, dir);
   const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
-  const server = runtime.app.listen(0, '127.0.0.1');
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const { port } = server.address() as AddressInfo;
-  const client = keepAliveClient(port, 'bench');
-  const post = async (payload: string) => (await client.post('/small/filter/inlet', payload)).status;
+  const served = await serveRuntime(runtime, 'bench', dir);
   return {
     runtime,
-    post,
-    async close() {
-      client.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await runtime.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    post: async (payload) => (await served.client.post('/small/filter/inlet', payload)).status,
+    close: () => served.close(),
   };
 }
