@@ -1,4 +1,4 @@
-/** Kind of a literal fact (langstate §6.2 regexes, plus dates and code identifiers). */
+/** Kind of a literal fact (money, ratios, percentages, numbers, acronyms and proper nouns, plus dates and code identifiers). */
 export type FactKind = 'money' | 'ratio' | 'percent' | 'date' | 'number' | 'identifier' | 'acronym' | 'proper-noun';
 
 /** A literal fact found in a text. */

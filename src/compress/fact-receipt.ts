@@ -16,8 +16,8 @@ export interface FactReceipt {
 }
 
 /**
- * Checks that every literal fact of the sources appears (normalised substring, as in
- * langstate's validate) in the summary; lists the missing ones and the messages holding them.
+ * Checks that every literal fact of the sources appears (as a normalised substring) in the
+ * summary; lists the missing ones and the messages holding them.
  */
 export function factReceipt(sources: ReadonlyArray<{ id: string; text: string }>, summary: string): FactReceipt {
   const haystack = normalizeFact(summary);

@@ -25,7 +25,7 @@ export function messageRole(message: unknown): string {
   return typeof role === 'string' ? role : 'unknown';
 }
 
-/** Messages rendered one per paragraph as `[ROLE]: text` (langstate's transcript form). */
+/** Messages rendered one per paragraph as `[ROLE]: text`. */
 export function renderTranscript(messages: readonly unknown[]): string {
   return messages.map((message) => `[${messageRole(message).toUpperCase()}]: ${messageText(message)}`).join('\n\n');
 }

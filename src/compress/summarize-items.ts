@@ -12,7 +12,10 @@ export interface ChunkText {
 /** The outcome of one item: its summary texts (one, or the stand-in parts), or why there is none. */
 export type ItemResult = { item: SummaryItem; texts: ChunkText[] } | { item: SummaryItem; error: string };
 
-/** Texts a model returns when it has nothing useful (lethes' failure marker among them, S1). */
+/**
+ * Texts a model returns when it has nothing useful; they count as a failure and are never cached
+ * (`-` is the failure marker of the Python library lethes, never to be taken for a summary).
+ */
 const UNUSABLE = new Set(['', '-', '—', 'n/a', 'none', 'null']);
 
 /**

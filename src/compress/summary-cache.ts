@@ -22,7 +22,8 @@ export function summaryKey(chunk: Pick<SummaryChunk, 'ids' | 'level'>, model: st
 
 /**
  * Summaries cached in the state store (shared by replicas, kept across restarts). A store
- * failure reads as a miss and a failed write is reported, never thrown. Empty text is never stored (S1).
+ * failure reads as a miss and a failed write is reported, never thrown. Empty text is never
+ * stored, so a failed summary is retried on the next request instead of being served from the cache.
  */
 export class SummaryCache {
   constructor(

@@ -48,7 +48,7 @@ export interface EngineOptions {
   externalWeight: number;
   /** prefix_cache: when trimming is needed, trim down to this fraction of the budget. */
   trimTo: number;
-  /** Expected completion tokens, used in the cost estimate and the cost limit (O6). */
+  /** Expected completion tokens, used in the cost estimate and the cost limit. */
   expectedCompletionTokens: number;
   /** `strict`: adjacent plain user (or assistant) messages left by trimming are merged, so the roles alternate. */
   roleAlternation?: 'any' | 'strict';

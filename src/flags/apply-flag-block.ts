@@ -24,7 +24,7 @@ export function appliedKey(messageId: string, items: readonly FlagItem[]): strin
   return `${messageId}#${createHash('sha256').update(canonical).digest('base64url').slice(0, 8)}`;
 }
 
-/** Validate every item of a block; rejected items become notices instead of being applied (F6). */
+/** Validate every item of a block; rejected items become notices instead of being applied. */
 export function checkItems(items: readonly FlagItem[], registry: FlagRegistry): { items: CheckedItem[]; notices: string[] } {
   const checked: CheckedItem[] = [];
   const notices: string[] = [];
@@ -70,7 +70,7 @@ function applyMark(marks: Record<string, MessageMarks>, messageId: string, item:
 /**
  * Apply one message's block to the chat state, in the order written (`!+pin,-pin` = no pin):
  * `+key` / `-key` change the persistent flags; message-scoped flags (pin, tag, ...) in any form
- * mark the carrying message (F10, F11). Records `appliedKey` (see appliedKey()) as applied. Mutates `state`.
+ * mark the carrying message, so `!pin` and `!tag` stick to the message that carried them. Records `appliedKey` (see appliedKey()) as applied. Mutates `state`.
  */
 export function applyBlock(state: FlagStateDoc, items: readonly CheckedItem[], messageId: string, appliedKey: string): void {
   for (const item of items) {

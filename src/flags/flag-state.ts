@@ -19,7 +19,10 @@ export interface FlagStateDoc {
   cleared: string[];
   /** Pins, tags and registered message-scoped flags, by stable message id. */
   marks: Record<string, MessageMarks>;
-  /** `<message id>#<block digest>` of every block already applied (each exactly once: F12). */
+  /**
+   * `<message id>#<block digest>` of every block already applied (each exactly once: a regenerate
+   * or a resend never re-applies an older block).
+   */
   applied: string[];
   /** The newest flagged turn (see currentTurn). */
   turn?: TurnRecord;

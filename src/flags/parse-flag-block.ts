@@ -1,5 +1,7 @@
 /**
- * The inline flag grammar (lethes §1.1, with defects F1, F2 and F5 fixed). Pure.
+ * The inline flag grammar. Pure. Unlike the Python library lethes it must not misread ordinary
+ * text as flags (`!important note`, `!pip install`: an unknown key or a malformed item means no
+ * block) nor mangle non-ASCII values (`!tag="café"` keeps its unicode).
  *
  * Block = text after a leading `!` up to the first unquoted whitespace; items are separated by
  * commas; key `[+-]?[A-Za-z_][\w.-]*` (case-insensitive, normalised to lower case); optional
@@ -68,7 +70,7 @@ function stripSeparator(rest: string): string {
 
 /**
  * Parse the flag block at the start of `text`. Returns undefined when `text` does not start with
- * a well-formed block, or when `isKnown` rejects any key (then the text is ordinary text: F1, F2).
+ * a well-formed block, or when `isKnown` rejects any key (then the text is ordinary text).
  */
 export function parseFlagBlock(text: string, isKnown?: (key: string) => boolean): FlagBlock | undefined {
   if (!text.startsWith('!')) return undefined;

@@ -1,7 +1,7 @@
 import { parseFlagBlock, type FlagBlock } from './parse-flag-block.js';
 
 /**
- * What the model sees instead of a user message that held nothing but flags (F4): a short,
+ * What the model sees instead of a user message that held nothing but flags: a short,
  * neutral text, so the request stays well-formed and the model simply carries on.
  */
 export const FLAG_ONLY_TEXT = '(continue)';
@@ -18,7 +18,7 @@ function isTextPart(part: unknown): part is Part & { text: string } {
   return !!part && typeof part === 'object' && (part as Part).type === 'text' && typeof (part as Part).text === 'string';
 }
 
-/** Strip the block from one user message; undefined when it has none (F7: multimodal text parts too). */
+/** Strip the block from one user message; undefined when it has none (the first text part of multimodal content too). */
 function stripMessage(message: Record<string, unknown>, isKnown: (key: string) => boolean): { message: Record<string, unknown>; block: FlagBlock } | undefined {
   const content = message.content;
   if (typeof content === 'string') {
@@ -55,5 +55,5 @@ export function stripFlagBlocks(messages: readonly unknown[], isKnown: (key: str
   return { messages: stripped, blocks };
 }
 
-/** Index of the newest user message (tool calls and results may follow it: F8); -1 when none. */
+/** Index of the newest user message (tool calls and results may follow it); -1 when none. */
 export { newestUserIndex } from '../engine/conversation/message-text.js';

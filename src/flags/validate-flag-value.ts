@@ -17,8 +17,8 @@ function bounded(spec: FlagSpec, value: number, what: string): ValidatedValue {
 }
 
 /**
- * Check a typed value (undefined = no `=value`) against a flag spec (F6: values are checked,
- * not just presence). Booleans accept no value or true/false/1/0/yes/no/on/off.
+ * Check a typed value (undefined = no `=value`) against a flag spec (values are checked, not
+ * just presence). Booleans accept no value or true/false/1/0/yes/no/on/off.
  */
 export function validateFlagValue(spec: FlagSpec, raw: string | undefined): ValidatedValue {
   const example = spec.example ? ` (e.g. ${spec.example})` : '';

@@ -26,7 +26,7 @@ export const PRICE_KEYS = {
   input_cache_write: 'inputCacheWrite',
 } as const satisfies Record<string, keyof ModelPrice>;
 
-/** A USD price string, or undefined for negative (`"-1"` = dynamic), missing or malformed values (P1). */
+/** A USD price string, or undefined (unknown, never a negative cost) for negative (`"-1"` = dynamic), missing or malformed values. */
 export function parsePrice(value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const parsed = parseDecimal(value);
@@ -58,7 +58,7 @@ export function hasVariant(id: string): boolean {
 
 /**
  * Build a price table from parsed OpenRouter models. Ids are kept verbatim (provider prefix
- * and dots included: P2, P5); `canonical_slug` becomes an alias of a non-variant id
+ * and dots included); `canonical_slug` becomes an alias of a non-variant id
  * (never of a `:free` variant, which would price a paid model at zero).
  */
 export function buildPriceTable(models: readonly OpenRouterModel[], source: PriceTableSource, fetchedAt: number): PriceTable {

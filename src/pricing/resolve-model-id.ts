@@ -9,10 +9,10 @@ const HYPHEN_VERSION = /(?<=-)(\d)-(\d)(?=-|$)/g;
  * Resolve a model id as Open WebUI sends it to a price-table id, or undefined.
  * Order: exact / alias / case-insensitive; provider prefix added (`gpt-4o` → `openai/gpt-4o`);
  * a known connection prefix stripped (`openrouter.openai/gpt-4o`, only when the rest
- * resolves: P6); a foreign leading path segment dropped (`openrouter/openai/gpt-4o`, `azure/gpt-4o`);
+ * resolves); a foreign leading path segment dropped (`openrouter/openai/gpt-4o`, `azure/gpt-4o`);
  * the variant suffix dropped (`:free`), then a date suffix (`-2024-08-06`); last, Anthropic's hyphenated
  * versions read with a dot (`claude-3-5-sonnet-20241022` → `claude-3.5-sonnet`).
- * Dots inside ids are never touched (P5: `gpt-4.1`, `gemini-2.5-pro`).
+ * Dots inside ids are never touched (`gpt-4.1`, `gemini-2.5-pro`).
  */
 export function resolveModelId(raw: string, index: ModelIndex, depth = 0): string | undefined {
   const id = raw.trim();

@@ -28,7 +28,7 @@ function reportedCost(usage: Bag): string | undefined {
 }
 
 /**
- * Normalise one usage object of any backend shape (pricing-usage.md §3.1) — OpenAI, OpenRouter
+ * Normalise one usage object of any backend shape — OpenAI, OpenRouter
  * (cost, cached, cache-write, reasoning, BYOK), OpenAI Responses, Anthropic native (cache counts
  * on top of `input_tokens`), Ollama (`prompt_eval_count`), llama.cpp (`prompt_n`, or `timings`) —
  * into one shape. Undefined when it carries no token counts.

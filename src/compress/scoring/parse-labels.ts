@@ -1,7 +1,7 @@
 /** The analyzer's labels: Keep, Helpful, Maybe, Skip, Drop. */
 export type Label = 'K' | 'H' | 'M' | 'S' | 'D';
 
-/** Weight of each label (lethes' LLMContextAnalyzer table). */
+/** Weight of each label in a message's score: Keep counts fully, Drop almost not at all. */
 export const LABEL_WEIGHTS: Record<Label, number> = { K: 1, H: 0.75, M: 0.5, S: 0.25, D: 0.05 };
 
 const WORDS: Record<string, Label> = { k: 'K', keep: 'K', h: 'H', helpful: 'H', m: 'M', maybe: 'M', s: 'S', skip: 'S', d: 'D', drop: 'D' };

@@ -14,7 +14,7 @@ export interface ResolvedBudget {
 }
 
 /**
- * Resolves the token, soft-target, cost (O5: noted as inactive without pricing) and
+ * Resolves the token, soft-target, cost (noted as inactive when the model has no price) and
  * context-fraction limits. `full` switches every limit off.
  */
 export function resolveBudget(options: EngineOptions, model: string | undefined, pricing: PricingLookup | undefined): ResolvedBudget {

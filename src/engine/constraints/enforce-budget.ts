@@ -2,7 +2,7 @@ import type { SelectionUnit } from '../selection/selection-algorithm.js';
 
 /**
  * Drops kept optional units, lowest weight first (older first on ties), until `used` ≤
- * `limit` (C3: repairs never push the total over budget). Returns the new total.
+ * `limit`, so repairs never push the total over budget. Returns the new total.
  */
 export function enforceBudget(units: readonly SelectionUnit[], kept: boolean[], used: number, limit: number): number {
   if (used <= limit) return used;

@@ -25,7 +25,7 @@ function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: numb
 }
 
 /**
- * The first chat message sent must be a user message (C2). While the first kept unit is not
+ * The first chat message sent must be a user message. While the first kept unit is not
  * a user unit: its question (the nearest earlier user unit) is added if it fits in `room`;
  * otherwise room is first made by dropping optional units (any of them for a mandatory unit,
  * only units weighing less for an optional one, so the best-scoring reply is not lost to

@@ -26,7 +26,7 @@ function contextStart(conversation: Conversation, turns: number): number {
 /**
  * Marks units that must be kept — the current turn (last user message onward), the last
  * max(recent, minChatMessages) chat messages, pinned and keep-tagged messages — and those
- * outside `!context=N` (F9), which are never selected unless pinned.
+ * outside `!context=N` (the last N turns), which are never selected unless pinned.
  */
 export function markUnits(conversation: Conversation, options: EngineOptions, marks: Record<string, MessageMark>, keepTags: readonly string[]): UnitMarks {
   const count = conversation.units.length;

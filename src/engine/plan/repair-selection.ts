@@ -32,7 +32,8 @@ export function selectionTotals(units: readonly SelectionUnit[], kept: readonly 
 
 /**
  * Repairs a selection until stable: within `aim` (dropping optional units, leaving room for
- * the summary reserve as it grows: W6, C3) and starting with a user message (C2). Returns
+ * the summary reserve as it grows, so repairs never push the total over budget) and starting
+ * with a user message. Returns
  * the positions dropped by the first-user rule.
  */
 export function repairSelection(units: readonly SelectionUnit[], kept: boolean[], fixed: number, aim: number, options: EngineOptions): Set<number> {

@@ -44,7 +44,7 @@ function recall(units: readonly SelectionUnit[], open: readonly SelectionUnit[],
   const before = kept.slice();
   fillByWeight(relevant, recencyWeights(units, recencyFactor), room, kept);
   const recalled = new Set(open.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position));
-  // The oldest kept message may now be a recalled one: it must be a user message too (C2).
+  // The oldest kept message may now be a recalled one: it must be a user message too.
   dropLeadingNonUser(units, kept, (unit) => recalled.has(unit.position));
   return [...recalled].filter((position) => kept[position]);
 }
@@ -78,7 +78,7 @@ export const prefixCacheSelection: SelectionAlgorithm = {
       total = trimOldest(open, kept, total, room);
       notes.push(`prefix_cache: over budget, trimmed oldest history to ${Math.round(options.trimTo * 100)}% of the budget`);
     }
-    // The prefix is sent first, so it must start with a user message itself (C2).
+    // The prefix is sent first, so it must start with a user message itself.
     total -= dropLeadingNonUser(units, kept, (unit) => !unit.mandatory);
     const recalled = recall(units, open, kept, Math.min(available - total, Math.floor(PREFIX_RECALL_SHARE * limit)), options.recencyFactor);
     if (recalled.length > 0) notes.push(`prefix_cache: ${recalled.length} relevant older message(s) sent after the cached prefix`);

@@ -5,7 +5,7 @@ export const SUMMARY_HEADER = 'Summary of earlier conversation (older messages w
 
 /**
  * The messages with a summary block inserted where the plan says, as a `system` message so
- * it can never make two user messages in a row (C4). Returns a new array; input untouched.
+ * it can never make two user messages in a row. Returns a new array; input untouched.
  */
 export function insertSummary(result: PlanResult, summary: string): unknown[] {
   const text = summary.trim();

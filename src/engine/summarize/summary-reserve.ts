@@ -8,7 +8,8 @@ export const SUMMARY_BUDGET_SHARE = 0.25;
 export const MIN_SUMMARY_TOKENS = 24;
 
 /**
- * Tokens to reserve for a summary of `summarizedTokens` tokens (W6): ratio × tokens, capped
+ * Tokens to reserve for a summary of `summarizedTokens` tokens, so the summary block fits
+ * in the budget with the kept messages: ratio × tokens, capped
  * at `maxTokens`, plus framing; 0 when nothing is summarized.
  */
 export function summaryReserve(summarizedTokens: number, ratio: number, maxTokens: number): number {

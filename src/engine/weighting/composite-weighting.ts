@@ -3,7 +3,7 @@ import type { WeightingStrategy } from './weighting-strategy.js';
 
 /**
  * Blend of smart scores and external scores (LLM or embedding scorers, computed before
- * planning): (1 − w)·smart + w·external, then renormalised so the best message scores 1 (W3).
+ * planning): (1 − w)·smart + w·external, then renormalised so the best message scores 1.
  * A message without an external score keeps its smart score in the blend.
  */
 export const compositeWeighting: WeightingStrategy = {
