@@ -106,8 +106,8 @@ export default defineFilter({
       }
     }
     const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
-    // One deadline for all summarizing of this inlet (retries included), so a slow model never outlasts the hook.
-    // Summarizing stops before the host's hook timeout, so a slow model falls back to dropping instead of a 504.
+    // One deadline for all summarizing of this inlet (retries included), ending before the host's hook timeout:
+    // a slow model falls back to dropping instead of a 504.
     const summaryMs = Math.max(100, Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - 1000));
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(summaryMs)]);
     if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);

@@ -43,6 +43,7 @@ export interface Lease {
 
 /** Health of a backend as shown in logs and /health. */
 export interface StoreHealth {
+  /** The backend's name; `memory` only names in-process test doubles (there is no memory backend). */
   backend: 'sqlite' | 'redis' | 'memory';
   ok: boolean;
   detail?: string;
@@ -56,6 +57,7 @@ export interface StoreHealth {
  * (reads) or is queued (ledger appends), never hangs.
  */
 export interface StateStore {
+  /** `sqlite` or `redis`; `memory` only names in-process test doubles (there is no memory backend). */
   readonly backend: 'sqlite' | 'redis' | 'memory';
   /** The spend ledger with its counters (both real backends have one; createLedger needs it). */
   readonly usage?: UsageStore;
