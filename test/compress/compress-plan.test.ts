@@ -140,12 +140,12 @@ describe('compressPlan stable keys and ahead-of-time warming', () => {
   });
 });
 
-describe('compressPlan failures (S1)', () => {
+describe('compressPlan failures: a failed or empty summary is never cached', () => {
   it.each<[string, Script, number?]>([
     ['a 500', () => ({ status: 500, json: { error: 'down' } })],
     ['a timeout', () => ({ ...chatReply('late'), delayMs: 1500 }), 100],
     ['an empty summary', () => chatReply('   ')],
-    ["lethes' '-' placeholder", () => chatReply('-')],
+    ["a '-' placeholder reply", () => chatReply('-')],
   ])('%s: the messages are dropped, nothing is cached, and the plan notes say so', async (_name, script, timeoutMs) => {
     const messages = orderChat(12);
     const failed = await run(messages, 800, { script, timeoutMs });

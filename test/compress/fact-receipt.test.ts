@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../src/compress/extract-facts.js';
 import { appendFacts, factReceipt } from '../../src/compress/fact-receipt.js';
 
-describe('extractFacts (langstate regexes plus dates and identifiers)', () => {
+describe('extractFacts (money, ratios, percentages, numbers, acronyms and names, plus dates and identifiers)', () => {
   it('finds amounts, percents, ratios, dates, numbers, ids, code identifiers and names', () => {
     const text = 'Alice Martin paid $1,250.50 on 2025-03-14 for invoice INV-2291, a 15% rise and 3x faster; call `resetCache()` or max_retry_count, launch code ZEBRA-42, 14 March.';
     const facts = extractFacts(text).map((fact) => `${fact.kind}:${fact.text}`);

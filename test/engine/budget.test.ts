@@ -9,18 +9,18 @@ const pricing = linearPricing({ 'openai/gpt-4o': { prompt: 1, completion: 4, cac
 const long = [system('You are helpful.'), ...chat(40, 20), user('last question')];
 
 describe('cost budget', () => {
-  it('O5: without pricing the plan says the cost budget is inactive', () => {
+  it('without pricing the plan says the cost budget is inactive', () => {
     const result = planContext({ messages: long, model: 'openai/gpt-4o', options: { maxCostUsd: 0.0001 } });
     expect(result.plan.notes.join(' ')).toMatch(/cost budget inactive/);
     expect(result.messages.length).toBe(long.length);
   });
 
-  it('O5: an unpriced model is noted too', () => {
+  it('an unpriced model is noted as such', () => {
     const result = planContext({ messages: long, model: 'unknown/model', pricing, options: { maxCostUsd: 0.0001 } });
     expect(result.plan.notes.join(' ')).toMatch(/no price for model unknown\/model/);
   });
 
-  it.each([0.0002, 0.0005, 0.001])('O5: a cost limit of $%s trims like a token limit', (maxCostUsd) => {
+  it.each([0.0002, 0.0005, 0.001])('a cost limit of $%s trims like a token limit', (maxCostUsd) => {
     const result = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxCostUsd } });
     const tokens = Math.floor(maxCostUsd * 1e6);
     expect(result.plan.budget.costLimitTokens).toBe(tokens);
@@ -28,14 +28,14 @@ describe('cost budget', () => {
     expect(Number(result.plan.budget.estimatedCostUsd)).toBeLessThanOrEqual(maxCostUsd);
   });
 
-  it('O6: expected completion tokens shrink the cost limit and enter the estimate', () => {
+  it('expected completion tokens shrink the cost limit and enter the estimate', () => {
     const without = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxCostUsd: 0.0005 } });
     const withReply = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxCostUsd: 0.0005, expectedCompletionTokens: 50 } });
     expect(withReply.plan.budget.costLimitTokens).toBe(without.plan.budget.costLimitTokens! - 200);
     expect(Number(withReply.plan.budget.estimatedCostUsd)).toBeLessThanOrEqual(0.0005);
   });
 
-  it('O6: the estimate accounts for the prompt-cached prefix', () => {
+  it('the cost estimate accounts for the prompt-cached prefix', () => {
     const options = { algorithm: 'prefix_cache' as const };
     const first = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options });
     const again = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options, previousSequence: first.sequence });
@@ -85,7 +85,7 @@ describe('summarization', () => {
     expect(summaryReserve(tokens, ratio, cap)).toBe(expected);
   });
 
-  it.each([200, 300, 500])('W6: the summary block is reserved in a budget of %i', (maxTokens) => {
+  it.each([200, 300, 500])('the summary block is reserved in a budget of %i', (maxTokens) => {
     const messages = [...chat(28, 10), user('now')];
     const result = planContext({ messages, options: { maxTokens, summarize: true, recent: 1 } });
     const summarized = result.plan.entries.filter((entry) => entry.disposition === 'summarize');
@@ -100,7 +100,7 @@ describe('summarization', () => {
     expect(result.plan.overBudget).toBe(false);
   });
 
-  it('W6: budget 60 with 28 overflow messages stays within 60 (no room for a summary: dropped, noted)', () => {
+  it('budget 60 with 28 overflow messages stays within 60 (no room for a summary: dropped, noted)', () => {
     const messages = [...chat(28, 10), user('now')];
     const result = planContext({ messages, options: { maxTokens: 60, summarize: true, recent: 1 } });
     expect(result.plan.tokensAfter).toBeLessThanOrEqual(60);

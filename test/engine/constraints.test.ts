@@ -38,7 +38,7 @@ describe('tool calls', () => {
     }
   });
 
-  it('C5: a call and its result are never split, even when that is the only problem', () => {
+  it('a call and its result are never split, even when that is the only problem', () => {
     const messages = [user('q'), toolCalls(['x', 'tiny']), toolResult('x', words(200)), assistant('a'), user('again')];
     for (let maxTokens = 20; maxTokens < 400; maxTokens += 7) {
       const result = planContext({ messages, options: { maxTokens, recent: 1, weighting: 'static' } });
@@ -65,7 +65,7 @@ describe('tool calls', () => {
 });
 
 describe('order and keep constraints', () => {
-  it('C2: the first chat message sent is a user message', () => {
+  it('the first chat message sent is a user message', () => {
     const messages = [system('s'), user(words(300, 'huge')), assistant('bread bread bread'), user(words(40, 'filler')), assistant('ok'), user('bread?')];
     for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
       const result = planContext({ messages, options: { maxTokens: 120, recent: 1, algorithm, weighting: 'keyword' } });
@@ -98,7 +98,7 @@ describe('order and keep constraints', () => {
     expect(result.plan.overBudget).toBe(true);
   });
 
-  it('W4: system prompt tokens count against the budget', () => {
+  it('system prompt tokens count against the budget', () => {
     const messages = [system(words(60, 'rule')), ...chat(10, 10), user('question')];
     const result = planContext({ messages, options: { maxTokens: 250, recent: 1 } });
     const systemTokens = result.plan.entries[0]!.tokens;
@@ -118,7 +118,7 @@ describe('order and keep constraints', () => {
     expect(result.plan.notes.join(' ')).toMatch(/over budget/);
   });
 
-  it.each([1, 3, 5])('C1: minChatMessages=%i keeps the newest messages by position', (minChatMessages) => {
+  it.each([1, 3, 5])('minChatMessages=%i keeps the newest messages by position', (minChatMessages) => {
     const messages = chat(9, 30);
     const result = planContext({ messages, options: { maxTokens: 5, recent: 0, minChatMessages, weighting: 'keyword' } });
     const keptIndexes = result.plan.entries.filter((entry) => entry.disposition !== 'drop').map((entry) => entry.index);
@@ -126,7 +126,7 @@ describe('order and keep constraints', () => {
     expect(keptIndexes.slice(-minChatMessages)).toEqual(expected);
   });
 
-  it.each([60, 90, 120, 200, 333])('C3: repairs never push the total over the budget (%i)', (maxTokens) => {
+  it.each([60, 90, 120, 200, 333])('repairs never push the total over the budget (%i)', (maxTokens) => {
     const messages = [system('s'), ...chat(16, 12), user('end')];
     for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
       const result = planContext({ messages, options: { maxTokens, algorithm, recent: 1 } });
@@ -145,7 +145,7 @@ describe('order and keep constraints', () => {
     expect(result.plan.entries[4]!.reason).toMatch(/decision/);
   });
 
-  it('F9: !context=N keeps only the last N turns even when everything fits', () => {
+  it('!context=N keeps only the last N turns even when everything fits', () => {
     const messages = [system('s'), ...chat(10, 5), user('last')];
     const result = planContext({ messages, options: { contextTurns: 2, recent: 4 } });
     const sent = result.messages as TestMessage[];
@@ -192,7 +192,7 @@ describe('pass-through', () => {
     expect(JSON.stringify(result.messages)).toBe(JSON.stringify(snapshot));
   });
 
-  it('C4: an inserted summary never makes two user messages in a row', () => {
+  it('an inserted summary never makes two user messages in a row', () => {
     const messages = [system('s'), ...chat(20, 20), user('end')];
     const result = planContext({ messages, options: { maxTokens: 150, summarize: true, recent: 2 } });
     const withSummary = insertSummary(result, 'they talked about topics') as TestMessage[];

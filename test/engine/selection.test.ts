@@ -58,7 +58,7 @@ describe('prefix_cache', () => {
     expect(validPrefix(previous, current)).toEqual({ length, lastIndex });
   });
 
-  it('S4: the prefix from the previous request matches across requests (fresh objects)', () => {
+  it('the prefix from the previous request matches across requests (fresh objects)', () => {
     const history = [system('sys'), ...chat(30, 20), user('q1')];
     const options = { algorithm: 'prefix_cache' as const, maxTokens: 600 };
     const first = planContext({ messages: history, options });

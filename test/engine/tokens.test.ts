@@ -86,7 +86,7 @@ describe('countMessageTokens', () => {
     expect(countMessageTokens({ role: 'tool', tool_call_id: 'call_1', content: 'ok' }, encoder)).toBe(3 + count('tool') + count('ok') + count('call_1'));
   });
 
-  it('W1: image parts count by tiles and the encoding depends on the model', () => {
+  it('image parts count by tiles and the encoding depends on the model', () => {
     const withImage = { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }] };
     expect(countMessageTokens(withImage, encoder)).toBe(3 + count('user') + count('look') + 85);
     const text = 'Übergrößenträger 東京都 supercalifragilistic';
@@ -155,7 +155,7 @@ describe('token cache', () => {
     expect(cache.get('new')).toBe(1);
   });
 
-  it('S2: an empty cache is used: the second identical run hits it for every message', () => {
+  it('an empty token cache is still used: the second identical run hits it for every message', () => {
     const cache = new LruTokenCache();
     const messages = chat(12);
     const first = planContext({ messages, model: 'gpt-4o', tokenCache: cache, options: { maxTokens: 100 } });

@@ -26,7 +26,7 @@ const kitchen: TestMessage[] = [
 ];
 
 describe('BM25 idf', () => {
-  it.each([1, 2, 4, 7, 50])('W2: idf is positive for every df with N=%i', (documents) => {
+  it.each([1, 2, 4, 7, 50])('idf is positive for every df with N=%i', (documents) => {
     for (let df = 0; df <= documents; df += 1) expect(bm25Idf(documents, df)).toBeGreaterThan(0);
   });
 
@@ -35,7 +35,7 @@ describe('BM25 idf', () => {
     expect(bm25Idf(10, 5)).toBeGreaterThan(bm25Idf(10, 10));
   });
 
-  it('W2: a term in 2 of 4 messages still scores (rank_bm25 gives idf 0 there)', () => {
+  it('a term in 2 of 4 messages still scores (rank_bm25 gives idf 0 there)', () => {
     const raw = bm25Scores(['bread recipe', 'bread oven', 'weather', 'sunny'], 'bread');
     expect(raw[0]).toBeGreaterThan(0);
     expect(raw[1]).toBeGreaterThan(0);
@@ -119,7 +119,7 @@ describe('weighting strategies', () => {
     expect(penalised[3]).toBe(plain[3]);
   });
 
-  it('W3: composite scores are renormalised to [0,1] with the best at 1', () => {
+  it('composite scores are renormalised to [0,1] with the best at 1', () => {
     const base = scores(compositeWeighting, kitchen);
     const chatValues = base.values.slice(1);
     expect(Math.max(...chatValues)).toBe(1);
@@ -134,7 +134,7 @@ describe('weighting strategies', () => {
     expect(withScores[4]).toBeGreaterThan(without[4]!);
   });
 
-  it('W5: with equal weights greedy keeps the newest messages, not the oldest', () => {
+  it('with equal weights, greedy keeps the newest messages, not the oldest', () => {
     const messages = Array.from({ length: 10 }, (_, index) => (index % 2 ? assistant(`reply ${index}`) : user(`message ${index}`)));
     const result = planContext({ messages, options: { algorithm: 'greedy', weighting: 'static', recent: 0, maxTokens: 40 } });
     const kept = result.plan.entries.filter((entry) => entry.disposition !== 'drop').map((entry) => entry.index);

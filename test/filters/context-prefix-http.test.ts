@@ -20,7 +20,7 @@ function commonPrefix(a: Message[], b: Message[]): number {
   return index;
 }
 
-describe('prefix_cache across HTTP requests (S4)', () => {
+describe('prefix_cache across HTTP requests: the previous prefix is matched and replayed', () => {
   let runtime: TestRuntime;
   const send = (messages: Message[]) =>
     request(runtime.app)

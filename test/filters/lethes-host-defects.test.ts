@@ -30,7 +30,7 @@ function chat(turns: number, secretAt = -1): Message[] {
 
 const tokens = (messages: Message[]) => messages.reduce((sum, message) => sum + countMessageTokens(message, loadEncoder('o200k_base')), REPLY_PRIMING_TOKENS);
 
-describe('lethes defects in the host and filters', () => {
+describe('defects of the Python library lethes that the host and filters do not repeat', () => {
   let root: string;
   let runtime: Runtime;
   let logs = '';
@@ -50,7 +50,7 @@ describe('lethes defects in the host and filters', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('O1/U3: at the default log level, structured info lines are written and no message text is logged', async () => {
+  it('at the default log level, structured info lines are written and no message text is logged', async () => {
     logs = '';
     const response = await request(runtime.app)
       .post('/context/filter/inlet')
@@ -63,7 +63,7 @@ describe('lethes defects in the host and filters', () => {
     expect(logs).not.toContain(SECRET);
   });
 
-  it('U2: concurrent chats with different budgets never see each other’s request state', async () => {
+  it('concurrent chats with different budgets never see each other’s request state', async () => {
     await request(runtime.app).post('/context/valves/user/update?user_id=small').set(auth).send({ max_tokens: '600', recent: '', default_flags: '' }).expect(200);
     const calls = Array.from({ length: 12 }, (_, index) => {
       const user = index % 2 === 0 ? 'small' : 'large';
@@ -80,7 +80,7 @@ describe('lethes defects in the host and filters', () => {
     expect(large).toBeGreaterThan(small);
   });
 
-  it('U5: /health reports the version from package.json', async () => {
+  it('/health reports the version from package.json', async () => {
     const response = await request(runtime.app).get('/v1/health').set(auth).expect(200);
     const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
     expect(response.body.version).toBe(version);
@@ -89,7 +89,7 @@ describe('lethes defects in the host and filters', () => {
 
 const redisUrl = inject('redisUrl');
 
-describe.runIf(redisUrl || process.env.CI)('S3: Redis keys carry the deployment prefix exactly once', () => {
+describe.runIf(redisUrl || process.env.CI)('Redis keys carry the deployment prefix exactly once', () => {
   it('a filter key lands under REDIS_PREFIX once, never doubled', async () => {
     if (!redisUrl) throw new Error('CI needs a Redis');
     const prefix = `eunoe-s3-${randomBytes(4).toString('hex')}:`;

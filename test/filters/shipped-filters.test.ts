@@ -28,7 +28,7 @@ describe('shipped filters', () => {
       await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ pipelines: ['*'], priority: 0, max_turns: '3', target_user_roles: ['user', 'pending'] }).expect(200);
     });
 
-    it('U1: max_turns is used: a conversation at the limit passes unchanged and one over it gets a JSON 429', async () => {
+    it('max_turns is used: a conversation at the limit passes unchanged and one over it gets a JSON 429', async () => {
       const atLimit = { ...chatInletBody(), messages: conversation(3) };
       await inlet('turn-limit', atLimit).expect(200, atLimit);
       const over = await inlet('turn-limit', { ...chatInletBody(), messages: conversation(4) });

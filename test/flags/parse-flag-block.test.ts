@@ -31,7 +31,7 @@ describe('parseFlagBlock', () => {
     ['!key="日本語 テキスト" x', '日本語 テキスト'],
     ["!key='emoji 🎉' x", 'emoji 🎉'],
     ['!key=naïve x', 'naïve'],
-  ])('F5: %j keeps the unicode value intact', (text, value) => {
+  ])('%j keeps the unicode value intact', (text, value) => {
     expect(parse(text)?.items[0]?.value).toBe(value);
   });
 
@@ -46,7 +46,7 @@ describe('parseFlagBlock', () => {
     ['!ls -la'],
     ['!-- comment'],
     ['!full,important x'],
-  ])('F1: %j (an unknown key) is ordinary text', (text) => {
+  ])('%j (an unknown key) is ordinary text', (text) => {
     expect(parse(text)).toBeUndefined();
   });
 
@@ -64,11 +64,11 @@ describe('parseFlagBlock', () => {
     ['!tag="a"b x'],
     ['!full:x'],
     ['!+-full'],
-  ])('F2: %j does not parse and is ordinary text', (text) => {
+  ])('%j does not parse and is ordinary text', (text) => {
     expect(parse(text)).toBeUndefined();
   });
 
-  it.each([['![img](http://x/y.png) caption'], ['![](a.png)']])('F3: a markdown image at the start (%j) is left alone', (text) => {
+  it.each([['![img](http://x/y.png) caption'], ['![](a.png)']])('a markdown image at the start (%j) is left alone', (text) => {
     expect(parse(text)).toBeUndefined();
   });
 

@@ -57,7 +57,7 @@ describe('resolveFlags: turns', () => {
     expect(nextTurn.flags.effective).toEqual({ nosum: true });
   });
 
-  it('F8: temporary flags hold when a tool call and its result follow the user message', async () => {
+  it('temporary flags hold when a tool call and its result follow the user message', async () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: '!nosum,target=900 Look this up' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
@@ -79,7 +79,7 @@ describe('resolveFlags: turns', () => {
     expect(sixth.flags.source).toBe('store');
   });
 
-  it('F12: deleting or editing the message that carried !+x keeps the flag', async () => {
+  it('deleting or editing the message that carried !+x keeps the flag', async () => {
     const chat = new SimulatedChat({ store: flagsNamespace(store) });
     await chat.say('!+recent=6 keep more');
     await chat.say('next');
@@ -106,7 +106,7 @@ describe('resolveFlags: turns', () => {
     expect(edited.flags.marks).toEqual({});
   });
 
-  it('F11: !pin marks the message that carried it, on this and every later turn', async () => {
+  it('!pin marks the message that carried it, on this and every later turn', async () => {
     const chat = new SimulatedChat({ store: flagsNamespace(store) });
     await chat.say('The schema is users(id, name)');
     const pinnedTurn = await chat.say('!pin Remember this rule');
@@ -130,7 +130,7 @@ describe('resolveFlags: turns', () => {
     expect(flags.marks[id] ?? {}).toEqual(mark);
   });
 
-  it('F10: !tag tags the carrying message and a later !keep_tag finds it', async () => {
+  it('!tag tags the carrying message and a later !keep_tag finds it', async () => {
     const chat = new SimulatedChat({ store: flagsNamespace(store) });
     const tagged = await chat.say('!tag=decision We use Postgres');
     const taggedId = idOf(tagged.body.messages, 'We use Postgres') as string;
@@ -157,7 +157,7 @@ describe('resolveFlags: turns', () => {
     expect((await chat.say('c')).flags.effective).toEqual({ recent: 6 });
   });
 
-  it('F6: !recent=abc is rejected with a notice, the rest of the block still applies', async () => {
+  it('!recent=abc is rejected with a notice, the rest of the block still applies', async () => {
     const { flags, body } = await new SimulatedChat({ store: flagsNamespace(store) }).say('!recent=abc,nosum,weight=99 Go');
     expect(flags.effective).toEqual({ nosum: true });
     expect(flags.notices).toEqual([expect.stringMatching(/^Flag !recent=abc ignored: recent expects a whole number/), expect.stringMatching(/weight must be at most 10/)]);
@@ -209,7 +209,7 @@ describe('resolveFlags: turns', () => {
     expect(contents(after.body.messages).at(-1)).toBe('again');
   });
 
-  it('F9: !context=5 reaches the engine as a whole number, never as a switch that turns trimming off', async () => {
+  it('!context=5 reaches the engine as a whole number, never as a switch that turns trimming off', async () => {
     const { flags } = await new SimulatedChat({ store: flagsNamespace(store) }).say('!context=5 go');
     expect(flags.effective).toEqual({ context: 5 });
     expect(flags.has('full')).toBe(false);

@@ -32,7 +32,7 @@ describe('stripFlagBlocks', () => {
     expect(messages[0]?.content).toMatch(/^!recent=4/);
   });
 
-  it.each([['!full'], ['!+nosum,recent=3'], ['!flags   ']])('F4: the flag-only message %j becomes the neutral text', (content) => {
+  it.each([['!full'], ['!+nosum,recent=3'], ['!flags   ']])('the flag-only message %j becomes the neutral text', (content) => {
     const result = stripFlagBlocks([{ role: 'user', content }], known);
     expect(result.messages[0]).toEqual({ role: 'user', content: FLAG_ONLY_TEXT });
   });
@@ -46,7 +46,7 @@ describe('stripFlagBlocks', () => {
     expect(stripFlagBlocks(messages, known).messages[0]).toBe(messages[0]);
   });
 
-  it('F7: the first text part of multimodal content is parsed and stripped', () => {
+  it('the first text part of multimodal content is parsed and stripped', () => {
     const messages = [{ role: 'user', content: [image, { type: 'text', text: '!pin What is in this picture?' }, { type: 'text', text: '!full second part' }] }];
     const result = stripFlagBlocks(messages, known);
     expect(result.messages[0]).toEqual({ role: 'user', content: [image, { type: 'text', text: 'What is in this picture?' }, { type: 'text', text: '!full second part' }] });
@@ -54,17 +54,17 @@ describe('stripFlagBlocks', () => {
     expect((messages[0]?.content[1] as { text: string }).text).toBe('!pin What is in this picture?');
   });
 
-  it('F7: an emptied text part is dropped when other parts remain', () => {
+  it('an emptied text part is dropped when other parts remain', () => {
     const result = stripFlagBlocks([{ role: 'user', content: [{ type: 'text', text: '!+pin' }, image] }], known);
     expect(result.messages[0]).toEqual({ role: 'user', content: [image] });
   });
 
-  it('F7: an emptied sole text part becomes the neutral text', () => {
+  it('an emptied sole text part becomes the neutral text', () => {
     const result = stripFlagBlocks([{ role: 'user', content: [{ type: 'text', text: '!nosum' }] }], known);
     expect(result.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: FLAG_ONLY_TEXT }] });
   });
 
-  it('F7: multimodal text that is not a flag block is left alone', () => {
+  it('multimodal text that is not a flag block is left alone', () => {
     const messages = [{ role: 'user', content: [{ type: 'text', text: '![img](u) caption' }, image] }];
     expect(stripFlagBlocks(messages, known).messages[0]).toBe(messages[0]);
   });
@@ -85,7 +85,7 @@ describe('stripFlagBlocks', () => {
 describe('newestUserIndex', () => {
   it.each([
     ['ends with a user message', ['system', 'user', 'assistant', 'user'], 3],
-    ['F8: a tool call and its result follow the user message', ['user', 'assistant', 'user', 'assistant', 'tool'], 2],
+    ['a tool call and its result follow the user message', ['user', 'assistant', 'user', 'assistant', 'tool'], 2],
     ['outlet: the reply follows', ['user', 'assistant'], 0],
     ['no user message', ['system'], -1],
   ])('%s', (_, roles, index) => {

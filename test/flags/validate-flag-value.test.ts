@@ -27,7 +27,7 @@ describe('validateFlagValue', () => {
     ['tool_penalty', '0.2', 0.2],
     ['pair_coherence', '1', 1],
     ['tag', 'décision', 'décision'],
-  ])('F6: !%s=%s is accepted as %j', (key, raw, value) => {
+  ])('!%s=%s is accepted as %j', (key, raw, value) => {
     expect(validateFlagValue(spec(key), raw)).toEqual({ ok: true, value });
   });
 

@@ -13,7 +13,7 @@ const cost = (model: ModelPrice, usage: Parameters<typeof computeCost>[1], at = 
   return value === undefined ? undefined : formatDecimal(value);
 };
 
-describe('computeCost: pricing-usage.md §1.6 test vectors', () => {
+describe('computeCost: worked examples on the fixture price list', () => {
   it('gpt-4o with 1024 of 1200 prompt tokens cached', () => {
     expect(cost(price('openai/gpt-4o'), { promptTokens: 1200, cachedTokens: 1024, completionTokens: 350 })).toBe('0.00522');
   });
@@ -34,15 +34,15 @@ describe('computeCost: pricing-usage.md §1.6 test vectors', () => {
   });
 });
 
-describe('computeCost: unknown prices (P1, U4)', () => {
-  it('P1: a "-1" router price is unknown, never a negative cost', () => {
+describe('computeCost: unknown prices and cached tokens', () => {
+  it('a "-1" router price is unknown, never a negative cost', () => {
     expect(price('openrouter/auto').prompt).toBeUndefined();
     expect(cost(price('openrouter/auto'), { promptTokens: 1000, completionTokens: 10 })).toBeUndefined();
   });
   it('a missing completion price is unknown', () => {
     expect(cost(price('example/sparse'), { promptTokens: 10, completionTokens: 10 })).toBeUndefined();
   });
-  it('U4: cached tokens change the cost (they are read, not ignored)', () => {
+  it('cached tokens change the cost (they are read, not ignored)', () => {
     const plain = cost(price('openai/gpt-4o'), { promptTokens: 1200, completionTokens: 350 });
     const cached = cost(price('openai/gpt-4o'), { promptTokens: 1200, cachedTokens: 1024, completionTokens: 350 });
     expect(cached).not.toBe(plain);

@@ -2,7 +2,7 @@ import { buildPriceTable } from '../../src/pricing/price-table.js';
 import { parseModelList } from '../../src/pricing/openrouter-schema.js';
 import { ModelIndex } from '../../src/pricing/model-index.js';
 
-/** The §1.6 fixture of pricing-usage.md plus the suggested extra entries (free, "-1" router, overrides, sparse). */
+/** A small OpenRouter model list: priced models plus a free variant, a "-1" router, overrides and a sparse entry. */
 export const DOC_FIXTURE = {
   data: [
     {

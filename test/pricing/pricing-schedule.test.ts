@@ -44,7 +44,7 @@ describe('pricing refresh schedule', () => {
     expect(created[0]!.stopped).toBe(true);
   });
 
-  it('P3: with real node-cron every second, prices are refreshed on schedule and a slow fetch never overlaps', async () => {
+  it('with real node-cron every second, prices are refreshed on schedule and a slow fetch never overlaps', async () => {
     let active = 0;
     let maxActive = 0;
     const server = await startOpenRouter((_request, response) => {

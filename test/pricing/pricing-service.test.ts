@@ -20,7 +20,7 @@ const repriced = (model: Record<string, unknown>) =>
   model.id === 'openai/gpt-4o' ? { ...model, pricing: { ...(model.pricing as object), prompt: '0.000002' } } : model;
 
 describe('pricing service', () => {
-  it('P4: starts offline from the bundled snapshot (no missing fallback) and logs one clear line', async () => {
+  it('starts offline from the bundled snapshot (no missing fallback) and logs one clear line', async () => {
     const server = await startOpenRouter(() => {});
     const url = server.url;
     await server.close();

@@ -11,13 +11,13 @@ const index = new ModelIndex(table.models, table.aliases);
 const resolve = (id: string) => resolveModelId(id, index);
 
 describe('model id normalisation against the real capture', () => {
-  it('P2: provider-prefixed and bare ids both resolve', () => {
+  it('provider-prefixed and bare ids both resolve', () => {
     expect(resolve('openai/gpt-4o')).toBe('openai/gpt-4o');
     expect(resolve('gpt-4o')).toBe('openai/gpt-4o');
     expect(resolve('OpenAI/GPT-4o')).toBe('openai/gpt-4o');
   });
 
-  it('P5: dots inside ids are preserved', () => {
+  it('dots inside ids are preserved', () => {
     expect(resolve('gpt-4.1')).toBe('openai/gpt-4.1');
     expect(resolve('gemini-2.5-pro')).toBe('google/gemini-2.5-pro');
     expect(resolve('claude-3.5-sonnet')).toBe('anthropic/claude-3.5-sonnet');
@@ -25,7 +25,7 @@ describe('model id normalisation against the real capture', () => {
     expect(resolve('llama3.2:3b')).toBeUndefined();
   });
 
-  it('P6: a known connection prefix is stripped and the provider id resolves', () => {
+  it('a known connection prefix is stripped and the provider id resolves', () => {
     expect(resolve('openrouter.openai/gpt-4o')).toBe('openai/gpt-4o');
     expect(resolve('openai.gpt-4.1')).toBe('openai/gpt-4.1');
     expect(resolve('mycorp.gpt-4o')).toBeUndefined();

@@ -8,7 +8,7 @@ import { sdkImport } from './helpers/filter-source.js';
 /**
  * A filter whose import is slow (top-level await) once `marker` exists: a reload then takes
  * a while, and requests arriving meanwhile must still be answered by a filter (the old or the
- * new instance). A 404 here aborts the user's chat on current Open WebUI (protocol §4.5).
+ * new instance). A 404 here aborts the user's chat on current Open WebUI.
  */
 const slowToImport = (marker: string) => `import { existsSync } from 'node:fs';
 ${sdkImport}

@@ -8,7 +8,7 @@ import { PREFIXES } from './helpers/http.js';
 import { startLoopback, type LoopbackServer } from './helpers/loopback.js';
 import { multipartFile } from './helpers/multipart.js';
 
-/** Every route answers at `/X` and `/v1/X` with the shapes of protocol §2 (right key → 200). */
+/** Every route answers at `/X` and `/v1/X` with the shapes Open WebUI expects (right key → 200). */
 describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
   let runtime: TestRuntime;
   let files: LoopbackServer;

@@ -198,7 +198,7 @@ describe('a failing onValvesUpdated', () => {
   });
   afterAll(async () => runtime.dispose());
 
-  it('answers a JSON 500 whose detail is the hook\'s message (protocol §2.6), and the server keeps serving', async () => {
+  it('answers a JSON 500 whose detail is the hook\'s message, and the server keeps serving', async () => {
     const response = await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'revoked' });
     expectJsonError(response, 500, /The upstream rejected this API key/);
     await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'fine' }).expect(200);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeUsage } from '../../src/usage/normalize-usage.js';
 import { findUsage } from '../../src/usage/find-usage.js';
 
-describe('normalizeUsage: every shape of pricing-usage.md §3', () => {
+describe('normalizeUsage: every backend usage shape', () => {
   it('OpenAI chat completions (cached and reasoning are subsets)', () => {
     expect(
       normalizeUsage({ prompt_tokens: 1200, completion_tokens: 350, total_tokens: 1550, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 100 } }),
@@ -26,7 +26,7 @@ describe('normalizeUsage: every shape of pricing-usage.md §3', () => {
     expect(usage?.reportedCost).toBe('0.0021');
   });
 
-  it('U4: usage with cost keeps cached tokens and the reported cost, not just three numbers', () => {
+  it('usage with cost keeps cached tokens and the reported cost, not just three numbers', () => {
     const usage = normalizeUsage({ prompt_tokens: 123, completion_tokens: 7, cost: 0.0012, prompt_tokens_details: { cached_tokens: 100 } });
     expect(usage).toMatchObject({ promptTokens: 123, completionTokens: 7, totalTokens: 130, cachedTokens: 100, reportedCost: '0.0012' });
   });

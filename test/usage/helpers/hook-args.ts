@@ -12,7 +12,7 @@ import { createTokenCorrections } from '../../../src/usage/token-corrections.js'
 import { silentLogger } from '../../../src/util/logger.js';
 import { DOC_FIXTURE } from '../../pricing/fixtures.js';
 
-/** Real host services on a real store: pricing (bundled snapshot + the §1.6 fixture as custom file), ledger, corrections. */
+/** Real host services on a real store: pricing (bundled snapshot + the fixture price list as custom file), ledger, corrections. */
 export async function realServices(store: StateStore, dir: string): Promise<{ services: Required<HostServices>; pricing: PricingService }> {
   const custom = path.join(dir, 'custom-pricing.json');
   writeFileSync(custom, JSON.stringify(DOC_FIXTURE));
