@@ -11,7 +11,7 @@
  * question and overheads included). Baselines keep the question and fill the same budget.
  */
 import contextFilter from '../filters/context.js';
-import { contextOptions } from '../src/filters/context-options.js';
+import { contextOptions } from '../src/context/index.js';
 import { noFlags } from '../src/filters/flags-host.js';
 import { LruTokenCache, planContext, type EngineOptions } from '../src/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';

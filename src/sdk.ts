@@ -6,3 +6,6 @@ export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBod
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './filters/append-to-reply.js';
+
+/** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
+export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';

@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { contextOptions, type ContextValves } from '../../src/filters/context-options.js';
+import { contextOptions, contextValves, type ContextValves } from '../../src/context/index.js';
 import { createActiveFlags } from '../../src/flags/index.js';
 
-const valves = (overrides: Partial<ContextValves> = {}): ContextValves => ({
-  max_tokens: 4000,
-  target_tokens: 0,
-  context_fraction: 0,
-  max_cost_usd: 0,
-  algorithm: 'recency',
-  weighting: 'keyword',
-  recency_factor: 0.25,
-  recent: 4,
-  tool_penalty: 0.5,
-  pair_coherence: 0.8,
-  min_chat_messages: 1,
-  summary_base_url: 'http://127.0.0.1:1/v1',
-  summary_model: 'mini',
-  summary_min_budget: 1500,
-  ...overrides,
-});
+const valves = (overrides: Partial<ContextValves> = {}): ContextValves =>
+  contextValves.parse({ max_tokens: 4000, recency_factor: 0.25, summary_base_url: 'http://127.0.0.1:1/v1', summary_model: 'mini', summary_min_budget: 1500, ...overrides });
 const noFlags = createActiveFlags({ chatKey: 'c', persistent: {}, temporary: {}, marks: {}, notices: [], source: 'none' });
 const user = { max_tokens: null, recent: null };
 

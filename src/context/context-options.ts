@@ -1,43 +1,17 @@
 import type { EngineOptions } from '../engine/index.js';
 import type { ActiveFlags } from '../flags/types.js';
+import type { ContextUserValves as UserValves, ContextValves } from './context-valves.js';
 
-/** Admin valves of the context filter that map onto engine options. */
-export interface ContextValves {
-  max_tokens: number;
-  target_tokens: number;
-  context_fraction: number;
-  max_cost_usd: number;
-  algorithm: EngineOptions['algorithm'];
-  weighting: EngineOptions['weighting'];
-  recency_factor: number;
-  recent: number;
-  tool_penalty: number;
-  pair_coherence: number;
-  min_chat_messages: number;
-  /** Summarizer endpoint and model; both set = over-budget history is summarized instead of dropped. */
-  summary_base_url?: string;
-  summary_model?: string;
-  summary_ratio?: number;
-  summary_max_tokens?: number;
-  /** Smallest token budget at which summaries are made (0 = always). */
-  summary_min_budget?: number;
-  /** Whether users may lift the budget with `!full` (default true). */
-  allow_full?: boolean;
-  /** `strict`: adjacent same-role messages left by trimming are merged (templates that need alternation). */
-  role_alternation?: 'any' | 'strict';
-}
-
+/** The admin valves `contextOptions` reads (the schema's type: one source of truth). */
+export type { ContextValves };
 /** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
-export interface ContextUserValves {
-  max_tokens: number | null;
-  recent: number | null;
-}
+export type ContextUserValves = Pick<UserValves, 'max_tokens' | 'recent'>;
 
 const positive = (value: number | null | undefined) => (typeof value === 'number' && value > 0 ? value : undefined);
 
 /** True when the valves name a summarizer (base URL and model). */
 export function summarizerConfigured(valves: Pick<ContextValves, 'summary_base_url' | 'summary_model'>): boolean {
-  return Boolean(valves.summary_base_url?.trim() && valves.summary_model?.trim());
+  return Boolean(valves.summary_base_url.trim() && valves.summary_model.trim());
 }
 
 /**
