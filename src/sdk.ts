@@ -9,3 +9,6 @@ export { appendToReply } from './filters/append-to-reply.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';
+/** The shipped accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */
+export { createAccountingFilter, type AccountingOptions } from './accounting/accounting-filter.js';
+export { createSpendLimitFilter, type SpendLimitOptions } from './spend-limit/spend-limit-filter.js';
