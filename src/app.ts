@@ -5,13 +5,13 @@ import type { FilterRegistry } from './filters/filter-registry.js';
 import type { ValvesRepository } from './filters/valves-repository.js';
 import type { FlagsHost } from './filters/flags-host.js';
 import type { HostServices } from './filters/types.js';
-import { MethodNotAllowedError } from './errors/index.js';
 import { VERSION } from './version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';
 import { jsonBody } from './server/middleware/json-body.js';
 import { sendContinue } from './server/middleware/expect-continue.js';
 import { errorHandler, notFound } from './server/middleware/error-handler.js';
+import { methodNotAllowed, routeTable } from './server/middleware/method-not-allowed.js';
 import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
@@ -37,25 +37,6 @@ export interface AppDeps {
   extraRouters?: Router[];
 }
 
-/** Paths whose other methods answer 405 rather than 404. */
-const KNOWN_PATHS = [
-  '/models',
-  '/pipelines',
-  '/pipelines/add',
-  '/pipelines/upload',
-  '/pipelines/delete',
-  '/pipelines/reload',
-  '/health',
-  '/:id/filter/inlet',
-  '/:id/filter/outlet',
-  '/:id/valves',
-  '/:id/valves/spec',
-  '/:id/valves/update',
-  '/:id/valves/user',
-  '/:id/valves/user/spec',
-  '/:id/valves/user/update',
-];
-
 /**
  * Build the express app: the Pipelines routes at `/` and `/v1`, Bearer auth on every route
  * but `GET /` (checked before the body is read), JSON errors everywhere. Never listens; tests call it through supertest.
@@ -70,11 +51,12 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestContext(deps.logger));
 
-  const routes = Router();
-  routes.get('/', (_request, response) => {
+  const root = Router();
+  root.get('/', (_request, response) => {
     response.json({ status: true });
   });
-  routes.all('/', (_request, _response, next) => next(new MethodNotAllowedError()));
+  const routes = Router();
+  routes.use(root, methodNotAllowed(routeTable(root)));
   // The key is checked before any body is read: without it a request is a 401, its body unread.
   routes.use(requireApiKey(deps.apiKey), sendContinue);
   routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
@@ -92,7 +74,8 @@ export function createApp(deps: AppDeps): Express {
   for (const router of deps.extraRouters ?? []) routes.use(router);
   routes.use(filterHooksRouter({ ...deps }));
   routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));
-  routes.all(KNOWN_PATHS, (_request, _response, next) => next(new MethodNotAllowedError()));
+  // Read from the routers above, once: a known path with another method is a 405, not a 404.
+  routes.use(methodNotAllowed(routeTable(routes)));
 
   app.use('/v1', routes);
   app.use('/', routes);

@@ -2,7 +2,7 @@ import type { PlanResult, Summarizer } from '../engine/index.js';
 import { buildItems, type SummaryChunk } from './build-items.js';
 import type { CompressSettings } from './compress-settings.js';
 import { appendFacts, factReceipt, type FactReceipt } from './fact-receipt.js';
-import { messageText } from './message-text.js';
+import { transcriptText } from './message-text.js';
 import { blockTokens, fitSummaryBlock, insertBlock, summaryBlock } from './summary-block.js';
 import type { SummaryCache } from './summary-cache.js';
 import { chooseLevel, type SummaryLevel } from './summary-level.js';
@@ -34,7 +34,7 @@ export interface CompressOutcome {
 /** Texts of the messages a chunk replaces (the facts that must survive). */
 function coveredSources(chunk: SummaryChunk, messages: readonly unknown[]): Array<{ id: string; text: string }> {
   const covered = new Set(chunk.covers);
-  return chunk.indices.flatMap((index, position) => (covered.has(chunk.ids[position]!) ? [{ id: chunk.ids[position]!, text: messageText(messages[index]) }] : []));
+  return chunk.indices.flatMap((index, position) => (covered.has(chunk.ids[position]!) ? [{ id: chunk.ids[position]!, text: transcriptText(messages[index]) }] : []));
 }
 
 /**

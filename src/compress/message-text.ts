@@ -1,5 +1,5 @@
 /** Plain text of an OpenAI-format message: string content, text parts, tool calls by name and arguments. */
-export function messageText(message: unknown): string {
+export function transcriptText(message: unknown): string {
   if (!message || typeof message !== 'object') return '';
   const typed = message as { content?: unknown; tool_calls?: unknown };
   const parts: string[] = [];
@@ -27,5 +27,5 @@ export function messageRole(message: unknown): string {
 
 /** Messages rendered one per paragraph as `[ROLE]: text`. */
 export function renderTranscript(messages: readonly unknown[]): string {
-  return messages.map((message) => `[${messageRole(message).toUpperCase()}]: ${messageText(message)}`).join('\n\n');
+  return messages.map((message) => `[${messageRole(message).toUpperCase()}]: ${transcriptText(message)}`).join('\n\n');
 }

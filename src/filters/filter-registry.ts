@@ -1,12 +1,11 @@
-import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
 import { ScopedState } from '../state/scoped-state.js';
 import type { FlagSpec } from '../flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type LoadedModule } from './load-filter-file.js';
 import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
@@ -50,6 +49,10 @@ export class FilterRegistry {
   private watcher?: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private queue: Promise<void> = Promise.resolve();
+  /** Jobs queued by `serial` and not yet finished. */
+  private pendingJobs = 0;
+  /** While loadAll imports, requests are still served by the previous filters. */
+  private importing?: Map<string, ActiveFilter>;
   /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
   private readonly fingerprints = new Map<string, string>();
 
@@ -94,8 +97,6 @@ export class FilterRegistry {
     return run;
   }
 
-  private pendingJobs = 0;
-
   /**
    * The filter for a request. While a reload or swap is under way the request waits for it
    * (at most `maxWaitMs`), so it is neither answered 404 nor served by a filter that is half
@@ -135,9 +136,6 @@ export class FilterRegistry {
       for (const filter of this.list()) await this.startup(filter);
     });
   }
-
-  /** While loadAll imports, requests are still served by the previous filters. */
-  private importing?: Map<string, ActiveFilter>;
 
   /** Reload one file after it changed, appeared or disappeared. */
   reloadFile(file: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Scorer } from '../../engine/index.js';
 import type { LlmClient } from '../../llm/llm-client.js';
-import { messageRole, messageText } from '../message-text.js';
+import { messageRole, transcriptText } from '../message-text.js';
 import type { CacheStore } from '../summary-cache.js';
 import { cosine, normalizeSimilarities } from './cosine.js';
 
@@ -30,7 +30,7 @@ export class EmbeddingScorer implements Scorer {
     const queryId = createHash('sha256').update(request.query).digest('base64url').slice(0, 16);
     const keyOf = (id: string) => `emb:${createHash('sha256').update(`${model}\u0000${id}`).digest('base64url').slice(0, 24)}`;
     const ids = [queryId, ...chat.map((item) => item.id)];
-    const texts = [request.query, ...chat.map((item) => messageText(request.messages[item.index]))];
+    const texts = [request.query, ...chat.map((item) => transcriptText(request.messages[item.index]))];
     const cached = await this.store.getMany<number[]>(ids.map(keyOf)).catch(() => ids.map(() => undefined));
     const missing = ids.map((_, position) => position).filter((position) => !Array.isArray(cached[position]));
     if (missing.length > 0) {

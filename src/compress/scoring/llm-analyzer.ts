@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Scorer } from '../../engine/index.js';
 import { LlmError } from '../../llm/llm-errors.js';
 import type { LlmClient } from '../../llm/llm-client.js';
-import { messageRole, messageText } from '../message-text.js';
+import { messageRole, transcriptText } from '../message-text.js';
 import type { CacheStore } from '../summary-cache.js';
 import { LABEL_WEIGHTS, parseLabels, type Label } from './parse-labels.js';
 
@@ -37,7 +37,7 @@ export class LlmAnalyzer implements Scorer {
     const key = `lab:${createHash('sha256').update([this.client.options.model, request.query, ...shown.map((item) => request.ids[item.index])].join('\u0000')).digest('base64url').slice(0, 32)}`;
     let labels = (await this.store.getMany<(Label | null)[]>([key]).catch(() => [undefined]))[0];
     if (!Array.isArray(labels)) {
-      const listing = shown.map((item, position) => `${position + 1}. [${item.role.toUpperCase()}] ${messageText(request.messages[item.index]).replace(/\s+/g, ' ').slice(0, this.snippetChars)}`).join('\n');
+      const listing = shown.map((item, position) => `${position + 1}. [${item.role.toUpperCase()}] ${transcriptText(request.messages[item.index]).replace(/\s+/g, ' ').slice(0, this.snippetChars)}`).join('\n');
       const answer = await this.client.chat({
         messages: [
           { role: 'system', content: ANALYZER_PROMPT },

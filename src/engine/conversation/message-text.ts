@@ -22,7 +22,7 @@ export function contentText(content: unknown): string {
 }
 
 /** Scoring text of a message: content text plus tool call names and arguments. */
-export function messageText(message: LooseMessage): string {
+export function scoringText(message: LooseMessage): string {
   const text = contentText(message.content);
   if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0) return text;
   const calls = (message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>).map(

@@ -1,6 +1,6 @@
 import { messageIds } from '../message-id.js';
 import type { ChatNode, Conversation, Unit } from './chat-node.js';
-import { messageText, type LooseMessage } from './message-text.js';
+import { scoringText, type LooseMessage } from './message-text.js';
 
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
@@ -17,7 +17,7 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
     role,
     message: raw,
     isSystem: SYSTEM_ROLES.has(role),
-    text: messageText(message),
+    text: scoringText(message),
     toolCallIds: role === 'assistant' ? toolCallIds : [],
     toolCallId: role === 'tool' && typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined,
   };

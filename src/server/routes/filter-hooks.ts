@@ -63,60 +63,61 @@ export interface FilterHooksDeps {
  */
 export function filterHooksRouter(deps: FilterHooksDeps): Router {
   const router = Router();
-  router.post('/:id/filter/:hook', async (request, response, next) => {
-    const hook = request.params.hook;
-    if (hook !== 'inlet' && hook !== 'outlet') return next();
-    const id = request.params.id;
-    const filter = await deps.registry.acquire(id, deps.hookTimeoutMs);
-    if (!filter) {
-      const failure = deps.registry.failure(id);
-      if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
-      throw new NotFoundError(`Filter ${id} not found`);
-    }
-    const parsed = envelope.safeParse(request.body);
-    if (!parsed.success) {
-      throw new ValidationError('Request must be a JSON object {"body": {...}, "user": {...}}', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
-    }
-    const user = (parsed.data.user ?? null) as PipelineUser | null;
-    let body = parsed.data.body as FilterBody;
-    if (!targets(filter, body.model)) {
-      response.json(body);
-      return;
-    }
-    const userValves = await userValvesFor(filter, user, deps.valves, request.log);
-    let flags = noFlags();
-    if (deps.flags) {
-      const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;
-      const resolved = await deps.flags.resolve({ body, user, hook, defaults });
-      flags = resolved.flags;
-      // Only the inlet strips flag blocks (the model must not see them). The outlet body is
-      // what Open WebUI saves: the user's messages must stay as they typed them.
-      if (hook === 'inlet') body = resolved.body;
-    }
-    const abort = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
-    });
-    const result = await runHook({
-      filter,
-      hook,
-      timeoutMs: deps.hookTimeoutMs,
-      parentSignal: abort.signal,
-      args: {
-        body,
-        user,
-        valves: filter.valves,
-        userValves,
-        logger: request.log.child({ filter: filter.id, hook }),
-        state: filter.state,
-        flags,
-        services: deps.services,
-        filterId: filter.id,
-        requestId: request.id,
+  // One route per hook, so the route table names both and nothing else (`/{id}/filter/stream` is a 404).
+  for (const hook of ['inlet', 'outlet'] as const) {
+    router.post(`/:id/filter/${hook}`, async (request, response) => {
+      const id = request.params.id;
+      const filter = await deps.registry.acquire(id, deps.hookTimeoutMs);
+      if (!filter) {
+        const failure = deps.registry.failure(id);
+        if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
+        throw new NotFoundError(`Filter ${id} not found`);
+      }
+      const parsed = envelope.safeParse(request.body);
+      if (!parsed.success) {
+        throw new ValidationError('Request must be a JSON object {"body": {...}, "user": {...}}', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+      }
+      const user = (parsed.data.user ?? null) as PipelineUser | null;
+      let body = parsed.data.body as FilterBody;
+      if (!targets(filter, body.model)) {
+        response.json(body);
+        return;
+      }
+      const userValves = await userValvesFor(filter, user, deps.valves, request.log);
+      let flags = noFlags();
+      if (deps.flags) {
+        const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;
+        const resolved = await deps.flags.resolve({ body, user, hook, defaults });
+        flags = resolved.flags;
+        // Only the inlet strips flag blocks (the model must not see them). The outlet body is
+        // what Open WebUI saves: the user's messages must stay as they typed them.
+        if (hook === 'inlet') body = resolved.body;
+      }
+      const abort = new AbortController();
+      response.on('close', () => {
+        if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+      });
+      const result = await runHook({
+        filter,
         hook,
-      },
+        timeoutMs: deps.hookTimeoutMs,
+        parentSignal: abort.signal,
+        args: {
+          body,
+          user,
+          valves: filter.valves,
+          userValves,
+          logger: request.log.child({ filter: filter.id, hook }),
+          state: filter.state,
+          flags,
+          services: deps.services,
+          filterId: filter.id,
+          requestId: request.id,
+          hook,
+        },
+      });
+      response.json(result);
     });
-    response.json(result);
-  });
+  }
   return router;
 }

@@ -3,7 +3,7 @@ import { periodKey } from '../../usage/budget-periods.js';
 import { splitCost } from '../../usage/cost-parts.js';
 import type { UsageRecord } from '../../usage/types.js';
 import type { Lease } from '../types.js';
-import { USAGE_STREAM, type RedisCall } from './redis-ledger.js';
+import { USAGE_STREAM, type RedisCall } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { applyBackfillScript, countedFromScript } from './redis-scripts.js';
 import { StreamWalker } from './stream-walker.js';

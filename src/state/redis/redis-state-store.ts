@@ -8,7 +8,7 @@ import { createRedisClient, type RedisClientOptions } from './create-redis-clien
 import { OutageMonitor } from './outage-monitor.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
-import { RedisLedger } from './redis-ledger.js';
+import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
 import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
@@ -41,7 +41,7 @@ export class RedisStateStore implements StateStore {
   readonly client: Redis;
   readonly usage: RedisUsageStore;
   private readonly layout: RedisKeys;
-  private readonly ledger: RedisLedger;
+  private readonly streams: RedisStreamStore;
   private readonly monitor: OutageMonitor;
   private readonly subscriptions: RedisSubscriptions;
   private readonly where: string;
@@ -53,7 +53,7 @@ export class RedisStateStore implements StateStore {
     this.where = redactRedisUrl(options.url);
     this.layout = redisKeys(options.prefix);
     this.client = createRedisClient(options.url, options);
-    this.ledger = new RedisLedger({
+    this.streams = new RedisStreamStore({
       layout: this.layout,
       call: (what, work) => this.call(what, work),
       isReady: () => this.client.status === 'ready',
@@ -63,16 +63,16 @@ export class RedisStateStore implements StateStore {
       flushRetryMs: options.flushRetryMs,
       journalFile: options.journalFile,
     });
-    this.usage = new RedisUsageStore(this.ledger, (what, work) => this.call(what, work), this.layout);
+    this.usage = new RedisUsageStore(this.streams, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({
       client: this.client,
       logger,
       where: this.where,
       queueMax: options.queueMax,
       journal: options.journalFile ? `the journal ${options.journalFile}` : 'memory (no journal file: lost if the process exits)',
-      queued: () => this.ledger.queued,
+      queued: () => this.streams.queued,
       onReady: () => {
-        void this.ledger.flush();
+        void this.streams.flush();
         void this.backfillCounters();
       },
     });
@@ -176,11 +176,11 @@ export class RedisStateStore implements StateStore {
 
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
-    return this.ledger.append(stream, record);
+    return this.streams.append(stream, record);
   }
 
   async range<T extends Record<string, unknown>>(stream: string, query?: RangeQuery): Promise<StreamRecord<T>[]> {
-    return this.ledger.range<T>(stream, query);
+    return this.streams.range<T>(stream, query);
   }
 
   async acquireLease(name: string, ttlMs: number): Promise<Lease | undefined> {
@@ -208,12 +208,12 @@ export class RedisStateStore implements StateStore {
 
   health(): StoreHealth {
     const ok = !this.closed && this.client.status === 'ready';
-    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.ledger.queued };
+    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.streams.queued };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.ledger.close(this.options.timeoutMs * 4);
+    await this.streams.close(this.options.timeoutMs * 4);
     this.closed = true;
     this.monitor.stop();
     this.subscriptions.close();
@@ -240,7 +240,7 @@ export class RedisStateStore implements StateStore {
 
   /** Send queued ledger appends now; true when none are left. */
   flushQueue(): Promise<boolean> {
-    return this.ledger.flush();
+    return this.streams.flush();
   }
 
   /** Run one bounded Redis call; failures become typed errors. */

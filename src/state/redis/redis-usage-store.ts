@@ -5,7 +5,7 @@ import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
 import { parseCursor } from '../../usage/usage-cursor.js';
 import { matchesQuery, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
-import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisLedger } from './redis-ledger.js';
+import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisStreamStore } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { StreamWalker, type WalkPosition } from './stream-walker.js';
 
@@ -17,13 +17,13 @@ import { StreamWalker, type WalkPosition } from './stream-walker.js';
  */
 export class RedisUsageStore implements UsageStore {
   constructor(
-    private readonly ledger: RedisLedger,
+    private readonly streams: RedisStreamStore,
     private readonly call: RedisCall,
     private readonly layout: RedisKeys,
   ) {}
 
   record(record: UsageRecord): Promise<boolean> {
-    return this.ledger.record(record);
+    return this.streams.record(record);
   }
 
   async spent(userId: string, key: string): Promise<string> {

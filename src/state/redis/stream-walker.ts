@@ -1,4 +1,4 @@
-import type { RedisCall } from './redis-ledger.js';
+import type { RedisCall } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { pageScript } from './redis-scripts.js';
 

@@ -15,8 +15,8 @@ import { withTimeout } from './with-timeout.js';
 /** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
 export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;
 
-/** Options of a RedisLedger. */
-export interface RedisLedgerOptions {
+/** Options of a RedisStreamStore. */
+export interface RedisStreamStoreOptions {
   layout: RedisKeys;
   call: RedisCall;
   isReady: () => boolean;
@@ -43,11 +43,11 @@ export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userI
  * safe because the scripts are idempotent by record id, so every accepted record lands
  * exactly once.
  */
-export class RedisLedger {
+export class RedisStreamStore {
   private readonly queue: LedgerQueue;
   private readonly retryTimer: NodeJS.Timeout;
 
-  constructor(private readonly options: RedisLedgerOptions) {
+  constructor(private readonly options: RedisStreamStoreOptions) {
     const { logger, where } = options;
     this.queue = new LedgerQueue({
       max: options.queueMax,
