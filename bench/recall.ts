@@ -12,7 +12,7 @@
  */
 import contextFilter from '../filters/context.js';
 import { contextOptions } from '../src/context/index.js';
-import { noFlags } from '../src/filters/flags-host.js';
+import { noFlags } from '../src/host/flags-host.js';
 import { LruTokenCache, planContext, type EngineOptions } from '../src/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import { loadLocomo, LOCOMO_CATEGORIES, questionMessages } from './lib/locomo.js';

@@ -1,10 +1,10 @@
 import express, { Router, type Express } from 'express';
 import type { Logger } from './util/logger.js';
 import type { StateStore } from './state/types.js';
-import type { FilterRegistry } from './filters/filter-registry.js';
-import type { ValvesRepository } from './filters/valves-repository.js';
-import type { FlagsHost } from './filters/flags-host.js';
-import type { HostServices } from './filters/types.js';
+import type { FilterRegistry } from './host/filter-registry.js';
+import type { ValvesRepository } from './host/valves-repository.js';
+import type { FlagsHost } from './host/flags-host.js';
+import type { HostServices } from './host/types.js';
 import { VERSION } from './version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';

@@ -59,7 +59,7 @@ const envSchema = z.object({
   PRICING_CONNECTION_PREFIXES: z.string().optional(),
   /** Where filter code runs: `auto` (non-shipped filters in worker threads), `worker` (all), `off` (all in the main thread). */
   FILTER_ISOLATION: z.enum(['auto', 'worker', 'off']).default('auto'),
-  /** Per-file placement, `stem=main|worker` comma list (parsed by src/filters/isolation). */
+  /** Per-file placement, `stem=main|worker` comma list (parsed by src/host/isolation). */
   FILTER_ISOLATION_OVERRIDES: z.string().optional(),
   FILTER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),

@@ -3,10 +3,10 @@ import type { Config } from './config.js';
 import type { Logger } from './util/logger.js';
 import type { StateStore } from './state/types.js';
 import { createStateStore } from './state/create-state-store.js';
-import { FilterRegistry } from './filters/filter-registry.js';
-import { ValvesRepository } from './filters/valves-repository.js';
-import { createFlagsHost } from './filters/create-flags-host.js';
-import type { HostServices } from './filters/types.js';
+import { FilterRegistry } from './host/filter-registry.js';
+import { ValvesRepository } from './host/valves-repository.js';
+import { createFlagsHost } from './host/create-flags-host.js';
+import type { HostServices } from './host/types.js';
 import { resolveApiKey } from './server/api-key.js';
 import { securePrivateFiles } from './util/private-files.js';
 import { createApp } from './app.js';
@@ -15,9 +15,9 @@ import { createLedger } from './usage/ledger.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
-import { createFilterLoader } from './filters/isolation/filter-loader.js';
-import { parseOverrides } from './filters/isolation/isolation-settings.js';
-import { ShippedFilters } from './filters/isolation/shipped-filters.js';
+import { createFilterLoader } from './host/isolation/filter-loader.js';
+import { parseOverrides } from './host/isolation/isolation-settings.js';
+import { ShippedFilters } from './host/isolation/shipped-filters.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {

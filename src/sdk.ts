@@ -1,11 +1,11 @@
 /** What filter files import: `import { defineFilter, baseValves, z } from '../src/sdk.js'`. */
 export { z } from 'zod';
-export { defineFilter } from './filters/define-filter.js';
-export { baseValves } from './filters/types.js';
-export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBody, HostServices } from './filters/types.js';
+export { defineFilter } from './host/define-filter.js';
+export { baseValves } from './host/types.js';
+export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBody, HostServices } from './host/types.js';
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
 export { FilterError } from './errors/filter-error.js';
-export { appendToReply } from './filters/append-to-reply.js';
+export { appendToReply } from './host/append-to-reply.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilterError } from '../errors/filter-error.js';
-import { defineFilter } from '../filters/define-filter.js';
-import { baseValves } from '../filters/types.js';
+import { defineFilter } from '../host/define-filter.js';
+import { baseValves } from '../host/types.js';
 import { buildUsageRecord } from '../usage/build-usage-record.js';
 import { appendUsageLine, formatUsageLine, stripUsageLines } from '../usage/format-usage-line.js';
 import { estimatePromptTokens, encoderFor } from '../usage/estimate-tokens.js';

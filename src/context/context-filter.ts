@@ -1,8 +1,8 @@
-import type { FilterBody, HookArgs } from '../filters/types.js';
+import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
 import { LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../engine/index.js';
-import { appendToReply } from '../filters/append-to-reply.js';
+import { appendToReply } from '../host/append-to-reply.js';
 import { describeFlags, keepTags } from '../flags/index.js';
 import { LlmClientPool } from '../llm/client-pool.js';
 import { AheadOfTimeRunner } from '../compress/ahead-of-time.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { summaryValves } from '../compress/summary-valves.js';
 import { defaultEngineOptions } from '../engine/index.js';
-import { baseValves } from '../filters/types.js';
+import { baseValves } from '../host/types.js';
 
 /** Valve defaults are the engine's defaults: what the benchmarks measure is what ships. */
 const engine = defaultEngineOptions();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { contentHash } from '../engine/message-id.js';
-import type { FilterBody, PipelineUser } from '../filters/types.js';
+import type { FilterBody, PipelineUser } from '../host/types.js';
 
 /** Chat ids Open WebUI sends that do not identify one chat (older temporary chats were all `local`). */
 const SHARED_IDS = new Set(['local', 'none', 'null', 'undefined']);

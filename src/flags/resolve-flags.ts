@@ -1,5 +1,5 @@
 import { messageIds } from '../engine/message-id.js';
-import type { FilterBody, PipelineUser } from '../filters/types.js';
+import type { FilterBody, PipelineUser } from '../host/types.js';
 import type { StateStore } from '../state/types.js';
 import type { Logger } from '../util/logger.js';
 import { createActiveFlags } from './active-flags.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilterError } from '../errors/filter-error.js';
-import { defineFilter } from '../filters/define-filter.js';
-import { baseValves } from '../filters/types.js';
+import { defineFilter } from '../host/define-filter.js';
+import { baseValves } from '../host/types.js';
 import { capMessage, capReached, effectiveCaps } from '../usage/spend-caps.js';
 import { OutageNotice } from '../util/outage-notice.js';
 

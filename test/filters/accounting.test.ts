@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountingFilter } from '../../filters/accounting.js';
 import accountingDefault from '../../filters/accounting.js';
-import type { HostServices, FilterBody } from '../../src/filters/types.js';
+import type { HostServices, FilterBody } from '../../src/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
 import type { PricingService } from '../../src/pricing/pricing-service.js';
 import { estimatePromptTokens } from '../../src/usage/estimate-tokens.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createAccountingFilter } from '../../filters/accounting.js';
 import { createSpendLimitFilter } from '../../filters/spend-limit.js';
 import { FilterError } from '../../src/errors/index.js';
-import type { FilterBody } from '../../src/filters/types.js';
+import type { FilterBody } from '../../src/host/types.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { freePort, redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';

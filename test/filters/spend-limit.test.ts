@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSpendLimitFilter } from '../../filters/spend-limit.js';
 import spendLimitDefault from '../../filters/spend-limit.js';
 import { FilterError } from '../../src/errors/index.js';
-import type { PipelineUser } from '../../src/filters/types.js';
+import type { PipelineUser } from '../../src/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import type { Ledger } from '../../src/usage/types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinFlags } from '../../src/flags/builtin-flags.js';
 import { BUILTIN_OWNER, FlagRegistry } from '../../src/flags/flag-registry.js';
-import { defineFilter } from '../../src/filters/define-filter.js';
+import { defineFilter } from '../../src/host/define-filter.js';
 import { ConfigError } from '../../src/errors/index.js';
 
 const costFilter = defineFilter({

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { parseOverrides, placementFor, type IsolationSettings } from '../../src/filters/isolation/isolation-settings.js';
-import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/filters/isolation/shipped-filters.js';
+import { parseOverrides, placementFor, type IsolationSettings } from '../../src/host/isolation/isolation-settings.js';
+import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/host/isolation/shipped-filters.js';
 import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
 
 const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSettings => ({ mode, overrides: parseOverrides(overrides), loadTimeoutMs: 1, maxMemoryMb: 64 });

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry, ActiveFilter } from '../../filters/filter-registry.js';
-import type { ValvesRepository } from '../../filters/valves-repository.js';
-import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
-import { isForbiddenKey } from '../../filters/valve-keys.js';
-import { noFlags, type FlagsHost } from '../../filters/flags-host.js';
-import { runHook } from '../../filters/run-hook.js';
-import type { FilterBody, HostServices, PipelineUser } from '../../filters/types.js';
+import type { FilterRegistry, ActiveFilter } from '../../host/filter-registry.js';
+import type { ValvesRepository } from '../../host/valves-repository.js';
+import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
+import { isForbiddenKey } from '../../host/valve-keys.js';
+import { noFlags, type FlagsHost } from '../../host/flags-host.js';
+import { runHook } from '../../host/run-hook.js';
+import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
 
 const envelope = z.object({

@@ -4,9 +4,9 @@ import busboy from 'busboy';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry } from '../../filters/filter-registry.js';
-import { safeFilterFileName } from '../../filters/filter-file-name.js';
-import { downloadFilter, rawUrl } from '../../filters/download-filter.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
+import { safeFilterFileName } from '../../host/filter-file-name.js';
+import { downloadFilter, rawUrl } from '../../host/download-filter.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 
 export interface ManagementDeps {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { FilterRegistry } from '../../filters/filter-registry.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
 
 /**
  * `GET /models` (Open WebUI discovery: the top-level `pipelines: true` marks a Pipelines

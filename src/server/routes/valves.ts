@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
 import { NotFoundError, StateUnavailableError, ValidationError } from '../../errors/index.js';
-import type { ActiveFilter, FilterRegistry } from '../../filters/filter-registry.js';
-import type { ValvesRepository } from '../../filters/valves-repository.js';
-import { coerceValves, mergeSavedValves } from '../../filters/coerce-valves.js';
+import type { ActiveFilter, FilterRegistry } from '../../host/filter-registry.js';
+import type { ValvesRepository } from '../../host/valves-repository.js';
+import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
 export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {

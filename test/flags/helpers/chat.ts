@@ -1,7 +1,7 @@
 import { FlagRegistry } from '../../../src/flags/flag-registry.js';
 import { resolveFlags } from '../../../src/flags/resolve-flags.js';
 import type { ActiveFlags } from '../../../src/flags/types.js';
-import type { FilterBody } from '../../../src/filters/types.js';
+import type { FilterBody } from '../../../src/host/types.js';
 import type { StateStore } from '../../../src/state/types.js';
 import { silentLogger } from '../../../src/util/logger.js';
 

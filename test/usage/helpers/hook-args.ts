@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config.js';
 import { ScopedState } from '../../../src/state/scoped-state.js';
 import type { StateStore } from '../../../src/state/types.js';
-import type { AnyValvesSchema, FilterBody, FilterDefinition, HostServices, PipelineUser } from '../../../src/filters/types.js';
+import type { AnyValvesSchema, FilterBody, FilterDefinition, HostServices, PipelineUser } from '../../../src/host/types.js';
 import { createActiveFlags } from '../../../src/flags/active-flags.js';
 import type { FlagValue } from '../../../src/flags/types.js';
 import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';

@@ -33,7 +33,7 @@ export interface FilterRegistryOptions {
   logger: Logger;
   /** Debounce for file-change reloads. */
   debounceMs?: number;
-  /** Loads one file (default: import it in this thread); see src/filters/isolation. */
+  /** Loads one file (default: import it in this thread); see src/host/isolation. */
   load?: (file: string) => Promise<LoadedModule>;
   /** Called when a filter's registered flags appear (specs) or go away (undefined). */
   onFlags?: (filterId: string, specs: FlagSpec[] | undefined) => void;
