@@ -48,7 +48,10 @@ function unseen(messages: ChatMessage[], nonce: string): ChatMessage[] {
 let wordCounter = 0;
 /** Every word of four letters or more made unique, so no per-piece tokenizer memo has seen it (worst case). */
 function newWords(messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((message) => ({ role: message.role, content: message.content.replace(/[A-Za-z]{4,}/g, (word) => `${word}${(wordCounter++).toString(36)}`) }));
+  return messages.map((message) => ({
+    role: message.role,
+    content: message.content.replace(/[A-Za-z]{4,}/g, (word) => `${word}${(wordCounter++).toString(36)}`),
+  }));
 }
 
 function jsonFloor(body: unknown): number {
@@ -72,7 +75,8 @@ async function postInlet(target: HttpTarget, payload: string): Promise<number> {
   return (JSON.parse(text) as { messages?: unknown[] }).messages?.length ?? -1;
 }
 
-const inletPayload = (messages: ChatMessage[]): string => JSON.stringify({ body: { model: MODEL, messages }, user: { id: 'u1', role: 'user' } });
+const inletPayload = (messages: ChatMessage[]): string =>
+  JSON.stringify({ body: { model: MODEL, messages }, user: { id: 'u1', role: 'user' } });
 
 // Warm-ups: encoders loaded, JIT warmed on a small conversation (not measured).
 plan(conversationOfSize(999, 200), new LruTokenCache());
@@ -139,7 +143,14 @@ const realQuestions = real.questions.map((question) => question.question);
 const realTurn = (run: number): { previous: ChatMessage[]; next: ChatMessage[] } => {
   const history = real.turns.slice(0, real.turns.length - 2 * (REAL_RUNS + 10) + 2 * run);
   const previous: ChatMessage[] = [...history, { role: 'user', content: realQuestions[run % realQuestions.length]! }];
-  return { previous, next: [...previous, { role: 'assistant', content: 'Here is what I remember about that.' }, { role: 'user', content: realQuestions[(run + 1) % realQuestions.length]! }] };
+  return {
+    previous,
+    next: [
+      ...previous,
+      { role: 'assistant', content: 'Here is what I remember about that.' },
+      { role: 'user', content: realQuestions[(run + 1) % realQuestions.length]! },
+    ],
+  };
 };
 const realInProcess: number[] = [];
 const realJson: number[] = [];
@@ -151,7 +162,12 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
   plan(previous, realCache);
   const body = JSON.stringify({ model: MODEL, messages: next });
   // What a filter does in process: parse the body, plan, serialise what it sends.
-  const inProcess = timeSync(() => JSON.stringify({ model: MODEL, messages: plan((JSON.parse(body) as { messages: ChatMessage[] }).messages, realCache).messages }));
+  const inProcess = timeSync(() =>
+    JSON.stringify({
+      model: MODEL,
+      messages: plan((JSON.parse(body) as { messages: ChatMessage[] }).messages, realCache).messages,
+    }),
+  );
   const json = jsonFloor({ model: MODEL, messages: next });
   let viaHttp = Number.NaN;
   let viaEcho = Number.NaN;
@@ -172,8 +188,12 @@ if (http) await http.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
 console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
-console.log('Floors: warm in-process = JSON round trip of the body (string → object → string); warm HTTP = the same payload posted to a bare node:http echo server (parse + re-serialise), call by call; cold = raw js-tiktoken encode of every message text (encoder loaded) + the JSON round trip.');
-console.log('"cold": unseen messages, fresh token cache (the generator reuses its vocabulary, so per-word tokenizer memos are warm, as in a long-running server); "cold, new words": every word of 4+ letters made unique (worst case for such memos).\n');
+console.log(
+  'Floors: warm in-process = JSON round trip of the body (string → object → string); warm HTTP = the same payload posted to a bare node:http echo server (parse + re-serialise), call by call; cold = raw js-tiktoken encode of every message text (encoder loaded) + the JSON round trip.',
+);
+console.log(
+  '"cold": unseen messages, fresh token cache (the generator reuses its vocabulary, so per-word tokenizer memos are warm, as in a long-running server); "cold, new words": every word of 4+ letters made unique (worst case for such memos).\n',
+);
 const verdicts: string[] = [];
 console.log(
   markdownTable(
@@ -184,30 +204,69 @@ console.log(
       const ratio = latency.median / floor.median;
       const limit = row.mode !== 'warm' ? COLD_TARGET : row.path === 'HTTP' ? REAL_HTTP_TARGET : WARM_TARGET;
       const verdict = ratio <= limit ? 'PASS' : 'MISS';
-      verdicts.push(`${verdict}  ${row.path} ${row.mode} ${row.size} messages: ${ratio.toFixed(2)}× floor (target ≤ ${limit}×)`);
-      return [String(row.size), row.mode, row.path, formatMs(latency.median), formatMs(latency.p95), formatMs(floor.median), `${ratio.toFixed(2)}×`, `≤ ${limit}×`, verdict];
+      verdicts.push(
+        `${verdict}  ${row.path} ${row.mode} ${row.size} messages: ${ratio.toFixed(2)}× floor (target ≤ ${limit}×)`,
+      );
+      return [
+        String(row.size),
+        row.mode,
+        row.path,
+        formatMs(latency.median),
+        formatMs(latency.p95),
+        formatMs(floor.median),
+        `${ratio.toFixed(2)}×`,
+        `≤ ${limit}×`,
+        verdict,
+      ];
     }),
   ),
 );
 console.log('');
 if (!http) console.log(`HTTP: not measured (server not ready: ${'reason' in target ? target.reason : 'unknown'})`);
-else if (!httpTrimmed) console.log('NOTE: the HTTP filter did not trim the cold requests; the valves file (max_tokens) was probably not applied.');
+else if (!httpTrimmed)
+  console.log(
+    'NOTE: the HTTP filter did not trim the cold requests; the valves file (max_tokens) was probably not applied.',
+  );
 for (const line of verdicts) console.log(line);
 
 const realTokens = counter.prompt(realTurn(REAL_RUNS).next);
-console.log(`\n## A real conversation, warm — LoCoMo ${real.sampleId}, ${realTurn(REAL_RUNS).next.length} messages ≈ ${realTokens} tokens, budget ${BUDGET}, ${REAL_RUNS} turns\n`);
-console.log('In process: parse the body + plan + serialise what is sent, vs JSON round trip of the body. HTTP: the context inlet (auth, flags, valves, plan, response) vs a bare node:http server that parses and re-serialises the same payload, alternately, call by call, same client.\n');
+console.log(
+  `\n## A real conversation, warm — LoCoMo ${real.sampleId}, ${realTurn(REAL_RUNS).next.length} messages ≈ ${realTokens} tokens, budget ${BUDGET}, ${REAL_RUNS} turns\n`,
+);
+console.log(
+  'In process: parse the body + plan + serialise what is sent, vs JSON round trip of the body. HTTP: the context inlet (auth, flags, valves, plan, response) vs a bare node:http server that parses and re-serialises the same payload, alternately, call by call, same client.\n',
+);
 const realRows: Array<[string, number[], number[], number]> = [
   ['in-process', realInProcess, realJson, REAL_IN_PROCESS_TARGET],
   ...(http ? [['HTTP', realHttp, realEcho, REAL_HTTP_TARGET] as [string, number[], number[], number]] : []),
 ];
 console.log(
   markdownTable(
-    ['path', 'median', 'p95', 'floor', 'floor median', 'ratio (median)', 'ratio (median of per-call ratios)', 'target', 'verdict'],
+    [
+      'path',
+      'median',
+      'p95',
+      'floor',
+      'floor median',
+      'ratio (median)',
+      'ratio (median of per-call ratios)',
+      'target',
+      'verdict',
+    ],
     realRows.map(([path, runs, floors, target]) => {
       const ratio = summarize(runs).median / summarize(floors).median;
       const perCall = summarize(runs.map((value, index) => value / floors[index]!)).median;
-      return [path, formatMs(summarize(runs).median), formatMs(summarize(runs).p95), path === 'HTTP' ? 'echo server' : 'JSON round trip', formatMs(summarize(floors).median), `${ratio.toFixed(2)}×`, `${perCall.toFixed(2)}×`, `≤ ${target}×`, perCall <= target ? 'PASS' : 'MISS'];
+      return [
+        path,
+        formatMs(summarize(runs).median),
+        formatMs(summarize(runs).p95),
+        path === 'HTTP' ? 'echo server' : 'JSON round trip',
+        formatMs(summarize(floors).median),
+        `${ratio.toFixed(2)}×`,
+        `${perCall.toFixed(2)}×`,
+        `≤ ${target}×`,
+        perCall <= target ? 'PASS' : 'MISS',
+      ];
     }),
   ),
 );

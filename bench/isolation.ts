@@ -17,7 +17,10 @@ const WARMUP = 200;
 function chat(messages: number): Record<string, unknown> {
   return {
     model: 'gpt-4o',
-    messages: Array.from({ length: messages }, (_, index) => ({ role: index % 2 ? 'assistant' : 'user', content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(8)}` })),
+    messages: Array.from({ length: messages }, (_, index) => ({
+      role: index % 2 ? 'assistant' : 'user',
+      content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(8)}`,
+    })),
   };
 }
 
@@ -36,7 +39,19 @@ function hookOnly(target: IsolationTarget, body: Record<string, unknown>) {
       filter,
       hook: 'inlet',
       timeoutMs: 30_000,
-      args: { body, user: { id: 'u' }, valves: filter.valves, userValves: {}, logger, state: filter.state, flags: noFlags(), services: target.runtime.services, filterId: 'small', requestId: 'r', hook: 'inlet' },
+      args: {
+        body,
+        user: { id: 'u' },
+        valves: filter.valves,
+        userValves: {},
+        logger,
+        state: filter.state,
+        flags: noFlags(),
+        services: target.runtime.services,
+        filterId: 'small',
+        requestId: 'r',
+        hook: 'inlet',
+      },
     });
 }
 
@@ -52,10 +67,26 @@ for (const size of [10, 500]) {
       result[name] = await measure(path === 'hook' ? hookOnly(target, body) : () => target.post(payload));
     }
     const { main, worker } = result as Record<'main' | 'worker', { p50: number; p99: number }>;
-    rows.push([`${size} (${kb})`, path, formatMs(main.p50), formatMs(main.p99), formatMs(worker.p50), formatMs(worker.p99), `${(worker.p50 / main.p50).toFixed(2)}×`, `${worker.p50 >= main.p50 ? '+' : '−'}${formatMs(Math.abs(worker.p50 - main.p50))}`]);
+    rows.push([
+      `${size} (${kb})`,
+      path,
+      formatMs(main.p50),
+      formatMs(main.p99),
+      formatMs(worker.p50),
+      formatMs(worker.p99),
+      `${(worker.p50 / main.p50).toFixed(2)}×`,
+      `${worker.p50 >= main.p50 ? '+' : '−'}${formatMs(Math.abs(worker.p50 - main.p50))}`,
+    ]);
   }
 }
 for (const target of Object.values(targets)) await target.close();
 
-console.log(`Inlet latency of the same small filter, main thread vs worker thread (${RUNS} runs after ${WARMUP} warm-up, sequential)\n`);
-console.log(markdownTable(['messages', 'path', 'main p50', 'main p99', 'worker p50', 'worker p99', 'ratio p50', 'cost p50'], rows));
+console.log(
+  `Inlet latency of the same small filter, main thread vs worker thread (${RUNS} runs after ${WARMUP} warm-up, sequential)\n`,
+);
+console.log(
+  markdownTable(
+    ['messages', 'path', 'main p50', 'main p99', 'worker p50', 'worker p99', 'ratio p50', 'cost p50'],
+    rows,
+  ),
+);

@@ -46,14 +46,30 @@ const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFix
 const inlet = (userId: string): LoadRequest => ({
   method: 'POST',
   path: '/spend-limit/filter/inlet',
-  body: { user: { id: userId, email: `${userId}@example.com`, role: 'user' }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], metadata: { chat_id: 'c1' } } },
+  body: {
+    user: { id: userId, email: `${userId}@example.com`, role: 'user' },
+    body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], metadata: { chat_id: 'c1' } },
+  },
 });
 const outlet = (id: string): LoadRequest => ({
   method: 'POST',
   path: '/accounting/filter/outlet',
   body: {
     user: { id: 'bench-outlet', role: 'user' },
-    body: { model: 'openai/gpt-4o', chat_id: 'c1', id, messages: [{ id: `${id}-q`, role: 'user', content: 'q' }, { id, role: 'assistant', content: 'a', usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 } }] },
+    body: {
+      model: 'openai/gpt-4o',
+      chat_id: 'c1',
+      id,
+      messages: [
+        { id: `${id}-q`, role: 'user', content: 'q' },
+        {
+          id,
+          role: 'assistant',
+          content: 'a',
+          usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 },
+        },
+      ],
+    },
   },
 });
 
@@ -70,7 +86,10 @@ function prepare(root: string) {
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
   // A monthly cap nobody reaches, so every inlet reads the spend and passes; `free-*` users have no cap.
   const free = Object.fromEntries(SIZES.map((size) => [`free-${size}`, { monthly_usd: 0, daily_usd: 0 }]));
-  writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: 1_000_000, user_limits: free }));
+  writeFileSync(
+    path.join(valves, 'spend-limit.json'),
+    JSON.stringify({ monthly_limit_usd: 1_000_000, user_limits: free }),
+  );
   return { filters, valves };
 }
 
@@ -85,9 +104,20 @@ async function main(): Promise<void> {
     const { filters, valves } = prepare(root);
     const dataDir = path.join(root, 'data');
     mkdirSync(dataDir);
-    const seconds = await seedLedger(codeRoot, path.join(dataDir, 'eunoe.db'), SIZES.map((size) => ({ id: `cap-${size}`, count: size })));
-    console.log(`code: ${codeRoot}\nseeded ${SIZES.join(' / ')} records for one user each in ${fmt(seconds)} s; phases of ${PHASE_MS} ms\n`);
-    server = await startBenchServer(codeRoot, { PIPELINES_API_KEY: KEY, DATA_DIR: dataDir, FILTERS_DIR: filters, VALVES_DIR: valves });
+    const seconds = await seedLedger(
+      codeRoot,
+      path.join(dataDir, 'eunoe.db'),
+      SIZES.map((size) => ({ id: `cap-${size}`, count: size })),
+    );
+    console.log(
+      `code: ${codeRoot}\nseeded ${SIZES.join(' / ')} records for one user each in ${fmt(seconds)} s; phases of ${PHASE_MS} ms\n`,
+    );
+    server = await startBenchServer(codeRoot, {
+      PIPELINES_API_KEY: KEY,
+      DATA_DIR: dataDir,
+      FILTERS_DIR: filters,
+      VALVES_DIR: valves,
+    });
     const url = server.url;
     const load = (concurrency: number, next: (index: number) => LoadRequest, durationMs = PHASE_MS) =>
       runLoad({ url, apiKey: KEY, concurrency, durationMs, maxRequests: MAX_REQUESTS, next });
@@ -95,61 +125,107 @@ async function main(): Promise<void> {
 
     const only = process.env.BENCH_ONLY; // 'scaling', 'hooks' or 'responsiveness' to run one part
     if (!only || only === 'scaling') {
-    console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
-    const scaling: string[][] = [];
-    let ratioAtLargest = Number.NaN;
-    for (const size of SIZES) {
-      // Interleaved rounds, so drift in the machine's load hits both sides alike.
-      const cappedRounds: LoadResult[] = [];
-      const freeRounds: LoadResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        cappedRounds.push(await load(16, () => inlet(`cap-${size}`), PHASE_MS / ROUNDS));
-        freeRounds.push(await load(16, () => inlet(`free-${size}`), PHASE_MS / ROUNDS));
+      console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
+      const scaling: string[][] = [];
+      let ratioAtLargest = Number.NaN;
+      for (const size of SIZES) {
+        // Interleaved rounds, so drift in the machine's load hits both sides alike.
+        const cappedRounds: LoadResult[] = [];
+        const freeRounds: LoadResult[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          cappedRounds.push(await load(16, () => inlet(`cap-${size}`), PHASE_MS / ROUNDS));
+          freeRounds.push(await load(16, () => inlet(`free-${size}`), PHASE_MS / ROUNDS));
+        }
+        const capped = combine(cappedRounds);
+        const free = combine(freeRounds);
+        const ratio = capped.perSecond / free.perSecond;
+        ratioAtLargest = ratio;
+        scaling.push([
+          String(size),
+          fmt(capped.perSecond, 0),
+          fmt(capped.p50Ms, 2),
+          fmt(capped.p99Ms, 2),
+          fmt(free.perSecond, 0),
+          fmt(ratio, 2),
+          String(capped.errors + free.errors),
+        ]);
       }
-      const capped = combine(cappedRounds);
-      const free = combine(freeRounds);
-      const ratio = capped.perSecond / free.perSecond;
-      ratioAtLargest = ratio;
-      scaling.push([String(size), fmt(capped.perSecond, 0), fmt(capped.p50Ms, 2), fmt(capped.p99Ms, 2), fmt(free.perSecond, 0), fmt(ratio, 2), String(capped.errors + free.errors)]);
-    }
-    console.log(markdownTable(['records/user', 'capped req/s', 'p50 ms', 'p99 ms', 'no cap req/s', 'ratio', 'errors'], scaling));
-    console.log(`\nratio at ${SIZES.at(-1)} records: ${fmt(ratioAtLargest, 2)} (target ≥ 0.8): ${ratioAtLargest >= 0.8 ? 'PASS' : 'MISS'}\n`);
-
+      console.log(
+        markdownTable(['records/user', 'capped req/s', 'p50 ms', 'p99 ms', 'no cap req/s', 'ratio', 'errors'], scaling),
+      );
+      console.log(
+        `\nratio at ${SIZES.at(-1)} records: ${fmt(ratioAtLargest, 2)} (target ≥ 0.8): ${ratioAtLargest >= 0.8 ? 'PASS' : 'MISS'}\n`,
+      );
     }
     const largest = SIZES.at(-1)!;
     if (!only || only === 'hooks') {
-    console.log('### Inlet (spend-limited, largest user) and outlet (accounting, new message ids)\n');
-    const rows: string[][] = [];
-    const row = (hook: string, clients: number, result: LoadResult) =>
-      rows.push([hook, String(clients), fmt(result.perSecond, 0), fmt(result.p50Ms, 2), fmt(result.p99Ms, 2), String(result.errors), fmt(server!.rssMb(), 0)]);
-    for (const clients of [16, 64]) {
-      row('inlet', clients, await load(clients, () => inlet(`cap-${largest}`)));
-      const run = Math.random().toString(36).slice(2, 8);
-      row('outlet', clients, await load(clients, (index) => outlet(`out-${run}-${clients}-${index}`)));
-    }
-    console.log(markdownTable(['hook', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB'], rows));
-
+      console.log('### Inlet (spend-limited, largest user) and outlet (accounting, new message ids)\n');
+      const rows: string[][] = [];
+      const row = (hook: string, clients: number, result: LoadResult) =>
+        rows.push([
+          hook,
+          String(clients),
+          fmt(result.perSecond, 0),
+          fmt(result.p50Ms, 2),
+          fmt(result.p99Ms, 2),
+          String(result.errors),
+          fmt(server!.rssMb(), 0),
+        ]);
+      for (const clients of [16, 64]) {
+        row('inlet', clients, await load(clients, () => inlet(`cap-${largest}`)));
+        const run = Math.random().toString(36).slice(2, 8);
+        row('outlet', clients, await load(clients, (index) => outlet(`out-${run}-${clients}-${index}`)));
+      }
+      console.log(markdownTable(['hook', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB'], rows));
     }
     if (!only || only === 'responsiveness') {
-    console.log(`\n### GET / (1 client, one request at a time) while /usage (2 clients) and spend-limited inlets run on the ${largest}-record user\n`);
-    const usagePaths = [`/usage?user=cap-${largest}`, `/usage?user=cap-${largest}&group_by=day`, `/usage?user=cap-${largest}&format=csv`];
-    const responsiveness: string[][] = [];
-    let worstP99 = 0;
-    for (const inletClients of [0, 4, 16]) {
-      const measuring = await startProbe(url, PHASE_MS);
-      const [probe, usage, inlets] = await Promise.all([
-        measuring.result,
-        load(2, (index) => ({ method: 'GET', path: usagePaths[index % usagePaths.length]! })),
-        inletClients > 0 ? load(inletClients, () => inlet(`cap-${largest}`)) : undefined,
-      ]);
-      if (inletClients <= 4) worstP99 = Math.max(worstP99, probe.p99Ms);
-      responsiveness.push([
-        String(inletClients), fmt(probe.p50Ms, 2), fmt(probe.p99Ms, 2), fmt(probe.maxMs, 2), String(usage.requests), fmt(usage.p50Ms, 0),
-        inlets ? fmt(inlets.perSecond, 0) : '–', String(probe.errors + usage.errors + (inlets?.errors ?? 0)),
-      ]);
-    }
-    console.log(markdownTable(['inlet clients', 'GET / p50 ms', 'p99 ms', 'max ms', '/usage answered', '/usage p50 ms', 'inlet req/s', 'errors'], responsiveness));
-    console.log(`\nGET / p99 with /usage and up to 4 inlet clients: ${fmt(worstP99, 2)} ms (target < 20 ms): ${worstP99 < 20 ? 'PASS' : 'MISS'}`);
+      console.log(
+        `\n### GET / (1 client, one request at a time) while /usage (2 clients) and spend-limited inlets run on the ${largest}-record user\n`,
+      );
+      const usagePaths = [
+        `/usage?user=cap-${largest}`,
+        `/usage?user=cap-${largest}&group_by=day`,
+        `/usage?user=cap-${largest}&format=csv`,
+      ];
+      const responsiveness: string[][] = [];
+      let worstP99 = 0;
+      for (const inletClients of [0, 4, 16]) {
+        const measuring = await startProbe(url, PHASE_MS);
+        const [probe, usage, inlets] = await Promise.all([
+          measuring.result,
+          load(2, (index) => ({ method: 'GET', path: usagePaths[index % usagePaths.length]! })),
+          inletClients > 0 ? load(inletClients, () => inlet(`cap-${largest}`)) : undefined,
+        ]);
+        if (inletClients <= 4) worstP99 = Math.max(worstP99, probe.p99Ms);
+        responsiveness.push([
+          String(inletClients),
+          fmt(probe.p50Ms, 2),
+          fmt(probe.p99Ms, 2),
+          fmt(probe.maxMs, 2),
+          String(usage.requests),
+          fmt(usage.p50Ms, 0),
+          inlets ? fmt(inlets.perSecond, 0) : '–',
+          String(probe.errors + usage.errors + (inlets?.errors ?? 0)),
+        ]);
+      }
+      console.log(
+        markdownTable(
+          [
+            'inlet clients',
+            'GET / p50 ms',
+            'p99 ms',
+            'max ms',
+            '/usage answered',
+            '/usage p50 ms',
+            'inlet req/s',
+            'errors',
+          ],
+          responsiveness,
+        ),
+      );
+      console.log(
+        `\nGET / p99 with /usage and up to 4 inlet clients: ${fmt(worstP99, 2)} ms (target < 20 ms): ${worstP99 < 20 ? 'PASS' : 'MISS'}`,
+      );
     }
   } finally {
     clearTimeout(watchdog);

@@ -41,7 +41,20 @@ const tokenCache = new LruTokenCache(200_000);
 const methods = [...ALGORITHMS, WINDOW];
 const totals = new Map<string, Totals>();
 const historyTokens: number[] = [];
-const empty = (): Totals => ({ requests: 0, trimmed: 0, prompt: 0, prefix: 0, billable: 0, hits: 0, costNoCache: 0, costCached: 0, costBillable: 0, overBudget: 0, shares: [], recalls: [] });
+const empty = (): Totals => ({
+  requests: 0,
+  trimmed: 0,
+  prompt: 0,
+  prefix: 0,
+  billable: 0,
+  hits: 0,
+  costNoCache: 0,
+  costCached: 0,
+  costBillable: 0,
+  overBudget: 0,
+  shares: [],
+  recalls: [],
+});
 
 for (const budget of BUDGETS) {
   for (const seed of SEEDS) {
@@ -59,8 +72,16 @@ for (const budget of BUDGETS) {
           const kept = slidingWindow({ messages: request, tokens: counter.messages(request), budget });
           return { sent: kept.map((index) => request[index]!), kept: new Set(kept) };
         }
-        const result = planContext({ messages: request, model: 'gpt-4o', options: { algorithm: method as AlgorithmName, maxTokens: budget }, tokenCache, previousSequence });
-        const kept = result.plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index);
+        const result = planContext({
+          messages: request,
+          model: 'gpt-4o',
+          options: { algorithm: method as AlgorithmName, maxTokens: budget },
+          tokenCache,
+          previousSequence,
+        });
+        const kept = result.plan.entries
+          .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+          .map((entry) => entry.index);
         return { sent: result.messages as ChatMessage[], kept: new Set(kept), sequence: result.sequence };
       };
       // Request k: everything up to and including the k-th user message (odd indices are users).
@@ -100,14 +121,31 @@ function askedAt(conversation: BenchConversation, index: number) {
 }
 
 const usd = (value: number): string => `$${value.toFixed(4)}`;
-console.log(`# Prompt-cache economics — ${SEEDS.length} conversations replayed turn by turn (history ${historyTokens.slice(0, SEEDS.length).join(', ')} tokens at the end), gpt-4o input $${GPT_4O_PRICES.input}/M, cache read $${GPT_4O_PRICES.cacheRead}/M`);
-console.log('Prefix reuse = tokens of the longest common prefix (whole messages) with the previous request ÷ prompt tokens. "OpenAI rule" bills a prefix only from 1,024 tokens, in 128-token blocks.\n');
+console.log(
+  `# Prompt-cache economics — ${SEEDS.length} conversations replayed turn by turn (history ${historyTokens.slice(0, SEEDS.length).join(', ')} tokens at the end), gpt-4o input $${GPT_4O_PRICES.input}/M, cache read $${GPT_4O_PRICES.cacheRead}/M`,
+);
+console.log(
+  'Prefix reuse = tokens of the longest common prefix (whole messages) with the previous request ÷ prompt tokens. "OpenAI rule" bills a prefix only from 1,024 tokens, in 128-token blocks.\n',
+);
 const verdicts: string[] = [];
 for (const budget of BUDGETS) {
   console.log(`## Budget ${budget} tokens\n`);
   console.log(
     markdownTable(
-      ['algorithm', 'requests (trimmed)', 'mean prompt', 'prefix reuse', 'median turn', 'OpenAI rule', 'cost, no cache', 'cost, cached', 'saving', 'saving (OpenAI rule)', 'over budget', 'evidence recall'],
+      [
+        'algorithm',
+        'requests (trimmed)',
+        'mean prompt',
+        'prefix reuse',
+        'median turn',
+        'OpenAI rule',
+        'cost, no cache',
+        'cost, cached',
+        'saving',
+        'saving (OpenAI rule)',
+        'over budget',
+        'evidence recall',
+      ],
       methods.map((method) => {
         const total = totals.get(`${budget}|${method}`)!;
         const sorted = [...total.shares].sort((a, b) => a - b);
@@ -133,11 +171,22 @@ for (const budget of BUDGETS) {
   // Only the requests that had to be trimmed show the difference: the first ones fit whole.
   const trimmedShares = (total: Totals): number[] => total.shares.slice(total.requests - total.trimmed);
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  console.log(`\nprefix reuse on trimmed turns (mean / median): ${methods.map((method) => { const shares = trimmedShares(totals.get(`${budget}|${method}`)!); return `${method} ${percent(mean(shares))} / ${percent(median(shares))}`; }).join(', ')}\n`);
+  console.log(
+    `\nprefix reuse on trimmed turns (mean / median): ${methods
+      .map((method) => {
+        const shares = trimmedShares(totals.get(`${budget}|${method}`)!);
+        return `${method} ${percent(mean(shares))} / ${percent(median(shares))}`;
+      })
+      .join(', ')}\n`,
+  );
   const cacheShares = trimmedShares(prefixCache);
   const windowShares = trimmedShares(window);
-  verdicts.push(`${prefixCache.prefix / prefixCache.prompt >= 0.5 && median(cacheShares) >= 0.5 ? 'PASS' : 'MISS'}  budget ${budget}: prefix_cache keeps most of the prefix stable (${percent(prefixCache.prefix / prefixCache.prompt)} of all prompt tokens; median trimmed turn ${percent(median(cacheShares))})`);
-  verdicts.push(`${median(windowShares) <= 0.1 ? 'PASS' : 'MISS'}  budget ${budget}: sliding window keeps almost none (median trimmed turn ${percent(median(windowShares))}; mean ${percent(mean(windowShares))}, from turns where the window had slack and did not move)`);
+  verdicts.push(
+    `${prefixCache.prefix / prefixCache.prompt >= 0.5 && median(cacheShares) >= 0.5 ? 'PASS' : 'MISS'}  budget ${budget}: prefix_cache keeps most of the prefix stable (${percent(prefixCache.prefix / prefixCache.prompt)} of all prompt tokens; median trimmed turn ${percent(median(cacheShares))})`,
+  );
+  verdicts.push(
+    `${median(windowShares) <= 0.1 ? 'PASS' : 'MISS'}  budget ${budget}: sliding window keeps almost none (median trimmed turn ${percent(median(windowShares))}; mean ${percent(mean(windowShares))}, from turns where the window had slack and did not move)`,
+  );
 }
 for (const line of verdicts) console.log(line);
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

@@ -6,7 +6,12 @@
  */
 import { LruTokenCache } from '../src/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
-import { generateConversation, questionRequest, type BenchQuestion, type QuestionKind } from './lib/conversation-generator.js';
+import {
+  generateConversation,
+  questionRequest,
+  type BenchQuestion,
+  type QuestionKind,
+} from './lib/conversation-generator.js';
 import { engineSelection } from './lib/engine-selection.js';
 import { evidenceRecall, mean, recentRetention } from './lib/metrics.js';
 import { randomSelection } from './lib/random-selection.js';
@@ -42,7 +47,10 @@ const methods: Array<{ name: string; select: (input: SelectionInput, salt: numbe
   { name: DEFAULT, select: engineSelection({}, tokenCache) },
   { name: 'engine greedy', select: engineSelection({ algorithm: 'greedy' }, tokenCache) },
   { name: 'engine dependency', select: engineSelection({ algorithm: 'dependency' }, tokenCache) },
-  { name: 'engine lethes defaults (smart, recency 1.5)', select: engineSelection({ weighting: 'smart', recencyFactor: 1.5 }, tokenCache) },
+  {
+    name: 'engine lethes defaults (smart, recency 1.5)',
+    select: engineSelection({ weighting: 'smart', recencyFactor: 1.5 }, tokenCache),
+  },
   { name: 'sliding window', select: slidingWindow },
   { name: 'random', select: (input, salt) => randomSelection(salt)(input) },
   { name: 'BM25', select: (input) => bm25Selection(input) },
@@ -77,15 +85,34 @@ for (let seed = 1; seed <= CONVERSATIONS; seed++) {
 }
 
 const pick = (method: string, budget?: number, kind?: QuestionKind): Sample[] =>
-  samples.filter((sample) => sample.method === method && (budget === undefined || sample.budget === budget) && (kind === undefined || sample.kind === kind));
+  samples.filter(
+    (sample) =>
+      sample.method === method &&
+      (budget === undefined || sample.budget === budget) &&
+      (kind === undefined || sample.kind === kind),
+  );
 const budgetLabel = (budget: number): string => `${budget / 1000}k`;
 
-console.log(`# Evidence recall — ${CONVERSATIONS} conversations, ${queries} questions (${KINDS.map((kind) => `${kind}: ${samples.filter((s) => s.kind === kind && s.method === DEFAULT && s.budget === BUDGETS[0]).length}`).join(', ')})`);
-console.log(`History at question time: mean ${Math.round(mean(historyTokens))} tokens, min ${Math.min(...historyTokens)}, max ${Math.max(...historyTokens)}. Budgets include the system prompt; all methods use the engine's token counting.\n`);
+console.log(
+  `# Evidence recall — ${CONVERSATIONS} conversations, ${queries} questions (${KINDS.map((kind) => `${kind}: ${samples.filter((s) => s.kind === kind && s.method === DEFAULT && s.budget === BUDGETS[0]).length}`).join(', ')})`,
+);
+console.log(
+  `History at question time: mean ${Math.round(mean(historyTokens))} tokens, min ${Math.min(...historyTokens)}, max ${Math.max(...historyTokens)}. Budgets include the system prompt; all methods use the engine's token counting.\n`,
+);
 
 console.log('## Evidence recall (share of needed messages kept in full)\n');
-console.log('Baselines: sliding window, random, BM25 (each also keeps the system prompt and the last user message). "BM25 + last 4" is a diagnostic, not a baseline: BM25 with the engine\'s recent-turn guarantee.\n');
-console.log(markdownTable(['method', ...BUDGETS.map(budgetLabel)], methods.map((method) => [method.name, ...BUDGETS.map((budget) => percent(mean(pick(method.name, budget).map((s) => s.recall))))])));
+console.log(
+  'Baselines: sliding window, random, BM25 (each also keeps the system prompt and the last user message). "BM25 + last 4" is a diagnostic, not a baseline: BM25 with the engine\'s recent-turn guarantee.\n',
+);
+console.log(
+  markdownTable(
+    ['method', ...BUDGETS.map(budgetLabel)],
+    methods.map((method) => [
+      method.name,
+      ...BUDGETS.map((budget) => percent(mean(pick(method.name, budget).map((s) => s.recall)))),
+    ]),
+  ),
+);
 
 console.log('\n## Default vs best baseline (ratio of recalls)\n');
 const verdicts: boolean[] = [];
@@ -95,31 +122,59 @@ console.log(
     BUDGETS.map((budget) => {
       const oursSamples = pick(DEFAULT, budget);
       const ours = mean(oursSamples.map((s) => s.recall));
-      const best = BASELINES.map((name) => ({ name, recall: mean(pick(name, budget).map((s) => s.recall)) })).sort((a, b) => b.recall - a.recall)[0]!;
+      const best = BASELINES.map((name) => ({ name, recall: mean(pick(name, budget).map((s) => s.recall)) })).sort(
+        (a, b) => b.recall - a.recall,
+      )[0]!;
       // Samples are recorded in the same question order for every method, so they pair up.
       const theirs = pick(best.name, budget);
       const better = oursSamples.filter((sample, index) => sample.recall > (theirs[index]?.recall ?? 0)).length;
       const worse = oursSamples.filter((sample, index) => sample.recall < (theirs[index]?.recall ?? 0)).length;
       verdicts.push(ours > best.recall);
-      return [budgetLabel(budget), percent(ours), `${best.name} ${percent(best.recall)}`, `${(ours / Math.max(best.recall, 1e-9)).toFixed(2)}×`, `${better} / ${worse}`, ours > best.recall ? 'yes' : 'NO'];
+      return [
+        budgetLabel(budget),
+        percent(ours),
+        `${best.name} ${percent(best.recall)}`,
+        `${(ours / Math.max(best.recall, 1e-9)).toFixed(2)}×`,
+        `${better} / ${worse}`,
+        ours > best.recall ? 'yes' : 'NO',
+      ];
     }),
   ),
 );
 
 console.log('\n## Recall by question kind (mean over budgets)\n');
-console.log(markdownTable(['method', ...KINDS], methods.map((method) => [method.name, ...KINDS.map((kind) => percent(mean(pick(method.name, undefined, kind).map((s) => s.recall))))])));
+console.log(
+  markdownTable(
+    ['method', ...KINDS],
+    methods.map((method) => [
+      method.name,
+      ...KINDS.map((kind) => percent(mean(pick(method.name, undefined, kind).map((s) => s.recall)))),
+    ]),
+  ),
+);
 
 console.log('\n## Recent-turn retention (share of the last 4 messages kept)\n');
-console.log(markdownTable(['method', ...BUDGETS.map(budgetLabel)], methods.map((method) => [method.name, ...BUDGETS.map((budget) => percent(mean(pick(method.name, budget).map((s) => s.recent))))])));
+console.log(
+  markdownTable(
+    ['method', ...BUDGETS.map(budgetLabel)],
+    methods.map((method) => [
+      method.name,
+      ...BUDGETS.map((budget) => percent(mean(pick(method.name, budget).map((s) => s.recent)))),
+    ]),
+  ),
+);
 
 console.log('\n## Budget use (prompt tokens / budget: mean, max)\n');
 console.log(
   markdownTable(
     ['method', ...BUDGETS.map(budgetLabel)],
-    methods.map((method) => [method.name, ...BUDGETS.map((budget) => {
-      const used = pick(method.name, budget).map((s) => s.used);
-      return `${mean(used).toFixed(2)}, ${Math.max(...used).toFixed(2)}`;
-    })]),
+    methods.map((method) => [
+      method.name,
+      ...BUDGETS.map((budget) => {
+        const used = pick(method.name, budget).map((s) => s.used);
+        return `${mean(used).toFixed(2)}, ${Math.max(...used).toFixed(2)}`;
+      }),
+    ]),
   ),
 );
 
@@ -131,14 +186,24 @@ console.log(`${recentOk ? 'PASS' : 'MISS'}  default configuration keeps 100% of 
 console.log(`${withinBudget ? 'PASS' : 'MISS'}  default configuration stays within the budget`);
 console.log('\n## Coding and tool-use chats (seeded, bench/lib/tool-chat-generator.ts)\n');
 const toolCounter = new ToolTokenCounter();
-const keptBy = (options: Record<string, unknown>) => (messages: readonly ToolChatMessage[], budget: number): number[] =>
-  planContext({ messages: [...messages], model: 'gpt-4o', options: { ...options, maxTokens: budget }, tokenCache })
-    .plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
-    .map((entry) => entry.index);
+const keptBy =
+  (options: Record<string, unknown>) =>
+  (messages: readonly ToolChatMessage[], budget: number): number[] =>
+    planContext({ messages: [...messages], model: 'gpt-4o', options: { ...options, maxTokens: budget }, tokenCache })
+      .plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+      .map((entry) => entry.index);
 const tools = toolRecallRows([
   { name: DEFAULT, select: keptBy({}) },
   { name: 'engine smart (tool penalty 0.5)', select: keptBy({ weighting: 'smart' }) },
-  { name: 'sliding window', select: (messages, budget) => slidingWindow({ messages: messages as unknown as ChatMessage[], tokens: toolCounter.toolMessages(messages), budget }) },
+  {
+    name: 'sliding window',
+    select: (messages, budget) =>
+      slidingWindow({
+        messages: messages as unknown as ChatMessage[],
+        tokens: toolCounter.toolMessages(messages),
+        budget,
+      }),
+  },
 ]);
 console.log(`${tools.summary}\n`);
 console.log(markdownTable(tools.header, tools.rows));

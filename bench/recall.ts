@@ -58,20 +58,32 @@ function sameRolePairs(messages: readonly unknown[]): number {
  */
 function viaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
   return ({ messages, budget }) => {
-    const options = { ...contextOptions({ ...valves, max_tokens: budget }, { ...userValves, max_tokens: null, recent: null }, noFlags()), ...overrides };
+    const options = {
+      ...contextOptions(
+        { ...valves, max_tokens: budget },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      ),
+      ...overrides,
+    };
     const result = planContext({ messages: [...messages], model: MODEL, options, tokenCache });
     if (options.roleAlternation === 'strict') {
       strictRequests += 1;
       sameRoleNeighbours += sameRolePairs(result.messages);
     }
-    return result.plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index);
+    return result.plan.entries
+      .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+      .map((entry) => entry.index);
   };
 }
 
 const methods: Array<{ name: string; select: (input: SelectionInput) => number[] }> = [
   { name: DEFAULT, select: viaValves() },
   { name: 'engine default, role_alternation strict', select: viaValves({ roleAlternation: 'strict' }) },
-  { name: "engine, smart + recency 1.5 (lethes' defaults)", select: viaValves({ weighting: 'smart', recencyFactor: 1.5 }) },
+  {
+    name: "engine, smart + recency 1.5 (lethes' defaults)",
+    select: viaValves({ weighting: 'smart', recencyFactor: 1.5 }),
+  },
   { name: 'plain BM25 over turns', select: bm25Selection },
   { name: 'sliding window', select: slidingWindow },
   { name: 'previous default (v0.1 ranking)', select: previousDefault },
@@ -90,24 +102,44 @@ for (const conversation of conversations) {
         const kept = method.select({ messages, tokens, budget });
         const keptSet = new Set(kept);
         const found = question.evidence.filter((index) => keptSet.has(index)).length;
-        samples.push({ method: method.name, budget, category: question.category, recall: found / question.evidence.length, sent: selectionTokens(tokens, kept) });
+        samples.push({
+          method: method.name,
+          budget,
+          category: question.category,
+          recall: found / question.evidence.length,
+          sent: selectionTokens(tokens, kept),
+        });
       }
     }
   }
 }
 
 const pick = (method: string, budget?: number, category?: number): Sample[] =>
-  samples.filter((sample) => sample.method === method && (budget === undefined || sample.budget === budget) && (category === undefined || sample.category === category));
+  samples.filter(
+    (sample) =>
+      sample.method === method &&
+      (budget === undefined || sample.budget === budget) &&
+      (category === undefined || sample.category === category),
+  );
 const recallOf = (list: readonly Sample[]): number => mean(list.map((sample) => sample.recall));
 const label = (budget: number): string => `${budget / 1000}k`;
 const questions = pick(DEFAULT, BUDGETS[0]).length;
 const categories = Object.keys(LOCOMO_CATEGORIES).map(Number);
 const history = conversations.map((conversation) => counter.prompt(conversation.turns));
 
-console.log(`# Evidence recall on real conversations — LoCoMo dev split (${conversations.length} conversations, ${questions} questions, ${skipped} skipped for evidence naming no turn)\n`);
-console.log(`Turns per conversation: ${conversations.map((conversation) => conversation.turns.length).join(', ')}; history ${history.join(', ')} tokens (o200k). Budgets are the max_tokens valve in real tokens.\n`);
+console.log(
+  `# Evidence recall on real conversations — LoCoMo dev split (${conversations.length} conversations, ${questions} questions, ${skipped} skipped for evidence naming no turn)\n`,
+);
+console.log(
+  `Turns per conversation: ${conversations.map((conversation) => conversation.turns.length).join(', ')}; history ${history.join(', ')} tokens (o200k). Budgets are the max_tokens valve in real tokens.\n`,
+);
 console.log('## Evidence recall (share of evidence turns kept byte-for-byte)\n');
-console.log(markdownTable(['method', ...BUDGETS.map(label)], methods.map((method) => [method.name, ...BUDGETS.map((budget) => percent(recallOf(pick(method.name, budget))))])));
+console.log(
+  markdownTable(
+    ['method', ...BUDGETS.map(label)],
+    methods.map((method) => [method.name, ...BUDGETS.map((budget) => percent(recallOf(pick(method.name, budget))))]),
+  ),
+);
 
 console.log('\n## Default vs best baseline\n');
 const beats: boolean[] = [];
@@ -116,46 +148,101 @@ console.log(
     ['budget', DEFAULT, 'best baseline', 'ratio', 'questions better / worse'],
     BUDGETS.map((budget) => {
       const ours = pick(DEFAULT, budget);
-      const best = BASELINES.map((name) => ({ name, recall: recallOf(pick(name, budget)) })).sort((a, b) => b.recall - a.recall)[0]!;
+      const best = BASELINES.map((name) => ({ name, recall: recallOf(pick(name, budget)) })).sort(
+        (a, b) => b.recall - a.recall,
+      )[0]!;
       const theirs = pick(best.name, budget); // same question order for every method
       const better = ours.filter((sample, index) => sample.recall > theirs[index]!.recall).length;
       const worse = ours.filter((sample, index) => sample.recall < theirs[index]!.recall).length;
       beats.push(recallOf(ours) > best.recall);
-      return [label(budget), percent(recallOf(ours)), `${best.name} ${percent(best.recall)}`, `${(recallOf(ours) / Math.max(best.recall, 1e-9)).toFixed(2)}×`, `${better} / ${worse}`];
+      return [
+        label(budget),
+        percent(recallOf(ours)),
+        `${best.name} ${percent(best.recall)}`,
+        `${(recallOf(ours) / Math.max(best.recall, 1e-9)).toFixed(2)}×`,
+        `${better} / ${worse}`,
+      ];
     }),
   ),
 );
 
 console.log('\n## By category (default, per budget; questions per category in brackets)\n');
-console.log(markdownTable(['category', ...BUDGETS.map(label)], categories.map((category) => [`${LOCOMO_CATEGORIES[category]} (${pick(DEFAULT, BUDGETS[0], category).length})`, ...BUDGETS.map((budget) => percent(recallOf(pick(DEFAULT, budget, category))))])));
+console.log(
+  markdownTable(
+    ['category', ...BUDGETS.map(label)],
+    categories.map((category) => [
+      `${LOCOMO_CATEGORIES[category]} (${pick(DEFAULT, BUDGETS[0], category).length})`,
+      ...BUDGETS.map((budget) => percent(recallOf(pick(DEFAULT, budget, category)))),
+    ]),
+  ),
+);
 
 console.log('\n## By category at 2k (every method)\n');
-console.log(markdownTable(['method', ...categories.map((category) => LOCOMO_CATEGORIES[category]!)], methods.map((method) => [method.name, ...categories.map((category) => percent(recallOf(pick(method.name, 2000, category))))])));
+console.log(
+  markdownTable(
+    ['method', ...categories.map((category) => LOCOMO_CATEGORIES[category]!)],
+    methods.map((method) => [
+      method.name,
+      ...categories.map((category) => percent(recallOf(pick(method.name, 2000, category)))),
+    ]),
+  ),
+);
 
 console.log('\n## Questions with all their evidence kept\n');
-console.log(markdownTable(['method', ...BUDGETS.map(label)], methods.map((method) => [method.name, ...BUDGETS.map((budget) => percent(mean(pick(method.name, budget).map((sample) => (sample.recall === 1 ? 1 : 0)))))])));
+console.log(
+  markdownTable(
+    ['method', ...BUDGETS.map(label)],
+    methods.map((method) => [
+      method.name,
+      ...BUDGETS.map((budget) =>
+        percent(mean(pick(method.name, budget).map((sample) => (sample.recall === 1 ? 1 : 0)))),
+      ),
+    ]),
+  ),
+);
 
 console.log('\n## Tokens sent (mean; max) — real o200k tokens, overheads included\n');
-console.log(markdownTable(['method', ...BUDGETS.map(label)], methods.map((method) => [method.name, ...BUDGETS.map((budget) => {
-  const sent = pick(method.name, budget).map((sample) => sample.sent);
-  return `${Math.round(mean(sent))}; ${Math.max(...sent)}`;
-})])));
+console.log(
+  markdownTable(
+    ['method', ...BUDGETS.map(label)],
+    methods.map((method) => [
+      method.name,
+      ...BUDGETS.map((budget) => {
+        const sent = pick(method.name, budget).map((sample) => sample.sent);
+        return `${Math.round(mean(sent))}; ${Math.max(...sent)}`;
+      }),
+    ]),
+  ),
+);
 
 const over = pick(DEFAULT).filter((sample) => sample.sent > sample.budget).length;
 console.log('');
 for (const [budget, goal] of Object.entries(GOALS)) {
   const recall = recallOf(pick(DEFAULT, Number(budget)));
-  console.log(`${recall >= goal ? 'PASS' : 'MISS'}  default ≥ ${percent(goal)} at ${label(Number(budget))}: ${percent(recall)}`);
+  console.log(
+    `${recall >= goal ? 'PASS' : 'MISS'}  default ≥ ${percent(goal)} at ${label(Number(budget))}: ${percent(recall)}`,
+  );
 }
 console.log(`${beats.every(Boolean) ? 'PASS' : 'MISS'}  default beats every baseline at every budget`);
-console.log(`${over === 0 ? 'PASS' : 'MISS'}  default never exceeds max_tokens (${over} of ${pick(DEFAULT).length} requests over)`);
+console.log(
+  `${over === 0 ? 'PASS' : 'MISS'}  default never exceeds max_tokens (${over} of ${pick(DEFAULT).length} requests over)`,
+);
 const defaultPairs = (() => {
   let pairs = 0;
-  for (const conversation of conversations.slice(0, 1)) for (const question of conversation.questions.slice(0, 50)) {
-    const options = contextOptions({ ...valves, max_tokens: 2000 }, { ...userValves, max_tokens: null, recent: null }, noFlags());
-    pairs += sameRolePairs(planContext({ messages: questionMessages(conversation, question), model: MODEL, options, tokenCache }).messages);
-  }
+  for (const conversation of conversations.slice(0, 1))
+    for (const question of conversation.questions.slice(0, 50)) {
+      const options = contextOptions(
+        { ...valves, max_tokens: 2000 },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      );
+      pairs += sameRolePairs(
+        planContext({ messages: questionMessages(conversation, question), model: MODEL, options, tokenCache }).messages,
+      );
+    }
   return pairs;
 })();
-console.log(`${sameRoleNeighbours === 0 ? 'PASS' : 'MISS'}  role_alternation strict: ${sameRoleNeighbours} same-role neighbours in ${strictRequests} requests (role_alternation any, 50 questions at 2k: ${defaultPairs})`);
+console.log(
+  `${sameRoleNeighbours === 0 ? 'PASS' : 'MISS'}  role_alternation strict: ${sameRoleNeighbours} same-role neighbours in ${strictRequests} requests (role_alternation any, 50 questions at 2k: ${defaultPairs})`,
+);
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

@@ -28,20 +28,43 @@ interface Result {
   iterations: number;
 }
 
-const session = { flags: { budget: '8k', keep: ['sys'] }, lastSent: Array.from({ length: 40 }, (_, index) => `msg-${index}-${'x'.repeat(8)}`) };
+const session = {
+  flags: { budget: '8k', keep: ['sys'] },
+  lastSent: Array.from({ length: 40 }, (_, index) => `msg-${index}-${'x'.repeat(8)}`),
+};
 const tokenKeys = Array.from({ length: 50 }, (_, index) => `tokens:o200k:${randomUUID()}:${index}`);
 
 /** The hot-path operations; `i` makes each call distinct where it matters. */
-const operations: Array<{ name: string; setup?: (store: StateStore) => Promise<void>; run: (store: StateStore, i: number) => Promise<unknown> }> = [
-  { name: 'session doc get', setup: (store) => store.set('session:chat-1', session, { ttlMs: 86_400_000 }), run: (store) => store.get('session:chat-1') },
-  { name: 'session doc set', run: (store, i) => store.set('session:chat-1', { ...session, turn: i }, { ttlMs: 86_400_000 }) },
+const operations: Array<{
+  name: string;
+  setup?: (store: StateStore) => Promise<void>;
+  run: (store: StateStore, i: number) => Promise<unknown>;
+}> = [
+  {
+    name: 'session doc get',
+    setup: (store) => store.set('session:chat-1', session, { ttlMs: 86_400_000 }),
+    run: (store) => store.get('session:chat-1'),
+  },
+  {
+    name: 'session doc set',
+    run: (store, i) => store.set('session:chat-1', { ...session, turn: i }, { ttlMs: 86_400_000 }),
+  },
   {
     name: 'token cache setMany x50',
-    run: (store, i) => store.setMany(tokenKeys.map((key, index) => ({ key, value: 100 + index + i, ttlMs: 3_600_000 }))),
+    run: (store, i) =>
+      store.setMany(tokenKeys.map((key, index) => ({ key, value: 100 + index + i, ttlMs: 3_600_000 }))),
   },
   { name: 'token cache getMany x50', run: (store) => store.getMany(tokenKeys) },
   { name: 'rate counter increment', run: (store) => store.increment('rate:user-1:minute', 1, { ttlMs: 60_000 }) },
-  { name: 'ledger append', run: (store, i) => store.append('ledger:user-1', { id: `m-${i}-${randomUUID()}`, time: Date.now(), data: { model: 'openai/gpt-5', promptTokens: 1200, completionTokens: 300, usd: 0.0042 } }) },
+  {
+    name: 'ledger append',
+    run: (store, i) =>
+      store.append('ledger:user-1', {
+        id: `m-${i}-${randomUUID()}`,
+        time: Date.now(),
+        data: { model: 'openai/gpt-5', promptTokens: 1200, completionTokens: 300, usd: 0.0042 },
+      }),
+  },
 ];
 
 function percentile(sorted: Float64Array, fraction: number): number {
@@ -63,9 +86,19 @@ async function measure(backend: string, store: StateStore): Promise<Result[]> {
     }
     const elapsed = performance.now() - started;
     const queued = store.health().queued ?? 0;
-    if (queued > 0) console.log(`warning: ${backend} ${operation.name} left ${queued} ledger writes queued (backend was unreachable)`);
+    if (queued > 0)
+      console.log(
+        `warning: ${backend} ${operation.name} left ${queued} ledger writes queued (backend was unreachable)`,
+      );
     const sorted = latencies.subarray(0, count).sort();
-    results.push({ backend, operation: operation.name, opsPerSecond: (count / elapsed) * 1000, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), iterations: count });
+    results.push({
+      backend,
+      operation: operation.name,
+      opsPerSecond: (count / elapsed) * 1000,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      iterations: count,
+    });
   }
   return results;
 }
@@ -96,27 +129,47 @@ async function benchRedis(): Promise<Result[]> {
     return await measure('redis', store);
   } finally {
     await store.close();
-    await admin.connect().then(() => deletePrefixedKeys(admin, prefix)).catch(() => 0);
+    await admin
+      .connect()
+      .then(() => deletePrefixedKeys(admin, prefix))
+      .catch(() => 0);
     admin.disconnect();
   }
 }
 
 function printTable(results: Result[]): void {
   const header = ['backend', 'operation', 'ops/s', 'p50 ms', 'p99 ms', 'calls'];
-  const rows = results.map((result) => [result.backend, result.operation, result.opsPerSecond.toFixed(0), result.p50Ms.toFixed(3), result.p99Ms.toFixed(3), String(result.iterations)]);
+  const rows = results.map((result) => [
+    result.backend,
+    result.operation,
+    result.opsPerSecond.toFixed(0),
+    result.p50Ms.toFixed(3),
+    result.p99Ms.toFixed(3),
+    String(result.iterations),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
   console.log(line(header));
-  console.log(`|${widths.map((width, column) => (column < 2 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`);
+  console.log(
+    `|${widths.map((width, column) => (column < 2 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`,
+  );
   for (const row of rows) console.log(line(row));
-  const redis = new Map(results.filter((result) => result.backend === 'redis').map((result) => [result.operation, result]));
+  const redis = new Map(
+    results.filter((result) => result.backend === 'redis').map((result) => [result.operation, result]),
+  );
   if (redis.size === 0) return;
   console.log('\nratio sqlite/redis (ops/s; >1 = SQLite faster, p99 <1 = SQLite tighter):');
   for (const sqlite of results.filter((result) => result.backend === 'sqlite')) {
     const other = redis.get(sqlite.operation);
-    if (other) console.log(`  ${sqlite.operation.padEnd(26)} ops x${(sqlite.opsPerSecond / other.opsPerSecond).toFixed(2)}   p99 x${(sqlite.p99Ms / other.p99Ms).toFixed(2)}`);
+    if (other)
+      console.log(
+        `  ${sqlite.operation.padEnd(26)} ops x${(sqlite.opsPerSecond / other.opsPerSecond).toFixed(2)}   p99 x${(sqlite.p99Ms / other.p99Ms).toFixed(2)}`,
+      );
   }
 }
 
-console.log(`state benchmark: ${DURATION_MS} ms per operation, sequential calls, node ${process.version}, ${os.cpus().length} CPUs\n`);
+console.log(
+  `state benchmark: ${DURATION_MS} ms per operation, sequential calls, node ${process.version}, ${os.cpus().length} CPUs\n`,
+);
 printTable([...(await benchSqlite()), ...(await benchRedis())]);

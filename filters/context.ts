@@ -1,4 +1,11 @@
-import { closeContext, contextInlet, contextOutlet, contextUserValves, contextValves, defineFilter } from '../src/sdk.js';
+import {
+  closeContext,
+  contextInlet,
+  contextOutlet,
+  contextUserValves,
+  contextValves,
+  defineFilter,
+} from '../src/sdk.js';
 
 /**
  * The context filter: on every inlet, scores the history against the current question and keeps,

@@ -13,11 +13,16 @@ export default defineFilter({
     prefix: z.string().default('').describe('Text every system prompt starts with'),
   }),
   userValves: z.object({
-    prefix: z.string().default('').describe('Your own text at the start of the system prompt (e.g. "Answer in French.")'),
+    prefix: z
+      .string()
+      .default('')
+      .describe('Your own text at the start of the system prompt (e.g. "Answer in French.")'),
     enabled: z.boolean().default(true).describe('Add your prefix'),
   }),
   inlet({ body, valves, userValves }) {
-    const parts = [valves.prefix, userValves.enabled ? userValves.prefix : ''].map((part) => part.trim()).filter(Boolean);
+    const parts = [valves.prefix, userValves.enabled ? userValves.prefix : '']
+      .map((part) => part.trim())
+      .filter(Boolean);
     if (parts.length === 0 || !Array.isArray(body.messages)) return body;
     const prefix = parts.join('\n');
     const messages = [...(body.messages as Message[])];

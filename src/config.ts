@@ -80,7 +80,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const value = parsed.data;
   if (value.HEADERS_TIMEOUT_MS > value.REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(`Invalid environment: HEADERS_TIMEOUT_MS (${value.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${value.REQUEST_TIMEOUT_MS})`);
+    throw new ConfigError(
+      `Invalid environment: HEADERS_TIMEOUT_MS (${value.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${value.REQUEST_TIMEOUT_MS})`,
+    );
   }
   const resolve = (dir: string) => path.resolve(cwd, dir);
   return Object.freeze({
@@ -90,6 +92,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     VALVES_DIR: resolve(value.VALVES_DIR),
     PRICING_DIR: resolve(value.PRICING_DIR),
     sqlitePath: value.SQLITE_PATH ? resolve(value.SQLITE_PATH) : path.join(resolve(value.DATA_DIR), 'eunoe.db'),
-    ledgerJournalPath: value.LEDGER_JOURNAL_PATH ? resolve(value.LEDGER_JOURNAL_PATH) : path.join(resolve(value.DATA_DIR), 'ledger-journal.db'),
+    ledgerJournalPath: value.LEDGER_JOURNAL_PATH
+      ? resolve(value.LEDGER_JOURNAL_PATH)
+      : path.join(resolve(value.DATA_DIR), 'ledger-journal.db'),
   });
 }

@@ -15,12 +15,25 @@ async function main(): Promise<void> {
   const server = listenHttp(runtime.app, config, (error?: Error) => {
     if (error) {
       // listenHttp hands listen errors (port in use, no permission) to this callback.
-      logger.fatal({ err: error.message, host: config.HOST, port: config.PORT }, `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`);
-      process.stderr.write(`Eunoe failed to start: cannot listen on ${config.HOST}:${config.PORT} (${error.message}). Set PORT or HOST.\n`);
+      logger.fatal(
+        { err: error.message, host: config.HOST, port: config.PORT },
+        `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`,
+      );
+      process.stderr.write(
+        `Eunoe failed to start: cannot listen on ${config.HOST}:${config.PORT} (${error.message}). Set PORT or HOST.\n`,
+      );
       void runtime.close().finally(() => process.exit(1));
       return;
     }
-    logger.info({ version: VERSION, host: config.HOST, port: config.PORT, filters: runtime.registry.list().map((filter) => filter.id) }, `Eunoe listening on http://${config.HOST}:${config.PORT}`);
+    logger.info(
+      {
+        version: VERSION,
+        host: config.HOST,
+        port: config.PORT,
+        filters: runtime.registry.list().map((filter) => filter.id),
+      },
+      `Eunoe listening on http://${config.HOST}:${config.PORT}`,
+    );
   });
   let stopping = false;
   const stop = async (signal: string) => {
@@ -42,12 +55,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   // A filter's stray timer or promise must not take the server (and every chat) down: log it and keep serving.
-  process.on('unhandledRejection', (reason) => logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'));
-  process.on('uncaughtException', (error) => logger.fatal({ err: String(error?.stack ?? error) }, 'uncaught exception (server keeps running)'));
+  process.on('unhandledRejection', (reason) =>
+    logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'),
+  );
+  process.on('uncaughtException', (error) =>
+    logger.fatal({ err: String(error?.stack ?? error) }, 'uncaught exception (server keeps running)'),
+  );
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof EunoeError ? error.message : (error as Error)?.stack ?? String(error);
+  const message = error instanceof EunoeError ? error.message : ((error as Error)?.stack ?? String(error));
   process.stderr.write(`Eunoe failed to start: ${message}\n`);
   process.exit(1);
 });

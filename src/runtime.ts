@@ -37,11 +37,18 @@ export interface Runtime {
  */
 export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
   const { config, logger } = options;
-  securePrivateFiles({ dataDir: config.DATA_DIR, valvesDir: config.VALVES_DIR, sqlitePath: config.REDIS_URL ? undefined : config.sqlitePath, logger });
+  securePrivateFiles({
+    dataDir: config.DATA_DIR,
+    valvesDir: config.VALVES_DIR,
+    sqlitePath: config.REDIS_URL ? undefined : config.sqlitePath,
+    logger,
+  });
   const apiKey = resolveApiKey({ configured: config.PIPELINES_API_KEY, dataDir: config.DATA_DIR, logger });
   const store = await createStateStore({ config, logger });
   const stops: Array<() => Promise<void> | void> = [];
-  const prefixes = config.PRICING_CONNECTION_PREFIXES?.split(',').map((prefix) => prefix.trim().toLowerCase()).filter(Boolean);
+  const prefixes = config.PRICING_CONNECTION_PREFIXES?.split(',')
+    .map((prefix) => prefix.trim().toLowerCase())
+    .filter(Boolean);
   const pricing = createPricingService({ config, store, logger, connectionPrefixes: prefixes });
   await pricing.start(); // offline-first: never waits for the network
   stops.push(() => pricing.stop());
@@ -64,7 +71,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     services,
     logger,
     debounceMs: config.RELOAD_DEBOUNCE_MS,
-    onFlags: (filterId, specs) => (specs ? flags.registry.register(filterId, specs) : flags.registry.unregister(filterId)),
+    onFlags: (filterId, specs) =>
+      specs ? flags.registry.register(filterId, specs) : flags.registry.unregister(filterId),
   });
   await registry.loadAll();
   if (options.watch ?? config.WATCH_FILTERS) registry.watch();

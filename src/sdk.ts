@@ -2,7 +2,14 @@
 export { z } from 'zod';
 export { defineFilter } from './host/define-filter.js';
 export { baseValves } from './host/types.js';
-export type { FilterDefinition, HookArgs, LifecycleArgs, PipelineUser, FilterBody, HostServices } from './host/types.js';
+export type {
+  FilterDefinition,
+  HookArgs,
+  LifecycleArgs,
+  PipelineUser,
+  FilterBody,
+  HostServices,
+} from './host/types.js';
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';

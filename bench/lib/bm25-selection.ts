@@ -9,10 +9,14 @@ import { fillInOrder, lastUserIndex, type SelectionInput } from './selection.js'
 export function bm25Selection(input: SelectionInput, recent = 0): number[] {
   const last = lastUserIndex(input.messages);
   const query = input.messages[last]?.content ?? '';
-  const scores = bm25Scores(input.messages.map((message) => message.content), query);
-  const newest = input.messages.map((_, index) => index).slice(-recent || input.messages.length).reverse();
-  const byScore = input.messages
+  const scores = bm25Scores(
+    input.messages.map((message) => message.content),
+    query,
+  );
+  const newest = input.messages
     .map((_, index) => index)
-    .sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || b - a);
+    .slice(-recent || input.messages.length)
+    .reverse();
+  const byScore = input.messages.map((_, index) => index).sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || b - a);
   return fillInOrder(input, recent > 0 ? [...newest, ...byScore] : byScore);
 }

@@ -10,12 +10,17 @@ export interface Bm25Parameters {
 }
 
 /** Plain Okapi BM25 (Lucene idf, no stemming, no stop words) of every document against the query. */
-export function bm25Scores(documents: readonly string[], query: string, { k1, b }: Bm25Parameters = { k1: 1.2, b: 0.75 }): number[] {
+export function bm25Scores(
+  documents: readonly string[],
+  query: string,
+  { k1, b }: Bm25Parameters = { k1: 1.2, b: 0.75 },
+): number[] {
   const tokenized = documents.map(words);
   const count = tokenized.length;
   const averageLength = tokenized.reduce((sum, doc) => sum + doc.length, 0) / Math.max(count, 1);
   const documentFrequency = new Map<string, number>();
-  for (const doc of tokenized) for (const term of new Set(doc)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  for (const doc of tokenized)
+    for (const term of new Set(doc)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   const queryTerms = [...new Set(words(query))];
   return tokenized.map((doc) => {
     const frequency = new Map<string, number>();

@@ -73,7 +73,20 @@ interface Session {
 }
 
 const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const months = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 function formatDate(date: Date): string {
   return `${weekdays[date.getUTCDay()]}, ${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
@@ -96,12 +109,24 @@ function choosePlants(rng: Rng, options: Required<GeneratorOptions>): Plant[] {
   for (const { topic, make } of singles.slice(0, options.singleFacts)) {
     const fact = make(rng);
     const paraphrased = rng.chance(options.paraphraseRate);
-    plants.push({ kind: paraphrased ? 'paraphrase' : 'single', topic, question: paraphrased ? fact.paraphrase : fact.question, needsDate: false, statements: [{ session: rng.int(0, sessions - 1), text: fact.statement, contains: fact.answer }] });
+    plants.push({
+      kind: paraphrased ? 'paraphrase' : 'single',
+      topic,
+      question: paraphrased ? fact.paraphrase : fact.question,
+      needsDate: false,
+      statements: [{ session: rng.int(0, sessions - 1), text: fact.statement, contains: fact.answer }],
+    });
   }
   const events = rng.shuffle(topics.flatMap((topic) => topic.events.map((make) => ({ topic, make }))));
   for (const { topic, make } of events.slice(0, options.events)) {
     const event = make(rng);
-    plants.push({ kind: 'temporal', topic, question: event.question, needsDate: true, statements: [{ session: rng.int(0, sessions - 1), text: event.statement, contains: event.marker }] });
+    plants.push({
+      kind: 'temporal',
+      topic,
+      question: event.question,
+      needsDate: true,
+      statements: [{ session: rng.int(0, sessions - 1), text: event.statement, contains: event.marker }],
+    });
   }
   const pairs = rng.shuffle(topics.flatMap((topic) => topic.pairs.map((make) => ({ topic, make }))));
   for (const { topic, make } of pairs.slice(0, options.pairs)) {
@@ -122,14 +147,24 @@ function choosePlants(rng: Rng, options: Required<GeneratorOptions>): Plant[] {
   const advice = rng.shuffle(topics.flatMap((topic) => topic.advice.map((make) => ({ topic, make }))));
   for (const { topic, make } of advice.slice(0, options.advice)) {
     const tip = make(rng);
-    plants.push({ kind: 'assistant', topic, question: tip.question, needsDate: false, statements: [{ session: rng.int(0, sessions - 1), text: tip.ask, contains: tip.answer, reply: tip.reply }] });
+    plants.push({
+      kind: 'assistant',
+      topic,
+      question: tip.question,
+      needsDate: false,
+      statements: [{ session: rng.int(0, sessions - 1), text: tip.ask, contains: tip.answer, reply: tip.reply }],
+    });
   }
   return plants;
 }
 
 function planSessions(rng: Rng, options: Required<GeneratorOptions>, plants: Plant[]): Session[] {
   const dates = sessionDates(rng, options.sessions);
-  const sessions: Session[] = dates.map((date) => ({ date, topics: rng.shuffle(topics).slice(0, rng.int(2, 3)), plants: [] }));
+  const sessions: Session[] = dates.map((date) => ({
+    date,
+    topics: rng.shuffle(topics).slice(0, rng.int(2, 3)),
+    plants: [],
+  }));
   for (const plant of plants) {
     plant.statements.forEach((statement, index) => {
       const session = sessions[statement.session] as Session;
@@ -193,10 +228,16 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
         messages.push({ role: 'user', content: statement.text });
         if (statement.reply !== undefined) {
           addEvidence(planted.plant, { index: messages.length, contains: statement.contains });
-          messages.push({ role: 'assistant', content: `${statement.reply} ${assistantProse(rng, planted.plant.topic, rng.int(1, 3))}` });
+          messages.push({
+            role: 'assistant',
+            content: `${statement.reply} ${assistantProse(rng, planted.plant.topic, rng.int(1, 3))}`,
+          });
         } else {
           addEvidence(planted.plant, { index: messages.length - 1, contains: statement.contains });
-          messages.push({ role: 'assistant', content: `${rng.pick(acknowledgements)} ${assistantProse(rng, planted.plant.topic, rng.int(3, 6))}` });
+          messages.push({
+            role: 'assistant',
+            content: `${rng.pick(acknowledgements)} ${assistantProse(rng, planted.plant.topic, rng.int(3, 6))}`,
+          });
         }
       } else if (rng.chance(0.22)) {
         messages.push({ role: 'user', content: rng.pick(smallTalkUser) });
@@ -209,7 +250,9 @@ export function generateConversation(input: GeneratorOptions): BenchConversation
     }
   }
 
-  const boundaries = messages.map((_, index) => index).filter((index) => index > 1 && messages[index - 1]?.role === 'assistant');
+  const boundaries = messages
+    .map((_, index) => index)
+    .filter((index) => index > 1 && messages[index - 1]?.role === 'assistant');
   const questions: BenchQuestion[] = [];
   for (const plant of plants) {
     const refs = (evidence.get(plant) ?? []).sort((a, b) => a.index - b.index);

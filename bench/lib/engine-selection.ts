@@ -2,9 +2,16 @@ import { planContext, type EngineOptions, type TokenCache } from '../../src/engi
 import type { SelectionInput } from './selection.js';
 
 /** The engine as a selection strategy: plans under `maxTokens = budget` and keeps messages sent in full. */
-export function engineSelection(options: Partial<EngineOptions>, tokenCache: TokenCache): (input: SelectionInput) => number[] {
+export function engineSelection(
+  options: Partial<EngineOptions>,
+  tokenCache: TokenCache,
+): (input: SelectionInput) => number[] {
   return (input) => {
-    const { plan } = planContext({ messages: [...input.messages], options: { ...options, maxTokens: input.budget }, tokenCache });
+    const { plan } = planContext({
+      messages: [...input.messages],
+      options: { ...options, maxTokens: input.budget },
+      tokenCache,
+    });
     return plan.entries
       .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
       .map((entry) => entry.index)

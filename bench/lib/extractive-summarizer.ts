@@ -19,7 +19,10 @@ function informativeness(text: string): number {
 
 /** Splits text into sentences (on . ! ? followed by a space). */
 function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter(Boolean);
+  return text
+    .split(/(?<=[.!?])\s+/)
+    .map((sentence) => sentence.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -39,7 +42,13 @@ export class ExtractiveSummarizer implements Summarizer {
       const role = typed.role === 'assistant' ? 'Assistant' : 'User';
       for (const text of sentences(typed.content)) {
         const line = `${role}: ${text}`;
-        all.push({ role, text: line, order: all.length, score: informativeness(text), tokens: this.encoder.count(line) + 1 });
+        all.push({
+          role,
+          text: line,
+          order: all.length,
+          score: informativeness(text),
+          tokens: this.encoder.count(line) + 1,
+        });
       }
     }
     const ranked = all.sort((a, b) => b.score - a.score || b.order - a.order);
@@ -51,6 +60,9 @@ export class ExtractiveSummarizer implements Summarizer {
       used += sentence.tokens;
     }
     if (chosen.length === 0 && ranked[0]) return `${ranked[0].text.slice(0, Math.max(0, request.targetTokens * 3))}…`;
-    return chosen.sort((a, b) => a.order - b.order).map((sentence) => sentence.text).join('\n');
+    return chosen
+      .sort((a, b) => a.order - b.order)
+      .map((sentence) => sentence.text)
+      .join('\n');
   }
 }

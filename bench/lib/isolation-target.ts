@@ -33,7 +33,16 @@ export async function startIsolationTarget(isolation: 'off' | 'worker'): Promise
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
   mkdirSync(path.join(dir, 'filters'));
   writeFileSync(path.join(dir, 'filters', 'small.ts'), SMALL_FILTER);
-  const config = loadConfig({ PIPELINES_API_KEY: 'bench', PRICING_FETCH: 'false', WATCH_FILTERS: 'false', LOG_LEVEL: 'silent', FILTER_ISOLATION: isolation }, dir);
+  const config = loadConfig(
+    {
+      PIPELINES_API_KEY: 'bench',
+      PRICING_FETCH: 'false',
+      WATCH_FILTERS: 'false',
+      LOG_LEVEL: 'silent',
+      FILTER_ISOLATION: isolation,
+    },
+    dir,
+  );
   const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
   const served = await serveRuntime(runtime, 'bench', dir);
   return {

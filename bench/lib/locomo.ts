@@ -14,7 +14,13 @@ import type { ChatMessage } from './chat-message.js';
 export const LOCOMO_DEV_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/locomo-dev.json');
 
 /** LoCoMo's question categories. */
-export const LOCOMO_CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
+export const LOCOMO_CATEGORIES: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
 
 interface RawTurn {
   speaker: string;
@@ -78,7 +84,10 @@ export function locomoConversation(sample: RawSample): LocomoConversation {
   for (const turn of sessions(sample.conversation).flat()) {
     const caption = turn.blip_caption ? ` [shares ${turn.blip_caption}]` : '';
     indexOf.set(normaliseDiaId(turn.dia_id), turns.length);
-    turns.push({ role: turn.speaker === speakerA ? 'user' : 'assistant', content: `${turn.speaker}: ${turn.text}${caption}` });
+    turns.push({
+      role: turn.speaker === speakerA ? 'user' : 'assistant',
+      content: `${turn.speaker}: ${turn.text}${caption}`,
+    });
   }
   const questions: LocomoQuestion[] = [];
   let skipped = 0;
@@ -89,14 +98,20 @@ export function locomoConversation(sample: RawSample): LocomoConversation {
       skipped += 1;
       continue;
     }
-    questions.push({ sampleId: sample.sample_id, question: String(qa.question), category: qa.category, evidence: [...new Set(indexes as number[])] });
+    questions.push({
+      sampleId: sample.sample_id,
+      question: String(qa.question),
+      category: qa.category,
+      evidence: [...new Set(indexes as number[])],
+    });
   }
   return { sampleId: sample.sample_id, turns, questions, skipped };
 }
 
 /** Reads the development split; throws with the path when it is missing (never skipped silently). */
 export function loadLocomo(path = LOCOMO_DEV_PATH): LocomoConversation[] {
-  if (!existsSync(path)) throw new Error(`LoCoMo data not found at ${path} (the repository expects ../shared/data/ beside it)`);
+  if (!existsSync(path))
+    throw new Error(`LoCoMo data not found at ${path} (the repository expects ../shared/data/ beside it)`);
   return (JSON.parse(readFileSync(path, 'utf8')) as RawSample[]).map(locomoConversation);
 }
 

@@ -4,7 +4,12 @@ import type { ChatMessage } from './chat-message.js';
 export function commonPrefixLength(previous: readonly ChatMessage[], current: readonly ChatMessage[]): number {
   const limit = Math.min(previous.length, current.length);
   let length = 0;
-  while (length < limit && previous[length]!.role === current[length]!.role && previous[length]!.content === current[length]!.content) length += 1;
+  while (
+    length < limit &&
+    previous[length]!.role === current[length]!.role &&
+    previous[length]!.content === current[length]!.content
+  )
+    length += 1;
   return length;
 }
 

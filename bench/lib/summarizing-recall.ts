@@ -28,7 +28,10 @@ class MemoryCacheStore implements CacheStore {
 /** A summarizer that counts its calls and waits `delayMs` per call (simulated model latency). */
 class CountingSummarizer implements Summarizer {
   calls = 0;
-  constructor(private readonly inner: Summarizer, private readonly delayMs = 0) {}
+  constructor(
+    private readonly inner: Summarizer,
+    private readonly delayMs = 0,
+  ) {}
   async summarize(request: Parameters<Summarizer['summarize']>[0]): Promise<string> {
     this.calls += 1;
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
@@ -51,29 +54,50 @@ export interface SummarizingRecallRow {
 /** Evidence counts as recalled when its message is kept or its fact text survives in the summary block. */
 function recall(evidence: readonly EvidenceRef[], kept: ReadonlySet<number>, block: string): number {
   if (evidence.length === 0) return 1;
-  return evidence.filter((ref) => kept.has(ref.index) || block.toLowerCase().includes(ref.contains.toLowerCase())).length / evidence.length;
+  return (
+    evidence.filter((ref) => kept.has(ref.index) || block.toLowerCase().includes(ref.contains.toLowerCase())).length /
+    evidence.length
+  );
 }
 
-const keptOf = (entries: ReadonlyArray<{ index: number; disposition: string }>) => new Set(entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index));
+const keptOf = (entries: ReadonlyArray<{ index: number; disposition: string }>) =>
+  new Set(
+    entries
+      .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+      .map((entry) => entry.index),
+  );
 
 /** Recall and tokens of dropping vs summarizing (extractive summarizer, ratio 0.3, facts appended) per budget. */
-export async function summarizingRecall(options: { conversations?: number; budgets?: number[] } = {}): Promise<SummarizingRecallRow[]> {
+export async function summarizingRecall(
+  options: { conversations?: number; budgets?: number[] } = {},
+): Promise<SummarizingRecallRow[]> {
   const budgets = options.budgets ?? [1000, 2000, 4000, 8000];
   const tokenCache = new LruTokenCache(200_000);
   const samples = new Map<number, Array<Omit<SummarizingRecallRow, 'budget'>>>(budgets.map((budget) => [budget, []]));
-  const compression = { summarizer: new ExtractiveSummarizer(), cache: new SummaryCache(new MemoryCacheStore(), 0), settings: compressSettings({ model: 'extractive' }) };
+  const compression = {
+    summarizer: new ExtractiveSummarizer(),
+    cache: new SummaryCache(new MemoryCacheStore(), 0),
+    settings: compressSettings({ model: 'extractive' }),
+  };
   for (let seed = 1; seed <= (options.conversations ?? 10); seed++) {
     const conversation = generateConversation({ seed });
     for (const question of conversation.questions) {
       const messages = questionRequest(conversation, question);
       for (const budget of budgets) {
         const dropped = planContext({ messages, options: { maxTokens: budget }, tokenCache }).plan;
-        const summarized = await planAndCompress({ messages, options: { maxTokens: budget, summarize: true }, tokenCache }, compression);
+        const summarized = await planAndCompress(
+          { messages, options: { maxTokens: budget, summarize: true }, tokenCache },
+          compression,
+        );
         const outcome = summarized.outcome;
         const after = outcome ? outcome.tokensAfter : summarized.result.plan.tokensAfter;
         samples.get(budget)!.push({
           recallDrop: recall(question.evidence, keptOf(dropped.entries), ''),
-          recallSummarize: recall(question.evidence, keptOf(summarized.result.plan.entries), outcome?.block?.content ?? ''),
+          recallSummarize: recall(
+            question.evidence,
+            keptOf(summarized.result.plan.entries),
+            outcome?.block?.content ?? '',
+          ),
           tokensDrop: dropped.tokensAfter,
           tokensSummarize: after,
           savedSummarize: 1 - after / summarized.result.plan.tokensBefore,
@@ -85,18 +109,43 @@ export async function summarizingRecall(options: { conversations?: number; budge
   return budgets.map((budget) => {
     const rows = samples.get(budget)!;
     const avg = (key: keyof Omit<SummarizingRecallRow, 'budget'>) => mean(rows.map((row) => row[key]));
-    return { budget, recallDrop: avg('recallDrop'), recallSummarize: avg('recallSummarize'), tokensDrop: avg('tokensDrop'), tokensSummarize: avg('tokensSummarize'), savedSummarize: avg('savedSummarize'), summaryTokens: avg('summaryTokens') };
+    return {
+      budget,
+      recallDrop: avg('recallDrop'),
+      recallSummarize: avg('recallSummarize'),
+      tokensDrop: avg('tokensDrop'),
+      tokensSummarize: avg('tokensSummarize'),
+      savedSummarize: avg('savedSummarize'),
+      summaryTokens: avg('summaryTokens'),
+    };
   });
 }
 
 /** Inlet latency (ms) over consecutive turns of one chat, with summaries prepared ahead of time or not. */
-export async function inletLatency(options: { seed?: number; turns?: number; budget?: number; delayMs?: number; aheadOfTime: boolean }): Promise<{ p50: number; p95: number; callsPerInlet: number }> {
+export async function inletLatency(options: {
+  seed?: number;
+  turns?: number;
+  budget?: number;
+  delayMs?: number;
+  aheadOfTime: boolean;
+}): Promise<{ p50: number; p95: number; callsPerInlet: number }> {
   const { messages } = generateConversation({ seed: options.seed ?? 1 });
   const summarizer = new CountingSummarizer(new ExtractiveSummarizer(), options.delayMs ?? 300);
-  const compression = { summarizer, cache: new SummaryCache(new MemoryCacheStore(), 0), settings: compressSettings({ model: 'extractive' }) };
+  const compression = {
+    summarizer,
+    cache: new SummaryCache(new MemoryCacheStore(), 0),
+    settings: compressSettings({ model: 'extractive' }),
+  };
   const tokenCache = new LruTokenCache(200_000);
-  const plan = (history: unknown[], warm = false) => planAndCompress({ messages: history, options: { maxTokens: options.budget ?? 2000, summarize: true }, tokenCache }, { ...compression, settings: { ...compression.settings, warm } });
-  const ends = messages.map((message, index) => index).filter((index) => messages[index]!.role === 'user').slice(-(options.turns ?? 20));
+  const plan = (history: unknown[], warm = false) =>
+    planAndCompress(
+      { messages: history, options: { maxTokens: options.budget ?? 2000, summarize: true }, tokenCache },
+      { ...compression, settings: { ...compression.settings, warm } },
+    );
+  const ends = messages
+    .map((message, index) => index)
+    .filter((index) => messages[index]!.role === 'user')
+    .slice(-(options.turns ?? 20));
   const latencies: number[] = [];
   let inletCalls = 0;
   for (const end of ends) {
@@ -114,12 +163,43 @@ export async function inletLatency(options: { seed?: number; turns?: number; bud
 /** Prints both tables. */
 export async function printSummarizingRecall(): Promise<void> {
   const rows = await summarizingRecall();
-  console.log('## Summarizing vs dropping (extractive summarizer, ratio 0.3; evidence recalled = kept or its fact text in the summary)\n');
-  console.log(markdownTable(['budget', 'recall drop', 'recall summarize', 'tokens drop', 'tokens summarize', 'history not sent', 'summary block'], rows.map((row) => [String(row.budget), percent(row.recallDrop), percent(row.recallSummarize), row.tokensDrop.toFixed(0), row.tokensSummarize.toFixed(0), percent(row.savedSummarize), row.summaryTokens.toFixed(0)])));
+  console.log(
+    '## Summarizing vs dropping (extractive summarizer, ratio 0.3; evidence recalled = kept or its fact text in the summary)\n',
+  );
+  console.log(
+    markdownTable(
+      [
+        'budget',
+        'recall drop',
+        'recall summarize',
+        'tokens drop',
+        'tokens summarize',
+        'history not sent',
+        'summary block',
+      ],
+      rows.map((row) => [
+        String(row.budget),
+        percent(row.recallDrop),
+        percent(row.recallSummarize),
+        row.tokensDrop.toFixed(0),
+        row.tokensSummarize.toFixed(0),
+        percent(row.savedSummarize),
+        row.summaryTokens.toFixed(0),
+      ]),
+    ),
+  );
   console.log('\n## Inlet latency, 20 consecutive turns, 2k budget, simulated model latency 300 ms per summary call\n');
   const without = await inletLatency({ aheadOfTime: false });
   const ahead = await inletLatency({ aheadOfTime: true });
-  console.log(markdownTable(['ahead of time', 'p50 ms', 'p95 ms', 'model calls per inlet'], [['off', without.p50.toFixed(1), without.p95.toFixed(1), without.callsPerInlet.toFixed(2)], ['on', ahead.p50.toFixed(1), ahead.p95.toFixed(1), ahead.callsPerInlet.toFixed(2)]]));
+  console.log(
+    markdownTable(
+      ['ahead of time', 'p50 ms', 'p95 ms', 'model calls per inlet'],
+      [
+        ['off', without.p50.toFixed(1), without.p95.toFixed(1), without.callsPerInlet.toFixed(2)],
+        ['on', ahead.p50.toFixed(1), ahead.p95.toFixed(1), ahead.callsPerInlet.toFixed(2)],
+      ],
+    ),
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await printSummarizingRecall();

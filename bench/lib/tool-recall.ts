@@ -7,7 +7,13 @@ import type { ChatMessage } from './chat-message.js';
 import { mean } from './metrics.js';
 import { percent } from './table.js';
 import { MessageTokenCounter, PRIMING_TOKENS } from './token-count.js';
-import { generateToolConversation, toolQuestionRequest, TOOL_QUESTION_KINDS, type ToolChatMessage, type ToolQuestionKind } from './tool-chat-generator.js';
+import {
+  generateToolConversation,
+  toolQuestionRequest,
+  TOOL_QUESTION_KINDS,
+  type ToolChatMessage,
+  type ToolQuestionKind,
+} from './tool-chat-generator.js';
 
 /** A selection method: gets the request's messages and the prompt budget, returns the kept indexes. */
 export interface ToolRecallMethod {
@@ -93,7 +99,10 @@ interface Sample {
 const budgetLabel = (budget: number): string => (budget % 1000 === 0 ? `${budget / 1000}k` : String(budget));
 
 /** Runs every method on every planted question of `conversations` seeded tool chats at every budget. */
-export function toolRecallRows(methods: readonly ToolRecallMethod[], options: ToolRecallOptions = {}): ToolRecallResult {
+export function toolRecallRows(
+  methods: readonly ToolRecallMethod[],
+  options: ToolRecallOptions = {},
+): ToolRecallResult {
   const conversations = options.conversations ?? 10;
   const budgets = options.budgets ?? [1000, 2000, 4000, 8000];
   const counter = new ToolTokenCounter();
@@ -114,7 +123,14 @@ export function toolRecallRows(methods: readonly ToolRecallMethod[], options: To
           const kept = new Set(method.select([...messages], budget));
           const used = [...kept].reduce((sum, index) => sum + (tokens[index] ?? 0), PRIMING_TOKENS);
           const recall = question.evidence.filter((index) => kept.has(index)).length / question.evidence.length;
-          samples.push({ method: method.name, budget, kind: question.kind, recall, whole: toolPairsWhole(messages, kept), used: used / budget });
+          samples.push({
+            method: method.name,
+            budget,
+            kind: question.kind,
+            recall,
+            whole: toolPairsWhole(messages, kept),
+            used: used / budget,
+          });
         }
       }
     }
@@ -124,10 +140,16 @@ export function toolRecallRows(methods: readonly ToolRecallMethod[], options: To
   const recallOf = (list: readonly Sample[]): string => percent(mean(list.map((sample) => sample.recall)));
   return {
     header: ['method', ...budgets.map(budgetLabel)],
-    rows: methods.map(({ name }) => [name, ...budgets.map((budget) => recallOf(pick(name, (s) => s.budget === budget)))]),
+    rows: methods.map(({ name }) => [
+      name,
+      ...budgets.map((budget) => recallOf(pick(name, (s) => s.budget === budget))),
+    ]),
     perKind: {
       header: ['method', ...TOOL_QUESTION_KINDS],
-      rows: methods.map(({ name }) => [name, ...TOOL_QUESTION_KINDS.map((kind) => recallOf(pick(name, (s) => s.kind === kind)))]),
+      rows: methods.map(({ name }) => [
+        name,
+        ...TOOL_QUESTION_KINDS.map((kind) => recallOf(pick(name, (s) => s.kind === kind))),
+      ]),
     },
     validity: {
       header: ['method', 'tool pairs whole', 'within budget', 'max budget use'],

@@ -34,14 +34,34 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
   return defineFilter({
     name: 'Usage Accounting',
     valves: baseValves.extend({
-      priority: z.number().int().default(100).describe('Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.'),
+      priority: z
+        .number()
+        .int()
+        .default(100)
+        .describe(
+          'Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.',
+        ),
       show_usage: z.boolean().default(false).describe('Append a usage line (tokens in/out and cost) to every reply'),
-      strip_usage_lines: z.boolean().default(true).describe('Remove earlier usage lines from the history sent to the model'),
-      reject_unrecorded: z.boolean().default(false).describe('Answer 503 instead of the reply when its usage could be kept neither in the store nor in the local journal (default: answer, and log the whole record at ERROR)'),
-      learn_corrections: z.boolean().default(true).describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
+      strip_usage_lines: z
+        .boolean()
+        .default(true)
+        .describe('Remove earlier usage lines from the history sent to the model'),
+      reject_unrecorded: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Answer 503 instead of the reply when its usage could be kept neither in the store nor in the local journal (default: answer, and log the whole record at ERROR)',
+        ),
+      learn_corrections: z
+        .boolean()
+        .default(true)
+        .describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
     }),
     userValves: z.object({
-      show_usage: z.enum(['default', 'on', 'off']).default('default').describe('Usage line under your replies: "default" follows the admin setting'),
+      show_usage: z
+        .enum(['default', 'on', 'off'])
+        .default('default')
+        .describe('Usage line under your replies: "default" follows the admin setting'),
     }),
     flags: [{ key: 'nocost', kind: 'boolean', description: 'Hide the usage line for this chat (use !+nocost)' }],
 
@@ -53,13 +73,16 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     async inlet({ body: received, valves, state, flags, logger }) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
       const metadata = (body.metadata ?? {}) as { task?: unknown };
-      if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string') return body;
+      if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
+        return body;
       // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
       // teach a wrong ratio. Models with an exact local tokenizer (GPT family) need no correction at all.
       if (encodingForModel(body.model).exact || addsContextAfterInlet(body)) return body;
       try {
         const tokens = await estimatePromptTokens(body.messages, body.model);
-        await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, { ttlMs: ESTIMATE_TTL_MS });
+        await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, {
+          ttlMs: ESTIMATE_TTL_MS,
+        });
       } catch (error) {
         logger.debug({ err: error }, 'accounting: prompt estimate not stored');
       }
@@ -77,13 +100,23 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           added = await services.ledger.record(record);
         } catch (error) {
           // Neither the store nor the journal took it (disk failure, journal full): the record is only in this line.
-          logger.error({ err: (error as Error)?.message, record }, 'accounting: could not record usage; the record is in this line');
-          if (valves.reject_unrecorded) throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
+          logger.error(
+            { err: (error as Error)?.message, record },
+            'accounting: could not record usage; the record is in this line',
+          );
+          if (valves.reject_unrecorded)
+            throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
         }
       } else {
         logger.warn('accounting: no ledger service; usage is not recorded');
       }
-      if (added && valves.learn_corrections && record.usageSource === 'reported' && record.promptTokens > 0 && services.corrections) {
+      if (
+        added &&
+        valves.learn_corrections &&
+        record.usageSource === 'reported' &&
+        record.promptTokens > 0 &&
+        services.corrections
+      ) {
         try {
           const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
           if (estimate && estimate.model === record.model && estimate.tokens > 0) {
@@ -93,10 +126,17 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           correctionsOutage.recovered(logger);
         } catch (error) {
           // The record is already kept; only this turn's token correction is skipped.
-          correctionsOutage.failed(logger, error, 'accounting: token correction skipped, the state store is unavailable (usage is still recorded)');
+          correctionsOutage.failed(
+            logger,
+            error,
+            'accounting: token correction skipped, the state store is unavailable (usage is still recorded)',
+          );
         }
       }
-      logger.debug({ messageId: record.messageId, costSource: record.costSource, location: built.location, added }, 'accounting: recorded');
+      logger.debug(
+        { messageId: record.messageId, costSource: record.costSource, location: built.location, added },
+        'accounting: recorded',
+      );
       const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';
       if (!show || flags.has('nocost')) return body;
       return appendUsageLine(body, formatUsageLine(record));
@@ -104,10 +144,12 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
   });
 }
 
-
 /** True when Open WebUI will add context after the pipeline inlet (files/RAG, tools, web search, memory). */
 function addsContextAfterInlet(body: Record<string, unknown>): boolean {
   const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
-  const features = (body.features ?? (body.metadata as { features?: unknown } | undefined)?.features ?? {}) as Record<string, unknown>;
+  const features = (body.features ?? (body.metadata as { features?: unknown } | undefined)?.features ?? {}) as Record<
+    string,
+    unknown
+  >;
   return nonEmpty(body.files) || nonEmpty(body.tool_ids) || features.web_search === true || features.memory === true;
 }

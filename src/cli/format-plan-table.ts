@@ -5,8 +5,10 @@ import { contentText } from '../engine/conversation/message-text.js';
 function preview(message: unknown, width: number): string {
   const typed = (message ?? {}) as { content?: unknown; tool_calls?: Array<{ function?: { name?: string } }> };
   let text = contentText(typed.content);
-  if (!text && Array.isArray(typed.tool_calls)) text = `[tool calls: ${typed.tool_calls.map((call) => call?.function?.name ?? '?').join(', ')}]`;
-  if (Array.isArray(typed.content) && typed.content.some((part) => (part as { type?: unknown })?.type === 'image_url')) text = `[image] ${text}`;
+  if (!text && Array.isArray(typed.tool_calls))
+    text = `[tool calls: ${typed.tool_calls.map((call) => call?.function?.name ?? '?').join(', ')}]`;
+  if (Array.isArray(typed.content) && typed.content.some((part) => (part as { type?: unknown })?.type === 'image_url'))
+    text = `[image] ${text}`;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
@@ -25,7 +27,11 @@ export function formatPlanTable(result: PlanResult, input: readonly unknown[]): 
     preview(input[entry.index], 60),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 6 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 6 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   const budget = plan.budget.limitTokens > 0 ? `${plan.budget.limitTokens}` : 'none';
   const lines = [
     line(header),

@@ -32,7 +32,9 @@ export function main(argv: readonly string[]): number {
     }
     const messages = messagesOf(data);
     const result = planContext({ messages, model: command.model, options: command.options });
-    process.stdout.write(command.json ? `${JSON.stringify(result.plan, null, 2)}\n` : formatPlanTable(result, messages));
+    process.stdout.write(
+      command.json ? `${JSON.stringify(result.plan, null, 2)}\n` : formatPlanTable(result, messages),
+    );
     if (command.out) writeFileSync(command.out, `${JSON.stringify(result.messages, null, 2)}\n`);
     return 0;
   } catch (error) {

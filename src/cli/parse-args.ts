@@ -19,13 +19,15 @@ export class UsageError extends Error {}
 /** A non-negative number option value, or a UsageError naming the flag. */
 function number(flag: string, value: string | undefined): number {
   const parsed = Number(value);
-  if (value === undefined || value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) throw new UsageError(`${flag} needs a non-negative number, got ${value ?? 'nothing'}`);
+  if (value === undefined || value.trim() === '' || !Number.isFinite(parsed) || parsed < 0)
+    throw new UsageError(`${flag} needs a non-negative number, got ${value ?? 'nothing'}`);
   return parsed;
 }
 
 /** One of `allowed`, or a UsageError. */
 function choice(flag: string, value: string | undefined, allowed: string[]): string {
-  if (value === undefined || !allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${value ?? 'nothing'}`);
+  if (value === undefined || !allowed.includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${value ?? 'nothing'}`);
   return value;
 }
 
@@ -38,20 +40,45 @@ export function parseArgs(argv: readonly string[]): PlanCommand {
   result.command = 'plan';
   for (let index = 0; index < rest.length; index += 1) {
     const arg = rest[index]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = () => inline ?? rest[++index];
     switch (flag) {
-      case '--max-tokens': result.options.maxTokens = number(flag, value()); break;
-      case '--target': result.options.targetTokens = number(flag, value()); break;
-      case '--recent': result.options.recent = number(flag, value()); break;
-      case '--context': result.options.contextTurns = number(flag, value()); break;
-      case '--model': result.model = value(); break;
-      case '--algorithm': result.options.algorithm = choice(flag, value(), ALGORITHMS) as EngineOptions['algorithm']; break;
-      case '--weighting': result.options.weighting = choice(flag, value(), WEIGHTINGS) as EngineOptions['weighting']; break;
-      case '--out': result.out = value(); break;
-      case '--summarize': result.options.summarize = true; break;
-      case '--full': result.options.full = true; break;
-      case '--json': result.json = true; break;
+      case '--max-tokens':
+        result.options.maxTokens = number(flag, value());
+        break;
+      case '--target':
+        result.options.targetTokens = number(flag, value());
+        break;
+      case '--recent':
+        result.options.recent = number(flag, value());
+        break;
+      case '--context':
+        result.options.contextTurns = number(flag, value());
+        break;
+      case '--model':
+        result.model = value();
+        break;
+      case '--algorithm':
+        result.options.algorithm = choice(flag, value(), ALGORITHMS) as EngineOptions['algorithm'];
+        break;
+      case '--weighting':
+        result.options.weighting = choice(flag, value(), WEIGHTINGS) as EngineOptions['weighting'];
+        break;
+      case '--out':
+        result.out = value();
+        break;
+      case '--summarize':
+        result.options.summarize = true;
+        break;
+      case '--full':
+        result.options.full = true;
+        break;
+      case '--json':
+        result.json = true;
+        break;
       default:
         if (flag.startsWith('-')) throw new UsageError(`unknown option ${flag}`);
         if (result.file !== undefined) throw new UsageError(`unexpected argument ${flag}`);

@@ -18,10 +18,20 @@ export class AheadOfTimeRunner {
   private readonly controllers = new Set<AbortController>();
   private closed = false;
 
-  constructor(private readonly options: { maxConcurrent: number; timeoutMs: number; onError?: (error: Error, chatKey: string) => void }) {}
+  constructor(
+    private readonly options: {
+      maxConcurrent: number;
+      timeoutMs: number;
+      onError?: (error: Error, chatKey: string) => void;
+    },
+  ) {}
 
   /** Starts `job` for `chatKey` unless this chat already has one, the cap is reached, or the runner is closed. */
-  async schedule(store: LeaseStore, chatKey: string, job: (signal: AbortSignal) => Promise<void>): Promise<ScheduleResult> {
+  async schedule(
+    store: LeaseStore,
+    chatKey: string,
+    job: (signal: AbortSignal) => Promise<void>,
+  ): Promise<ScheduleResult> {
     if (this.closed) return 'closed';
     if (this.running.has(chatKey)) return 'busy';
     if (this.running.size >= this.options.maxConcurrent) return 'at-capacity';
@@ -29,7 +39,10 @@ export class AheadOfTimeRunner {
     if (!lease) return 'busy';
     const controller = new AbortController();
     this.controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`ahead-of-time job timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`ahead-of-time job timed out after ${this.options.timeoutMs} ms`)),
+      this.options.timeoutMs,
+    );
     const run = (async () => {
       try {
         await job(controller.signal);

@@ -27,7 +27,13 @@ interface Home {
 
 /** One chunk from a list of messages. */
 function chunkOf(level: SummaryLevel, source: Home['all'], covers: Home['summarized']): SummaryChunk {
-  return { level, ids: source.map((item) => item.id), indices: source.map((item) => item.index), tokens: source.reduce((sum, item) => sum + item.tokens, 0), covers: covers.map((item) => item.id) };
+  return {
+    level,
+    ids: source.map((item) => item.id),
+    indices: source.map((item) => item.index),
+    tokens: source.reduce((sum, item) => sum + item.tokens, 0),
+    covers: covers.map((item) => item.id),
+  };
 }
 
 /** One thing to summarize: chunk options in preference order (the first is written on a miss), plus parts that may stand in for it. */
@@ -39,7 +45,13 @@ export interface SummaryItem {
 
 /** Tokens of the summarize messages of a home as a share of all its tokens. */
 function shareOf(home: Home): number {
-  return home.summarized.reduce((sum, item) => sum + item.tokens, 0) / Math.max(1, home.all.reduce((sum, item) => sum + item.tokens, 0));
+  return (
+    home.summarized.reduce((sum, item) => sum + item.tokens, 0) /
+    Math.max(
+      1,
+      home.all.reduce((sum, item) => sum + item.tokens, 0),
+    )
+  );
 }
 
 /** Options for one home: the whole home first when mostly summarized, else just its `summarize` messages, the other as fallback. */
@@ -80,6 +92,15 @@ export function buildItems(result: PlanResult, messages: readonly unknown[], lev
   const whole = active.filter((home) => home.closed && shareOf(home) >= HOME_SHARE);
   const rest = active.filter((home) => !whole.includes(home)).map((home) => homeItem('segment', home));
   if (whole.length === 0) return rest;
-  const conversation = { options: [chunkOf('conversation', whole.flatMap((home) => home.all), whole.flatMap((home) => home.summarized))], parts: whole.map((home) => chunkOf('segment', home.all, home.summarized)) };
+  const conversation = {
+    options: [
+      chunkOf(
+        'conversation',
+        whole.flatMap((home) => home.all),
+        whole.flatMap((home) => home.summarized),
+      ),
+    ],
+    parts: whole.map((home) => chunkOf('segment', home.all, home.summarized)),
+  };
   return [conversation, ...rest].sort((a, b) => a.options[0]!.indices[0]! - b.options[0]!.indices[0]!);
 }

@@ -15,18 +15,25 @@ import type { SummaryValves } from './summary-valves.js';
 type Warn = (fields: Record<string, unknown>, message: string) => void;
 
 /** The client for the valves (per lane), or undefined when no summarizer is configured (no base URL or model). */
-export function clientFor(pool: LlmClientPool, valves: SummaryValves, lane: 'inlet' | 'background' = 'inlet'): LlmClient | undefined {
+export function clientFor(
+  pool: LlmClientPool,
+  valves: SummaryValves,
+  lane: 'inlet' | 'background' = 'inlet',
+): LlmClient | undefined {
   if (!valves.summary_base_url.trim() || !valves.summary_model.trim()) return undefined;
-  return pool.get({
-    baseUrl: valves.summary_base_url.trim(),
-    apiKey: valves.summary_api_key,
-    model: valves.summary_model.trim(),
-    embeddingModel: valves.embedding_model.trim() || undefined,
-    extraBody: parseExtraBody(valves.summary_extra_body),
-    timeoutMs: valves.summary_timeout_ms,
-    retries: valves.summary_retries,
-    concurrency: valves.summary_concurrency,
-  }, lane);
+  return pool.get(
+    {
+      baseUrl: valves.summary_base_url.trim(),
+      apiKey: valves.summary_api_key,
+      model: valves.summary_model.trim(),
+      embeddingModel: valves.embedding_model.trim() || undefined,
+      extraBody: parseExtraBody(valves.summary_extra_body),
+      timeoutMs: valves.summary_timeout_ms,
+      retries: valves.summary_retries,
+      concurrency: valves.summary_concurrency,
+    },
+    lane,
+  );
 }
 
 /** Cache TTL in ms from the valve (0 = no expiry). */
@@ -38,12 +45,21 @@ export function cacheTtlMs(valves: SummaryValves): number {
 export function compressionFor(client: LlmClient, valves: SummaryValves, store: CacheStore, warn: Warn): Compression {
   return {
     summarizer: new LlmSummarizer(client),
-    cache: new SummaryCache(store, cacheTtlMs(valves), (error, action) => warn({ err: error.message, action }, 'summary cache unavailable')),
+    cache: new SummaryCache(store, cacheTtlMs(valves), (error, action) =>
+      warn({ err: error.message, action }, 'summary cache unavailable'),
+    ),
     settings: compressSettings({
       model: client.options.model,
       ratio: valves.summary_ratio,
       factReceipt: valves.fact_receipt,
-      levels: { ...DEFAULT_LEVEL_POLICY, enabled: { turn: valves.summary_level_turn, segment: valves.summary_level_segment, conversation: valves.summary_level_conversation } },
+      levels: {
+        ...DEFAULT_LEVEL_POLICY,
+        enabled: {
+          turn: valves.summary_level_turn,
+          segment: valves.summary_level_segment,
+          conversation: valves.summary_level_conversation,
+        },
+      },
     }),
   };
 }
@@ -52,7 +68,15 @@ export function compressionFor(client: LlmClient, valves: SummaryValves, store: 
 export function scorersFor(client: LlmClient, valves: SummaryValves, store: CacheStore): WeightedScorer[] {
   const ttl = cacheTtlMs(valves);
   const scorers: WeightedScorer[] = [];
-  if (valves.scoring === 'embedding' || valves.scoring === 'embedding+llm') scorers.push({ scorer: new EmbeddingScorer(client, store, ttl), share: valves.scoring === 'embedding' ? 1 : valves.embedding_share });
-  if (valves.scoring === 'llm' || valves.scoring === 'embedding+llm') scorers.push({ scorer: new LlmAnalyzer(client, store, ttl, valves.analyzer_window), share: valves.scoring === 'llm' ? 1 : 1 - valves.embedding_share });
+  if (valves.scoring === 'embedding' || valves.scoring === 'embedding+llm')
+    scorers.push({
+      scorer: new EmbeddingScorer(client, store, ttl),
+      share: valves.scoring === 'embedding' ? 1 : valves.embedding_share,
+    });
+  if (valves.scoring === 'llm' || valves.scoring === 'embedding+llm')
+    scorers.push({
+      scorer: new LlmAnalyzer(client, store, ttl, valves.analyzer_window),
+      share: valves.scoring === 'llm' ? 1 : 1 - valves.embedding_share,
+    });
   return scorers;
 }

@@ -37,7 +37,13 @@ export function factReceipt(sources: ReadonlyArray<{ id: string; text: string }>
       }
     }
   }
-  return { ids: sources.map((source) => source.id), checked, missing, missingIn: [...missingIn], action: missing.length ? 'reported' : 'none' };
+  return {
+    ids: sources.map((source) => source.id),
+    checked,
+    missing,
+    missingIn: [...missingIn],
+    action: missing.length ? 'reported' : 'none',
+  };
 }
 
 /** The summary with a `Facts:` line listing the missing facts (what `append` mode sends). */

@@ -7,7 +7,8 @@ export function transcriptText(message: unknown): string {
   else if (Array.isArray(typed.content)) {
     for (const part of typed.content) {
       if (typeof part === 'string') parts.push(part);
-      else if (part && typeof (part as { text?: unknown }).text === 'string') parts.push((part as { text: string }).text);
+      else if (part && typeof (part as { text?: unknown }).text === 'string')
+        parts.push((part as { text: string }).text);
       else if (part && typeof part === 'object' && 'image_url' in part) parts.push('[image]');
     }
   }

@@ -47,20 +47,30 @@ function dropInstead(input: PlanInput, outcome: CompressOutcome): CompressedCont
  * messages whose facts a summary lost are pinned and the context re-planned once (if that
  * still fits the budget; otherwise the facts are only reported).
  */
-export async function planAndCompress(input: PlanInput, compression: Compression | undefined, extra: { correction?: number; signal?: AbortSignal } = {}): Promise<CompressedContext> {
+export async function planAndCompress(
+  input: PlanInput,
+  compression: Compression | undefined,
+  extra: { correction?: number; signal?: AbortSignal } = {},
+): Promise<CompressedContext> {
   const result = planContext(input);
-  if (!compression || result.plan.summaryRanges.length === 0) return { result, messages: result.messages, keptSources: [] };
+  if (!compression || result.plan.summaryRanges.length === 0)
+    return { result, messages: result.messages, keptSources: [] };
   const outcome = await compressPlan({ result, messages: input.messages, ...compression, ...extra });
   if (!outcome.block) return withNotes(dropInstead(input, outcome));
-  if (outcome.keepSource.length === 0) return withNotes({ result, outcome, messages: outcome.messages, keptSources: [] });
+  if (outcome.keepSource.length === 0)
+    return withNotes({ result, outcome, messages: outcome.messages, keptSources: [] });
   const again = planContext(withPinned(input, outcome.keepSource));
   if (again.plan.overBudget) {
-    outcome.notes.push(`keep_source: pinning ${outcome.keepSource.length} source message(s) would exceed the budget; missing facts reported only`);
+    outcome.notes.push(
+      `keep_source: pinning ${outcome.keepSource.length} source message(s) would exceed the budget; missing facts reported only`,
+    );
     return withNotes({ result, outcome, messages: outcome.messages, keptSources: [] });
   }
   const settings = { ...compression.settings, factReceipt: 'report' as const };
   const second = await compressPlan({ result: again, messages: input.messages, ...compression, settings, ...extra });
-  second.notes.unshift(`keep_source: ${outcome.keepSource.length} source message(s) kept because their summary lost facts`);
+  second.notes.unshift(
+    `keep_source: ${outcome.keepSource.length} source message(s) kept because their summary lost facts`,
+  );
   second.calls += outcome.calls;
   if (!second.block) return withNotes(dropInstead(withPinned(input, outcome.keepSource), second));
   return withNotes({ result: again, outcome: second, messages: second.messages, keptSources: outcome.keepSource });

@@ -43,7 +43,13 @@ export async function summarizeItems(input: {
   const results = await Promise.all(
     input.items.map(async (item): Promise<ItemResult> => {
       const write = async (chunk: SummaryChunk): Promise<ChunkText> => {
-        const text = (await input.summarizer.summarize({ messages: chunk.indices.map((index) => input.messages[index]), targetTokens: input.targetOf(chunk), signal: input.signal })).trim();
+        const text = (
+          await input.summarizer.summarize({
+            messages: chunk.indices.map((index) => input.messages[index]),
+            targetTokens: input.targetOf(chunk),
+            signal: input.signal,
+          })
+        ).trim();
         if (UNUSABLE.has(text.toLowerCase())) throw new Error('empty summary');
         fresh.push({ key: keyOf(chunk), text });
         return { chunk, text, cached: false };
@@ -52,7 +58,11 @@ export async function summarizeItems(input: {
         if (input.warm) await Promise.all((item.parts ?? []).filter((part) => !cached.has(keyOf(part))).map(write));
         const hit = item.options.find((chunk) => cached.has(keyOf(chunk)));
         if (hit) return { item, texts: [{ chunk: hit, text: cached.get(keyOf(hit))!, cached: true }] };
-        if (item.parts?.length && item.parts.every((part) => cached.has(keyOf(part)))) return { item, texts: item.parts.map((part) => ({ chunk: part, text: cached.get(keyOf(part))!, cached: true })) };
+        if (item.parts?.length && item.parts.every((part) => cached.has(keyOf(part))))
+          return {
+            item,
+            texts: item.parts.map((part) => ({ chunk: part, text: cached.get(keyOf(part))!, cached: true })),
+          };
         const chunk = input.warm ? [...item.options].sort((a, b) => b.ids.length - a.ids.length)[0]! : item.options[0]!;
         return { item, texts: [await write(chunk)] };
       } catch (error) {

@@ -7,7 +7,10 @@ export function summaryHeader(messageCount: number): string {
 
 /** The block as a system message: header, then the summaries in their original order. */
 export function summaryBlock(messageCount: number, summaries: readonly string[]): { role: 'system'; content: string } {
-  return { role: 'system', content: [summaryHeader(messageCount), ...summaries.map((text) => text.trim())].join('\n\n') };
+  return {
+    role: 'system',
+    content: [summaryHeader(messageCount), ...summaries.map((text) => text.trim())].join('\n\n'),
+  };
 }
 
 /** Prompt tokens of a message as the engine counts them (× correction, rounded up). */
@@ -27,14 +30,27 @@ function cut(text: string, chars: number): string {
  * The block fitted into `allowedTokens`: summaries are truncated proportionally when the
  * model wrote more than reserved. Undefined when even a truncated block cannot fit.
  */
-export function fitSummaryBlock(messageCount: number, summaries: readonly string[], allowedTokens: number, encoding: string, correction = 1): { block: { role: 'system'; content: string }; tokens: number; truncated: boolean } | undefined {
+export function fitSummaryBlock(
+  messageCount: number,
+  summaries: readonly string[],
+  allowedTokens: number,
+  encoding: string,
+  correction = 1,
+): { block: { role: 'system'; content: string }; tokens: number; truncated: boolean } | undefined {
   let texts = summaries.slice();
   let truncated = false;
   for (let round = 0; round < 12; round++) {
     const block = summaryBlock(messageCount, texts);
     const tokens = blockTokens(block, encoding, correction);
     if (tokens <= allowedTokens) return { block, tokens, truncated };
-    const header = blockTokens(summaryBlock(messageCount, texts.map(() => '')), encoding, correction);
+    const header = blockTokens(
+      summaryBlock(
+        messageCount,
+        texts.map(() => ''),
+      ),
+      encoding,
+      correction,
+    );
     const room = allowedTokens - header;
     if (room <= texts.length * 4) return undefined;
     const factor = Math.min(0.9, (room / Math.max(1, tokens - header)) * 0.95);

@@ -16,7 +16,10 @@ export interface CachedSummary {
 
 /** Store key of a chunk's summary: content ids, model, level and ratio (a different ratio is a different summary). */
 export function summaryKey(chunk: Pick<SummaryChunk, 'ids' | 'level'>, model: string, ratio: number): string {
-  const digest = createHash('sha256').update(`${model}\u0000${chunk.level}\u0000${ratio}\u0000${chunk.ids.join(',')}`).digest('base64url').slice(0, 32);
+  const digest = createHash('sha256')
+    .update(`${model}\u0000${chunk.level}\u0000${ratio}\u0000${chunk.ids.join(',')}`)
+    .digest('base64url')
+    .slice(0, 32);
   return `sum:${digest}`;
 }
 
@@ -37,7 +40,9 @@ export class SummaryCache {
     if (keys.length === 0) return [];
     try {
       const found = await this.store.getMany<CachedSummary>(keys);
-      return found.map((value) => (value && typeof value.text === 'string' && value.text.trim() ? value.text : undefined));
+      return found.map((value) =>
+        value && typeof value.text === 'string' && value.text.trim() ? value.text : undefined,
+      );
     } catch (error) {
       this.onError(error as Error, 'read');
       return keys.map(() => undefined);
@@ -49,7 +54,13 @@ export class SummaryCache {
     const usable = entries.filter((entry) => entry.text.trim().length > 0);
     if (usable.length === 0) return;
     try {
-      await this.store.setMany(usable.map((entry) => ({ key: entry.key, value: { text: entry.text, at: Date.now() } satisfies CachedSummary, ttlMs: this.ttlMs })));
+      await this.store.setMany(
+        usable.map((entry) => ({
+          key: entry.key,
+          value: { text: entry.text, at: Date.now() } satisfies CachedSummary,
+          ttlMs: this.ttlMs,
+        })),
+      );
     } catch (error) {
       this.onError(error as Error, 'write');
     }

@@ -11,7 +11,11 @@ export interface LevelPolicy {
 }
 
 /** Default thresholds: up to 6 messages per turn summaries; 60% of the chat or more → one summary. */
-export const DEFAULT_LEVEL_POLICY: LevelPolicy = { enabled: { turn: true, segment: true, conversation: true }, turnMaxMessages: 6, conversationShare: 0.6 };
+export const DEFAULT_LEVEL_POLICY: LevelPolicy = {
+  enabled: { turn: true, segment: true, conversation: true },
+  turnMaxMessages: 6,
+  conversationShare: 0.6,
+};
 
 const ORDER: SummaryLevel[] = ['turn', 'segment', 'conversation'];
 
@@ -20,7 +24,11 @@ const ORDER: SummaryLevel[] = ['turn', 'segment', 'conversation'];
  * `conversation`, otherwise `segment`; a disabled level falls to the nearest enabled one
  * (coarser first). Undefined when no level is enabled or nothing is summarized.
  */
-export function chooseLevel(summarized: number, chatMessages: number, policy: LevelPolicy = DEFAULT_LEVEL_POLICY): SummaryLevel | undefined {
+export function chooseLevel(
+  summarized: number,
+  chatMessages: number,
+  policy: LevelPolicy = DEFAULT_LEVEL_POLICY,
+): SummaryLevel | undefined {
   if (summarized <= 0) return undefined;
   let wanted: SummaryLevel = 'segment';
   if (chatMessages > 0 && summarized / chatMessages >= policy.conversationShare) wanted = 'conversation';

@@ -10,7 +10,15 @@ import { clientFor, compressionFor, scorersFor } from '../compress/context-compr
 import { lastUserText, nextTurnMessages } from '../compress/next-turn.js';
 import { planAndCompress } from '../compress/plan-and-compress.js';
 import { externalScores } from '../compress/scoring/external-scores.js';
-import { CONTEXT_NOTE_TTL_MS, contextNoteEnabled, contextNoteKey, contextNoteOf, contextNoteSchema, formatContextNote, stripContextNotes } from './context-note.js';
+import {
+  CONTEXT_NOTE_TTL_MS,
+  contextNoteEnabled,
+  contextNoteKey,
+  contextNoteOf,
+  contextNoteSchema,
+  formatContextNote,
+  stripContextNotes,
+} from './context-note.js';
 import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 
@@ -29,7 +37,13 @@ type Message = { role?: unknown };
  * The chat's message weights (`!weight=F`, by message id): the newest user message's weight
  * is added when the flag is set this turn, and all of them are returned for scoring.
  */
-async function rememberWeight(options: { messages: Message[]; weight: unknown; chatKey: string; state: ScopedState; logger: Logger }) {
+async function rememberWeight(options: {
+  messages: Message[];
+  weight: unknown;
+  chatKey: string;
+  state: ScopedState;
+  logger: Logger;
+}) {
   if (!options.chatKey) return undefined;
   const key = `weights:${options.chatKey}`;
   let weights = (await options.state.get<Record<string, number>>(key).catch(() => undefined)) ?? {};
@@ -38,7 +52,9 @@ async function rememberWeight(options: { messages: Message[]; weight: unknown; c
     const id = newestUser >= 0 ? messageIds(options.messages)[newestUser] : undefined;
     if (id && weights[id] !== options.weight) {
       weights = { ...weights, [id]: options.weight };
-      await options.state.set(key, weights, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => options.logger.warn({ err: error.message }, 'could not save a message weight'));
+      await options.state
+        .set(key, weights, { ttlMs: SEQUENCE_TTL_MS })
+        .catch((error: Error) => options.logger.warn({ err: error.message }, 'could not save a message weight'));
     }
   }
   return Object.keys(weights).length ? weights : undefined;
@@ -51,7 +67,17 @@ async function rememberWeight(options: { messages: Message[]; weight: unknown; c
  * rejects), obeying the chat's `!flags`. Summaries are cached per message ids and prepared after
  * each reply. On outlet, answers `!flags` and reports rejected flag values.
  */
-export async function contextInlet({ body, valves, userValves, flags, state, services, logger, signal, deadline: hookDeadline }: ContextHookArgs): Promise<FilterBody> {
+export async function contextInlet({
+  body,
+  valves,
+  userValves,
+  flags,
+  state,
+  services,
+  logger,
+  signal,
+  deadline: hookDeadline,
+}: ContextHookArgs): Promise<FilterBody> {
   const metadata = (body.metadata ?? {}) as { task?: unknown };
   if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
@@ -59,22 +85,46 @@ export async function contextInlet({ body, valves, userValves, flags, state, ser
   const model = typeof body.model === 'string' ? body.model : undefined;
   const options = contextOptions(valves, userValves, flags);
   // `!weight=F` attaches to the message that carries it and keeps counting on later turns.
-  const messageWeights = await rememberWeight({ messages: messages as Message[], weight: flags.get('weight'), chatKey: flags.chatKey, state, logger });
+  const messageWeights = await rememberWeight({
+    messages: messages as Message[],
+    weight: flags.get('weight'),
+    chatKey: flags.chatKey,
+    state,
+    logger,
+  });
   if (messageWeights) options.messageWeights = messageWeights;
   const sequenceKey = `seq:${flags.chatKey}`;
   // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
   const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
   const previousSequence = tracksPrefix ? await state.get<string[]>(sequenceKey).catch(() => undefined) : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
-  const input: PlanInput = { messages, model, options, marks: flags.marks, keepTags: keepTags(flags), previousSequence, tokenCache, pricing: services.pricing, correction };
+  const input: PlanInput = {
+    messages,
+    model,
+    options,
+    marks: flags.marks,
+    keepTags: keepTags(flags),
+    previousSequence,
+    tokenCache,
+    pricing: services.pricing,
+    correction,
+  };
   const client = clientFor(pool, valves);
   const warn = (fields: Record<string, unknown>, message: string) => logger.warn(fields, message);
   let scoring: { used: string[]; failed: number } | undefined;
   if (client && valves.scoring !== 'none') {
     const probe = planContext(input).plan;
     if (probe.budget.targetTokens > 0 && probe.tokensBefore > probe.budget.targetTokens) {
-      const scored = await externalScores({ scorers: scorersFor(client, valves, state), messages, ids: messageIds(messages as Message[]), query: lastUserText(messages), timeoutMs: valves.scoring_timeout_ms, signal });
-      if (scored.failed.length) logger.warn({ failed: scored.failed }, 'model-assisted scoring failed; keyword scoring used for it');
+      const scored = await externalScores({
+        scorers: scorersFor(client, valves, state),
+        messages,
+        ids: messageIds(messages as Message[]),
+        query: lastUserText(messages),
+        timeoutMs: valves.scoring_timeout_ms,
+        signal,
+      });
+      if (scored.failed.length)
+        logger.warn({ failed: scored.failed }, 'model-assisted scoring failed; keyword scoring used for it');
       if (scored.scores) input.options = { ...options, weighting: 'composite', externalWeight: valves.scoring_weight };
       input.externalScores = scored.scores;
       scoring = { used: scored.used, failed: scored.failed.length };
@@ -89,21 +139,69 @@ export async function contextInlet({ body, valves, userValves, flags, state, ser
   const context = await planAndCompress(input, compression, { correction, signal: deadline });
   const { plan } = context.result;
   if (tracksPrefix) {
-    await state.set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'));
+    await state
+      .set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS })
+      .catch((error: Error) =>
+        logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'),
+      );
   }
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
-    const note = contextNoteOf(plan, context.outcome ? context.outcome.tokensAfter : plan.tokensAfter, context.outcome?.summarized ?? 0);
-    await state.set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS }).catch((error: Error) => logger.warn({ err: error.message }, 'could not save the context note'));
+    const note = contextNoteOf(
+      plan,
+      context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
+      context.outcome?.summarized ?? 0,
+    );
+    await state
+      .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })
+      .catch((error: Error) => logger.warn({ err: error.message }, 'could not save the context note'));
   }
   const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
   for (const entry of plan.entries) counts[entry.disposition]++;
   const outcome = context.outcome;
-  const receipts = outcome?.receipts.map((receipt) => ({ messages: receipt.ids.length, checked: receipt.checked, missing: receipt.missing.length, action: receipt.action }));
-  logger.debug({ runId: plan.runId, entries: plan.entries, notes: plan.notes, budget: plan.budget, facts: outcome?.receipts.map((receipt) => receipt.missing) }, 'context plan');
+  const receipts = outcome?.receipts.map((receipt) => ({
+    messages: receipt.ids.length,
+    checked: receipt.checked,
+    missing: receipt.missing.length,
+    action: receipt.action,
+  }));
+  logger.debug(
+    {
+      runId: plan.runId,
+      entries: plan.entries,
+      notes: plan.notes,
+      budget: plan.budget,
+      facts: outcome?.receipts.map((receipt) => receipt.missing),
+    },
+    'context plan',
+  );
   logger.info(
     {
-      runId: plan.runId, model, algorithm: plan.algorithm, before: plan.tokensBefore, after: outcome ? outcome.tokensAfter : plan.tokensAfter, limit: plan.budget.limitTokens, overBudget: plan.overBudget, ...counts, flags: flags.effective, source: flags.source,
-      ...(outcome ? { summary: { level: outcome.level, summarized: outcome.summarized, dropped: outcome.dropped, calls: outcome.calls, cacheHits: outcome.cacheHits, tokens: outcome.blockTokens, truncated: outcome.truncated, keptSources: context.keptSources.length }, receipts, notes: plan.notes } : {}),
+      runId: plan.runId,
+      model,
+      algorithm: plan.algorithm,
+      before: plan.tokensBefore,
+      after: outcome ? outcome.tokensAfter : plan.tokensAfter,
+      limit: plan.budget.limitTokens,
+      overBudget: plan.overBudget,
+      ...counts,
+      flags: flags.effective,
+      source: flags.source,
+      ...(outcome
+        ? {
+            summary: {
+              level: outcome.level,
+              summarized: outcome.summarized,
+              dropped: outcome.dropped,
+              calls: outcome.calls,
+              cacheHits: outcome.cacheHits,
+              tokens: outcome.blockTokens,
+              truncated: outcome.truncated,
+              keptSources: context.keptSources.length,
+            },
+            receipts,
+            notes: plan.notes,
+          }
+        : {}),
       ...(scoring ? { scoring } : {}),
     },
     'context planned',
@@ -112,11 +210,23 @@ export async function contextInlet({ body, valves, userValves, flags, state, ser
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */
-export async function contextOutlet({ body, valves, userValves, flags, state, services, logger }: ContextHookArgs): Promise<FilterBody> {
+export async function contextOutlet({
+  body,
+  valves,
+  userValves,
+  flags,
+  state,
+  services,
+  logger,
+}: ContextHookArgs): Promise<FilterBody> {
   const lines: string[] = [];
   if (flags.notices.length) lines.push(`⚠ ${flags.notices.join(' · ')}`);
   if (flags.get('flags') === true) lines.push(describeFlags(flags));
-  if (flags.chatKey && Array.isArray(body.messages) && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
+  if (
+    flags.chatKey &&
+    Array.isArray(body.messages) &&
+    contextNoteEnabled(valves.show_context_note, userValves.show_context_note)
+  ) {
     const stored = await state.get(contextNoteKey(flags.chatKey, body.messages)).catch(() => undefined);
     const note = contextNoteSchema.safeParse(stored);
     if (note.success) lines.push(formatContextNote(note.data));
@@ -124,8 +234,20 @@ export async function contextOutlet({ body, valves, userValves, flags, state, se
   const out = lines.length ? appendToReply(body, lines.join('\n')) : body;
   const options = contextOptions(valves, userValves, flags);
   const client = clientFor(pool, valves, 'background');
-  if (valves.ahead_of_time && client && options.summarize && !options.full && flags.chatKey && Array.isArray(out.messages) && out.messages.length > 1) {
-    runner ??= new AheadOfTimeRunner({ maxConcurrent: valves.summary_concurrency * 2, timeoutMs: valves.ahead_of_time_timeout_ms, onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed') });
+  if (
+    valves.ahead_of_time &&
+    client &&
+    options.summarize &&
+    !options.full &&
+    flags.chatKey &&
+    Array.isArray(out.messages) &&
+    out.messages.length > 1
+  ) {
+    runner ??= new AheadOfTimeRunner({
+      maxConcurrent: valves.summary_concurrency * 2,
+      timeoutMs: valves.ahead_of_time_timeout_ms,
+      onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed'),
+    });
     const model = typeof out.model === 'string' ? out.model : undefined;
     const compression = compressionFor(client, valves, state, (fields, message) => logger.warn(fields, message));
     compression.settings.warm = true;
@@ -133,8 +255,29 @@ export async function contextOutlet({ body, valves, userValves, flags, state, se
     const started = await runner.schedule(state, flags.chatKey, async (signal) => {
       const previousSequence = await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined);
       const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
-      const context = await planAndCompress({ messages, model, options, marks: flags.marks, keepTags: keepTags(flags), previousSequence, tokenCache, pricing: services.pricing, correction }, compression, { correction, signal });
-      logger.info({ summarized: context.outcome?.summarized ?? 0, calls: context.outcome?.calls ?? 0, cacheHits: context.outcome?.cacheHits ?? 0 }, 'ahead-of-time summaries ready');
+      const context = await planAndCompress(
+        {
+          messages,
+          model,
+          options,
+          marks: flags.marks,
+          keepTags: keepTags(flags),
+          previousSequence,
+          tokenCache,
+          pricing: services.pricing,
+          correction,
+        },
+        compression,
+        { correction, signal },
+      );
+      logger.info(
+        {
+          summarized: context.outcome?.summarized ?? 0,
+          calls: context.outcome?.calls ?? 0,
+          cacheHits: context.outcome?.cacheHits ?? 0,
+        },
+        'ahead-of-time summaries ready',
+      );
     });
     logger.debug({ started }, 'ahead-of-time summaries');
   }

@@ -33,7 +33,10 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 /** One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`. */
 export function formatContextNote(note: ContextNote): string {
   if (note.leftOut === 0) return `context: ${count(note.after)} tokens · all ${count(note.messages)} messages sent`;
-  const parts = [`context: ${count(note.before)} → ${count(note.after)} tokens`, `${count(note.leftOut)} of ${count(note.messages)} messages left out`];
+  const parts = [
+    `context: ${count(note.before)} → ${count(note.after)} tokens`,
+    `${count(note.leftOut)} of ${count(note.messages)} messages left out`,
+  ];
   if (note.summarized > 0) parts.push(`${count(note.summarized)} summarized`);
   return parts.join(' · ');
 }
@@ -44,7 +47,8 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 }
 
 /** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
-const NOTE_LINE = /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
+const NOTE_LINE =
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
 
 /**
  * The messages with the context notes removed from assistant replies (Open WebUI saves the
@@ -55,7 +59,8 @@ export function stripContextNotes(messages: readonly unknown[]): readonly unknow
   let changed = false;
   const stripped = messages.map((message) => {
     const typed = message as { role?: unknown; content?: unknown } | null;
-    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !NOTE_LINE.test(typed.content)) return message;
+    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !NOTE_LINE.test(typed.content))
+      return message;
     changed = true;
     return { ...typed, content: typed.content.replace(NOTE_LINE, '') };
   });

@@ -20,7 +20,11 @@ export function summarizerConfigured(valves: Pick<ContextValves, 'summary_base_u
  * `!context`, `!recent`, `!tool_penalty`, `!pair_coherence`). Summaries are on when a
  * summarizer is configured and the chat has no `!nosum`.
  */
-export function contextOptions(valves: ContextValves, user: ContextUserValves, flags: ActiveFlags): Partial<EngineOptions> {
+export function contextOptions(
+  valves: ContextValves,
+  user: ContextUserValves,
+  flags: ActiveFlags,
+): Partial<EngineOptions> {
   const adminMax = valves.max_tokens;
   const userMax = positive(user.max_tokens);
   const maxTokens = userMax !== undefined ? (adminMax > 0 ? Math.min(adminMax, userMax) : userMax) : adminMax;

@@ -23,7 +23,8 @@ let namedMemos = 0;
  */
 export function memoisedHash(message: HashedMessage, compute: (message: HashedMessage) => string): string {
   const { content } = message;
-  if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined) return compute(message);
+  if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined)
+    return compute(message);
   const name = typeof message.name === 'string' ? message.name : '';
   let byName = memos.get(message.role);
   if (byName === undefined) {

@@ -3,9 +3,10 @@ import { memoisedHash } from './content-hash-memo.js';
 import { hashesWithListMemo } from './cache/list-hash-memo.js';
 
 /** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
-const sha256 = typeof crypto.hash === 'function'
-  ? (text: string) => crypto.hash('sha256', text, 'base64url')
-  : (text: string) => crypto.createHash('sha256').update(text).digest('base64url');
+const sha256 =
+  typeof crypto.hash === 'function'
+    ? (text: string) => crypto.hash('sha256', text, 'base64url')
+    : (text: string) => crypto.createHash('sha256').update(text).digest('base64url');
 
 /** Minimal view of an OpenAI-format message needed to derive its id. */
 interface IdentifiableMessage {
@@ -22,7 +23,8 @@ function identityText(message: IdentifiableMessage): string {
   const name = typeof message.name === 'string' ? message.name : '';
   const content = message.content;
   // Fast path for the common plain-text message: the same string as the join below, without the array.
-  if (typeof content === 'string' && !Array.isArray(message.tool_calls) && typeof message.tool_call_id !== 'string') return `${role}\u0000${name}\u0000${content}`;
+  if (typeof content === 'string' && !Array.isArray(message.tool_calls) && typeof message.tool_call_id !== 'string')
+    return `${role}\u0000${name}\u0000${content}`;
   const parts: string[] = [role, name];
   if (typeof content === 'string') parts.push(content);
   else if (Array.isArray(content)) {
@@ -34,17 +36,21 @@ function identityText(message: IdentifiableMessage): string {
           const image = typed.image_url as { url?: unknown; detail?: unknown };
           // The detail level changes the image's token count, so it is part of the identity.
           parts.push(`${String(image.url ?? '')}${image.detail === undefined ? '' : `#${String(image.detail)}`}`);
-        }
-        else parts.push(JSON.stringify(part));
+        } else parts.push(JSON.stringify(part));
       } else parts.push(String(part));
     }
   }
   if (Array.isArray(message.tool_calls)) {
     // Arguments are part of the identity: backends that reuse call ids (`call_0`) must not share a
     // token count, pin or summary between calls with different arguments.
-    for (const call of message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {
+    for (const call of message.tool_calls as Array<{
+      id?: unknown;
+      function?: { name?: unknown; arguments?: unknown };
+    }>) {
       const args = call?.function?.arguments;
-      parts.push(`call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}:${typeof args === 'string' ? args : JSON.stringify(args ?? null)}`);
+      parts.push(
+        `call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}:${typeof args === 'string' ? args : JSON.stringify(args ?? null)}`,
+      );
     }
   }
   if (typeof message.tool_call_id === 'string') parts.push(`result:${message.tool_call_id}`);

@@ -181,11 +181,21 @@ export interface PlanResult {
 
 /** Async summarizer: turns messages into one text (issue 7 implements it). */
 export interface Summarizer {
-  summarize(request: { messages: unknown[]; targetTokens: number; context?: unknown[]; signal?: AbortSignal }): Promise<string>;
+  summarize(request: {
+    messages: unknown[];
+    targetTokens: number;
+    context?: unknown[];
+    signal?: AbortSignal;
+  }): Promise<string>;
 }
 
 /** Async scorer (LLM or embeddings): scores in [0,1] by message id, fed to `externalScores`. */
 export interface Scorer {
   readonly name: string;
-  score(request: { messages: unknown[]; ids: string[]; query: string; signal?: AbortSignal }): Promise<Record<string, number>>;
+  score(request: {
+    messages: unknown[];
+    ids: string[];
+    query: string;
+    signal?: AbortSignal;
+  }): Promise<Record<string, number>>;
 }

@@ -5,7 +5,10 @@ export { FilterError } from './filter-error.js';
 
 /** 400: a request body or valve values failed validation. `fields` lists the issues. */
 export class ValidationError extends EunoeError {
-  constructor(message: string, readonly fields: Array<{ path: string; message: string }> = []) {
+  constructor(
+    message: string,
+    readonly fields: Array<{ path: string; message: string }> = [],
+  ) {
     super('ERR_VALIDATION', message, 400);
   }
 }
@@ -35,19 +38,31 @@ export class PayloadTooLargeError extends EunoeError {
 }
 /** 500: a hook threw (with no status of its own) or returned no body. */
 export class FilterExecutionError extends EunoeError {
-  constructor(readonly filterId: string, readonly hook: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly filterId: string,
+    readonly hook: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super('ERR_FILTER_FAILED', message, 500, options);
   }
 }
 /** 504: a hook ran past the configured timeout. */
 export class FilterTimeoutError extends EunoeError {
-  constructor(readonly filterId: string, readonly hook: string, timeoutMs: number) {
+  constructor(
+    readonly filterId: string,
+    readonly hook: string,
+    timeoutMs: number,
+  ) {
     super('ERR_FILTER_TIMEOUT', `Filter ${filterId} ${hook} timed out after ${timeoutMs} ms`, 504);
   }
 }
 /** 500: an isolated filter's worker died (out of memory, killed after another call's timeout); it is replaced. */
 export class FilterCrashedError extends EunoeError {
-  constructor(readonly filterId: string, message: string) {
+  constructor(
+    readonly filterId: string,
+    message: string,
+  ) {
     super('ERR_FILTER_CRASHED', message, 500);
   }
 }
@@ -65,7 +80,11 @@ export class ConfigError extends EunoeError {
 }
 /** 502: an upstream HTTP service (OpenRouter, a summarizer) failed. */
 export class UpstreamError extends EunoeError {
-  constructor(message: string, readonly upstreamStatus?: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly upstreamStatus?: number,
+    options?: { cause?: unknown },
+  ) {
     super('ERR_UPSTREAM', message, 502, options);
   }
 }

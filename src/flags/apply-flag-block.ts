@@ -25,7 +25,10 @@ export function appliedKey(messageId: string, items: readonly FlagItem[]): strin
 }
 
 /** Validate every item of a block; rejected items become notices instead of being applied. */
-export function checkItems(items: readonly FlagItem[], registry: FlagRegistry): { items: CheckedItem[]; notices: string[] } {
+export function checkItems(
+  items: readonly FlagItem[],
+  registry: FlagRegistry,
+): { items: CheckedItem[]; notices: string[] } {
   const checked: CheckedItem[] = [];
   const notices: string[] = [];
   for (const item of items) {
@@ -72,7 +75,12 @@ function applyMark(marks: Record<string, MessageMarks>, messageId: string, item:
  * `+key` / `-key` change the persistent flags; message-scoped flags (pin, tag, ...) in any form
  * mark the carrying message, so `!pin` and `!tag` stick to the message that carried them. Records `appliedKey` (see appliedKey()) as applied. Mutates `state`.
  */
-export function applyBlock(state: FlagStateDoc, items: readonly CheckedItem[], messageId: string, appliedKey: string): void {
+export function applyBlock(
+  state: FlagStateDoc,
+  items: readonly CheckedItem[],
+  messageId: string,
+  appliedKey: string,
+): void {
   for (const item of items) {
     if (item.spec.scope === 'message') applyMark(state.marks, messageId, item);
     else if (item.op === 'add') {

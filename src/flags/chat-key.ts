@@ -23,7 +23,8 @@ export function chatKey(body: FilterBody, user: PipelineUser | null | undefined)
   if (id !== undefined) return `chat:${id}`;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const firstUser = messages.find(
-    (message): message is Record<string, unknown> => !!message && typeof message === 'object' && (message as { role?: unknown }).role === 'user',
+    (message): message is Record<string, unknown> =>
+      !!message && typeof message === 'object' && (message as { role?: unknown }).role === 'user',
   );
   const userId = typeof user?.id === 'string' ? user.id : typeof metadata.user_id === 'string' ? metadata.user_id : '';
   const hash = createHash('sha256')

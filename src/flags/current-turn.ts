@@ -22,11 +22,17 @@ export function currentTurn(
   block: NewestBlock | undefined,
 ): { temporary: Record<string, FlagValue>; notices: readonly string[]; changed: boolean } {
   if (block) {
-    const record: TurnRecord = { id: block.id, key: block.key, temporary: temporaryFlags(block.items), notices: [...block.notices] };
+    const record: TurnRecord = {
+      id: block.id,
+      key: block.key,
+      temporary: temporaryFlags(block.items),
+      notices: [...block.notices],
+    };
     const changed = state.turn?.key !== block.key;
     state.turn = record;
     return { temporary: record.temporary, notices: record.notices, changed };
   }
-  if (newestId !== undefined && state.turn?.id === newestId) return { temporary: { ...state.turn.temporary }, notices: state.turn.notices, changed: false };
+  if (newestId !== undefined && state.turn?.id === newestId)
+    return { temporary: { ...state.turn.temporary }, notices: state.turn.notices, changed: false };
   return { temporary: {}, notices: [], changed: false };
 }

@@ -23,7 +23,9 @@ function formatMap(values: Readonly<Record<string, FlagValue>>, sign: string): s
 export function describeFlags(flags: ActiveFlags): string {
   const persistent = formatMap(flags.persistent, '+');
   const sections = [persistent.length > 0 ? persistent.join(', ') : 'no persistent flags'];
-  const defaults = Object.fromEntries(Object.entries(flags.defaults ?? {}).filter(([key]) => !(key in flags.persistent)));
+  const defaults = Object.fromEntries(
+    Object.entries(flags.defaults ?? {}).filter(([key]) => !(key in flags.persistent)),
+  );
   if (Object.keys(defaults).length > 0) sections.push(`defaults: ${formatMap(defaults, '').join(', ')}`);
   const temporary = Object.fromEntries(Object.entries(flags.temporary).filter(([key]) => key !== 'flags'));
   if (Object.keys(temporary).length > 0) sections.push(`this turn: ${formatMap(temporary, '').join(', ')}`);

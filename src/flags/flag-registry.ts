@@ -18,18 +18,24 @@ export class FlagRegistry {
   private readonly byKey = new Map<string, RegisteredFlag>();
 
   constructor(builtins: readonly FlagSpec[] = builtinFlags) {
-    for (const spec of builtins) this.byKey.set(spec.key.toLowerCase(), { ...spec, key: spec.key.toLowerCase(), owner: BUILTIN_OWNER });
+    for (const spec of builtins)
+      this.byKey.set(spec.key.toLowerCase(), { ...spec, key: spec.key.toLowerCase(), owner: BUILTIN_OWNER });
   }
 
   /** Register (or replace) a filter's flags; throws ConfigError on a bad key or a key another owner has. */
   register(filterId: string, specs: readonly FlagSpec[]): void {
-    if (filterId === BUILTIN_OWNER) throw new ConfigError(`A filter cannot be called "${BUILTIN_OWNER}" when it registers flags`);
+    if (filterId === BUILTIN_OWNER)
+      throw new ConfigError(`A filter cannot be called "${BUILTIN_OWNER}" when it registers flags`);
     const incoming = new Map<string, RegisteredFlag>();
     for (const spec of specs) {
       const key = spec.key.toLowerCase();
-      if (!VALID_KEY.test(key)) throw new ConfigError(`Filter ${filterId}: flag key "${spec.key}" is not valid (letters, digits, _ . -; starts with a letter or _)`);
+      if (!VALID_KEY.test(key))
+        throw new ConfigError(
+          `Filter ${filterId}: flag key "${spec.key}" is not valid (letters, digits, _ . -; starts with a letter or _)`,
+        );
       const holder = this.byKey.get(key);
-      if (holder && holder.owner !== filterId) throw new ConfigError(`Filter ${filterId}: flag "${key}" is already registered by ${holder.owner}`);
+      if (holder && holder.owner !== filterId)
+        throw new ConfigError(`Filter ${filterId}: flag "${key}" is already registered by ${holder.owner}`);
       if (incoming.has(key)) throw new ConfigError(`Filter ${filterId}: flag "${key}" is declared twice`);
       incoming.set(key, { ...spec, key, owner: filterId });
     }

@@ -35,11 +35,19 @@ export function emptyFlagState(): FlagStateDoc {
   return { v: 1, persistent: {}, cleared: [], marks: {}, applied: [], updatedAt: 0 };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
-const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value);
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 function isTurnRecord(value: unknown): value is TurnRecord {
-  return isRecord(value) && typeof value.id === 'string' && typeof value.key === 'string' && isRecord(value.temporary) && isStringArray(value.notices);
+  return (
+    isRecord(value) &&
+    typeof value.id === 'string' &&
+    typeof value.key === 'string' &&
+    isRecord(value.temporary) &&
+    isStringArray(value.notices)
+  );
 }
 
 /** True when a stored value has the shape of a FlagStateDoc (anything else is treated as absent). */

@@ -26,10 +26,15 @@ export interface FlagStateRead {
 }
 
 /** Read a chat's flag state; never throws (a failing store reads as unreachable). */
-export async function readFlagState(store: StateStore, key: string, options: { timeoutMs: number; logger: Logger }): Promise<FlagStateRead> {
+export async function readFlagState(
+  store: StateStore,
+  key: string,
+  options: { timeoutMs: number; logger: Logger },
+): Promise<FlagStateRead> {
   try {
     const raw = await withDeadline(store.get<unknown>(key), options.timeoutMs, 'flag state read');
-    if (raw !== undefined && !isFlagStateDoc(raw)) options.logger.warn({ chatKey: key }, 'flag state has an unexpected shape; rebuilding it from the history');
+    if (raw !== undefined && !isFlagStateDoc(raw))
+      options.logger.warn({ chatKey: key }, 'flag state has an unexpected shape; rebuilding it from the history');
     return isFlagStateDoc(raw) ? { reachable: true, raw, doc: raw } : { reachable: true, raw };
   } catch (error) {
     options.logger.warn({ err: error, chatKey: key }, 'flag state unavailable; replaying flags from the history');
@@ -50,10 +55,17 @@ export async function writeFlagState(
 ): Promise<'written' | 'conflict' | 'failed'> {
   try {
     const setOptions = options.ttlMs > 0 ? { ttlMs: options.ttlMs } : {};
-    const written = await withDeadline(store.compareAndSet(key, expected, next, setOptions), options.timeoutMs, 'flag state write');
+    const written = await withDeadline(
+      store.compareAndSet(key, expected, next, setOptions),
+      options.timeoutMs,
+      'flag state write',
+    );
     return written ? 'written' : 'conflict';
   } catch (error) {
-    options.logger.warn({ err: error, chatKey: key }, 'flag state could not be saved; it will be replayed from the history');
+    options.logger.warn(
+      { err: error, chatKey: key },
+      'flag state could not be saved; it will be replayed from the history',
+    );
     return 'failed';
   }
 }

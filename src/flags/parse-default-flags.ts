@@ -9,11 +9,15 @@ import type { FlagValue } from './types.js';
  * persistent flags. Unknown keys, bad values, message-scoped flags and `-key` items are skipped
  * with a notice rather than failing the request.
  */
-export function parseDefaultFlags(text: string | undefined, registry: FlagRegistry): { values: Record<string, FlagValue>; notices: string[] } {
+export function parseDefaultFlags(
+  text: string | undefined,
+  registry: FlagRegistry,
+): { values: Record<string, FlagValue>; notices: string[] } {
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { values: {}, notices: [] };
   const block = parseFlagBlock(trimmed.startsWith('!') ? trimmed : `!${trimmed}`);
-  if (!block || block.rest !== '') return { values: {}, notices: [`Default flags "${trimmed}" ignored: not a flag list like +nosum,recent=6`] };
+  if (!block || block.rest !== '')
+    return { values: {}, notices: [`Default flags "${trimmed}" ignored: not a flag list like +nosum,recent=6`] };
   const { items, notices } = checkItems(block.items, registry);
   const values: Record<string, FlagValue> = {};
   for (const item of items) {

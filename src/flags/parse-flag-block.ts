@@ -93,7 +93,11 @@ export function parseFlagBlock(text: string, isKnown?: (key: string) => boolean)
       value = read.value;
       index = read.end;
     }
-    items.push(value === undefined ? { op, key, raw: text.slice(itemStart, index) } : { op, key, value, raw: text.slice(itemStart, index) });
+    items.push(
+      value === undefined
+        ? { op, key, raw: text.slice(itemStart, index) }
+        : { op, key, value, raw: text.slice(itemStart, index) },
+    );
     const next = text[index];
     if (next === ',') {
       index++;

@@ -46,7 +46,13 @@ interface IdentifiedBlock {
 const MAX_WRITE_ATTEMPTS = 8;
 
 /** Fold the not-yet-applied blocks (oldest first) into a copy of the stored state, then read this turn. */
-function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: number, newestId: string | undefined, foldBlocks: boolean) {
+function fold(
+  read: FlagStateRead,
+  blocks: readonly IdentifiedBlock[],
+  newest: number,
+  newestId: string | undefined,
+  foldBlocks: boolean,
+) {
   const state: FlagStateDoc = read.doc ? cloneFlagState(read.doc) : emptyFlagState();
   const notices: string[] = [];
   let applied = 0;
@@ -58,7 +64,11 @@ function fold(read: FlagStateRead, blocks: readonly IdentifiedBlock[], newest: n
     applied++;
     if (block.index !== newest) replayedOlder++;
   }
-  const turn = currentTurn(state, newestId, blocks.find((block) => block.index === newest));
+  const turn = currentTurn(
+    state,
+    newestId,
+    blocks.find((block) => block.index === newest),
+  );
   return { state, notices, applied, replayedOlder, turn };
 }
 
@@ -92,7 +102,13 @@ export async function resolveFlags(options: ResolveFlagsOptions): Promise<{ flag
   for (let attempt = 1; options.hook === 'inlet' && read.reachable && attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
     const stale = read.doc !== undefined && options.ttlMs > 0 && now() - read.doc.updatedAt > options.ttlMs / 4;
     if (result.applied === 0 && !result.turn.changed && !stale) break;
-    const outcome = await writeFlagState(store, key, read.raw, { ...result.state, updatedAt: now() }, { ttlMs: options.ttlMs, timeoutMs, logger });
+    const outcome = await writeFlagState(
+      store,
+      key,
+      read.raw,
+      { ...result.state, updatedAt: now() },
+      { ttlMs: options.ttlMs, timeoutMs, logger },
+    );
     if (outcome !== 'conflict') break;
     read = await readFlagState(store, key, { timeoutMs, logger });
     result = fold(read, blocks, newest, newestId, true);

@@ -15,11 +15,16 @@ export interface FoundBlock {
 type Part = Record<string, unknown>;
 
 function isTextPart(part: unknown): part is Part & { text: string } {
-  return !!part && typeof part === 'object' && (part as Part).type === 'text' && typeof (part as Part).text === 'string';
+  return (
+    !!part && typeof part === 'object' && (part as Part).type === 'text' && typeof (part as Part).text === 'string'
+  );
 }
 
 /** Strip the block from one user message; undefined when it has none (the first text part of multimodal content too). */
-function stripMessage(message: Record<string, unknown>, isKnown: (key: string) => boolean): { message: Record<string, unknown>; block: FlagBlock } | undefined {
+function stripMessage(
+  message: Record<string, unknown>,
+  isKnown: (key: string) => boolean,
+): { message: Record<string, unknown>; block: FlagBlock } | undefined {
   const content = message.content;
   if (typeof content === 'string') {
     const block = parseFlagBlock(content, isKnown);
@@ -43,7 +48,10 @@ function stripMessage(message: Record<string, unknown>, isKnown: (key: string) =
  * Remove the flag block from every user message (only keys `isKnown` accepts count). Returns a
  * new array; messages without a block are the identical objects, the input is not mutated.
  */
-export function stripFlagBlocks(messages: readonly unknown[], isKnown: (key: string) => boolean): { messages: unknown[]; blocks: FoundBlock[] } {
+export function stripFlagBlocks(
+  messages: readonly unknown[],
+  isKnown: (key: string) => boolean,
+): { messages: unknown[]; blocks: FoundBlock[] } {
   const blocks: FoundBlock[] = [];
   const stripped = messages.map((message, index) => {
     if (!message || typeof message !== 'object' || (message as Part).role !== 'user') return message;

@@ -11,8 +11,10 @@ const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 export const MAX_STRING_LENGTH = 200;
 
 function bounded(spec: FlagSpec, value: number, what: string): ValidatedValue {
-  if (spec.min !== undefined && value < spec.min) return { ok: false, reason: `${spec.key} must be at least ${spec.min}` };
-  if (spec.max !== undefined && value > spec.max) return { ok: false, reason: `${spec.key} must be at most ${spec.max}` };
+  if (spec.min !== undefined && value < spec.min)
+    return { ok: false, reason: `${spec.key} must be at least ${spec.min}` };
+  if (spec.max !== undefined && value > spec.max)
+    return { ok: false, reason: `${spec.key} must be at most ${spec.max}` };
   return Number.isFinite(value) ? { ok: true, value } : { ok: false, reason: `${spec.key} expects ${what}` };
 }
 
@@ -32,17 +34,29 @@ export function validateFlagValue(spec: FlagSpec, raw: string | undefined): Vali
   if (raw === undefined || raw.trim() === '') return { ok: false, reason: `${spec.key} needs a value${example}` };
   const text = raw.trim();
   if (spec.kind === 'integer') {
-    return INTEGER.test(text) ? bounded(spec, Number(text), 'a whole number') : { ok: false, reason: `${spec.key} expects a whole number${example}` };
+    return INTEGER.test(text)
+      ? bounded(spec, Number(text), 'a whole number')
+      : { ok: false, reason: `${spec.key} expects a whole number${example}` };
   }
   if (spec.kind === 'number') {
-    return NUMBER.test(text) ? bounded(spec, Number(text), 'a number') : { ok: false, reason: `${spec.key} expects a number${example}` };
+    return NUMBER.test(text)
+      ? bounded(spec, Number(text), 'a number')
+      : { ok: false, reason: `${spec.key} expects a number${example}` };
   }
-  if (raw.length > MAX_STRING_LENGTH) return { ok: false, reason: `${spec.key} is longer than ${MAX_STRING_LENGTH} characters` };
+  if (raw.length > MAX_STRING_LENGTH)
+    return { ok: false, reason: `${spec.key} is longer than ${MAX_STRING_LENGTH} characters` };
   return { ok: true, value: raw };
 }
 
 /** Split a tag list value (`decision` or `"decision,api"`) into trimmed, non-empty labels. */
 export function splitLabels(value: FlagValue | undefined): string[] {
   if (typeof value !== 'string') return [];
-  return [...new Set(value.split(',').map((label) => label.trim()).filter((label) => label !== ''))];
+  return [
+    ...new Set(
+      value
+        .split(',')
+        .map((label) => label.trim())
+        .filter((label) => label !== ''),
+    ),
+  ];
 }

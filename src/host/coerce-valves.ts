@@ -37,7 +37,8 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
   if (value === null || types.length === 0) return value;
   if (typeof value === 'string') {
     const text = value.trim();
-    if (types.includes('null') && (text === '' || text.toLowerCase() === 'null' || text.toLowerCase() === 'none')) return null;
+    if (types.includes('null') && (text === '' || text.toLowerCase() === 'null' || text.toLowerCase() === 'none'))
+      return null;
     // Objects (e.g. per-role caps) are typed as JSON in Open WebUI's plain text input.
     if (types.includes('object') && (text.startsWith('{') || text === '')) {
       if (text === '') return {};
@@ -61,7 +62,8 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
       const items = text === '' ? [] : text.split(',').map((part) => part.trim());
       return items.map((item) => coerceValue(item, itemsOf(spec!)));
     }
-    if ((types.includes('integer') || types.includes('number')) && text !== '' && Number.isFinite(Number(text))) return Number(text);
+    if ((types.includes('integer') || types.includes('number')) && text !== '' && Number.isFinite(Number(text)))
+      return Number(text);
     if (types.includes('boolean')) {
       if (TRUE_WORDS.has(text.toLowerCase())) return true;
       if (FALSE_WORDS.has(text.toLowerCase())) return false;
@@ -70,7 +72,12 @@ function coerceValue(value: unknown, spec: PropertySpec | undefined): unknown {
   }
   if (Array.isArray(value) && types.includes('array')) return value.map((item) => coerceValue(item, itemsOf(spec!)));
   // pydantic lax mode: 1/0 for booleans.
-  if (typeof value === 'number' && types.includes('boolean') && !types.includes('number') && (value === 0 || value === 1)) {
+  if (
+    typeof value === 'number' &&
+    types.includes('boolean') &&
+    !types.includes('number') &&
+    (value === 0 || value === 1)
+  ) {
     return value === 1;
   }
   return value;
@@ -92,7 +99,10 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
   }
   const badKeys = badValveKeys(schema, input);
   if (badKeys.length) {
-    throw new ValidationError(`Invalid valves: ${badKeys.map((field) => `${field.path}: ${field.message}`).join('; ')}`, badKeys);
+    throw new ValidationError(
+      `Invalid valves: ${badKeys.map((field) => `${field.path}: ${field.message}`).join('; ')}`,
+      badKeys,
+    );
   }
   const coerced: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {

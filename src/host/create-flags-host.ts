@@ -5,7 +5,11 @@ import { FlagRegistry, resolveFlags } from '../flags/index.js';
 import type { FlagsHost } from './flags-host.js';
 
 /** The flags host over src/flags: one registry (built-ins + filters' flags), state under `h:flags:`. */
-export function createFlagsHost(options: { store: StateStore; logger: Logger; ttlMs: number }): FlagsHost & { registry: FlagRegistry } {
+export function createFlagsHost(options: {
+  store: StateStore;
+  logger: Logger;
+  ttlMs: number;
+}): FlagsHost & { registry: FlagRegistry } {
   const registry = new FlagRegistry();
   const store = new ScopedState(options.store, 'h:flags:');
   return {

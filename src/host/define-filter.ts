@@ -11,8 +11,9 @@ import type { AnyValvesSchema, FilterDefinition } from './types.js';
  *   outlet: ({ body, valves }) => body,
  * });
  */
-export function defineFilter<V extends AnyValvesSchema = AnyValvesSchema, U extends AnyValvesSchema | undefined = undefined>(
-  definition: FilterDefinition<V, U>,
-): FilterDefinition<V, U> {
+export function defineFilter<
+  V extends AnyValvesSchema = AnyValvesSchema,
+  U extends AnyValvesSchema | undefined = undefined,
+>(definition: FilterDefinition<V, U>): FilterDefinition<V, U> {
   return definition;
 }

@@ -33,7 +33,8 @@ export async function downloadFilter(options: { url: URL; timeoutMs: number; max
     if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && hop < 5) {
       await response.body.dump().catch(() => undefined);
       url = new URL(location, url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('Failed to download file: redirect to a non-http(s) URL');
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new ValidationError('Failed to download file: redirect to a non-http(s) URL');
       continue;
     }
     break;

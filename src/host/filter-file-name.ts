@@ -15,6 +15,7 @@ export function safeFilterFileName(raw: string): string {
   if (!FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) || name.endsWith('.d.ts')) {
     throw new ValidationError(`Only filter source files are allowed (${FILTER_EXTENSIONS.join(', ')})`);
   }
-  if (!SAFE_NAME.test(name)) throw new ValidationError(`Invalid file name "${raw}": use letters, digits, "_", "-" and "."`);
+  if (!SAFE_NAME.test(name))
+    throw new ValidationError(`Invalid file name "${raw}": use letters, digits, "_", "-" and "."`);
   return name;
 }

@@ -178,7 +178,9 @@ export class FilterRegistry {
         }, this.options.debounceMs ?? 300),
       );
     });
-    this.watcher.on('error', (error) => this.options.logger.warn({ err: error.message }, 'filter directory watch failed'));
+    this.watcher.on('error', (error) =>
+      this.options.logger.warn({ err: error.message }, 'filter directory watch failed'),
+    );
   }
 
   /** Replace a filter's admin valves (already validated) and call onValvesUpdated. */
@@ -190,7 +192,12 @@ export class FilterRegistry {
       await filter.definition.onValvesUpdated?.(this.lifecycleArgs(filter));
     } catch (error) {
       if (error instanceof EunoeError) throw error;
-      throw new FilterExecutionError(id, 'onValvesUpdated', (error as Error)?.message || `Filter ${id} onValvesUpdated failed`, { cause: error });
+      throw new FilterExecutionError(
+        id,
+        'onValvesUpdated',
+        (error as Error)?.message || `Filter ${id} onValvesUpdated failed`,
+        { cause: error },
+      );
     }
   }
 
@@ -202,7 +209,10 @@ export class FilterRegistry {
     try {
       await this.applyValves(id, values as ActiveFilter['valves']);
     } catch (error) {
-      this.options.logger.warn({ filter: id, err: (error as Error).message }, 'onValvesUpdated failed after a change from another replica');
+      this.options.logger.warn(
+        { filter: id, err: (error as Error).message },
+        'onValvesUpdated failed after a change from another replica',
+      );
     }
   }
 
@@ -233,9 +243,11 @@ export class FilterRegistry {
     try {
       loaded = await (this.options.load ?? loadFilterFile)(file);
       const clash = this.active.get(loaded.id);
-      if (clash && clash.file !== file) throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
+      if (clash && clash.file !== file)
+        throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
-      if (dropped.length) this.options.logger.warn({ filter: loaded.id, dropped }, 'saved valves fell back to defaults');
+      if (dropped.length)
+        this.options.logger.warn({ filter: loaded.id, dropped }, 'saved valves fell back to defaults');
       const filter: ActiveFilter = {
         ...loaded,
         valves: values as ActiveFilter['valves'],
@@ -243,7 +255,10 @@ export class FilterRegistry {
       };
       this.active.set(filter.id, filter);
       this.options.onFlags?.(filter.id, filter.definition.flags);
-      this.options.logger.info({ filter: filter.id, file: path.basename(file), isolation: filter.isolation ?? 'main' }, 'filter loaded');
+      this.options.logger.info(
+        { filter: filter.id, file: path.basename(file), isolation: filter.isolation ?? 'main' },
+        'filter loaded',
+      );
       return filter;
     } catch (error) {
       await loaded?.release?.();
@@ -271,7 +286,11 @@ export class FilterRegistry {
     } catch (error) {
       this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'onShutdown failed');
     }
-    await filter.release?.().catch((error: unknown) => this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'releasing the filter failed'));
+    await filter
+      .release?.()
+      .catch((error: unknown) =>
+        this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'releasing the filter failed'),
+      );
   }
 }
 

@@ -9,7 +9,9 @@ export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 
 /** True for names the loader takes as filters: a known ending, not a `.d.ts`, not hidden. */
 export function isFilterFileName(name: string): boolean {
-  return FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.');
+  return (
+    FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.')
+  );
 }
 
 /** A filter file that imported and validated. */
@@ -44,11 +46,16 @@ export class FilterLoadError extends Error {
 const isZodObject = (value: unknown): value is AnyValvesSchema => value instanceof z.ZodObject;
 const hook = z.function().optional();
 const moduleShape = z.object({
-  id: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'id may hold letters, digits, "_", "-" and "." only').optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'id may hold letters, digits, "_", "-" and "." only')
+    .optional(),
   name: z.string().optional(),
   valves: z.custom<AnyValvesSchema>(isZodObject, 'valves must be a zod object schema').optional(),
   userValves: z.custom<AnyValvesSchema>(isZodObject, 'userValves must be a zod object schema').optional(),
-  flags: z.array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose()).optional(),
+  flags: z
+    .array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose())
+    .optional(),
   inlet: hook,
   outlet: hook,
   onStartup: hook,
@@ -93,16 +100,21 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   }
   const parsed = moduleShape.safeParse(imported.default);
   if (!parsed.success) {
-    const detail = imported.default === undefined
-      ? 'no default export (export default defineFilter({...}))'
-      : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'default export'}: ${issue.message}`).join('; ');
+    const detail =
+      imported.default === undefined
+        ? 'no default export (export default defineFilter({...}))'
+        : parsed.error.issues
+            .map((issue) => `${issue.path.join('.') || 'default export'}: ${issue.message}`)
+            .join('; ');
     throw new FilterLoadError(file, `wrong export shape: ${detail}`);
   }
   const definition = imported.default as LoadedModule['definition'];
   const id = definition.id ?? fileStem(file);
   // A schema without the base fields gets them, so /models can always read pipelines and priority.
   const own = definition.valves ?? baseValves;
-  const valvesSchema = ('pipelines' in own.shape && 'priority' in own.shape ? own : baseValves.extend(own.shape)) as AnyValvesSchema;
+  const valvesSchema = (
+    'pipelines' in own.shape && 'priority' in own.shape ? own : baseValves.extend(own.shape)
+  ) as AnyValvesSchema;
   requireDefaults(valvesSchema, 'valves', file);
   if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
   return {

@@ -35,9 +35,16 @@ export async function runHook(options: {
   });
   try {
     const hookDeadline = Date.now() + timeoutMs;
-    const result = await Promise.race([Promise.resolve().then(() => fn({ ...args, signal: controller.signal, deadline: hookDeadline })), deadline]);
+    const result = await Promise.race([
+      Promise.resolve().then(() => fn({ ...args, signal: controller.signal, deadline: hookDeadline })),
+      deadline,
+    ]);
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-      throw new FilterExecutionError(filter.id, hook, `Filter ${filter.id} ${hook} returned no body (it must return the body object)`);
+      throw new FilterExecutionError(
+        filter.id,
+        hook,
+        `Filter ${filter.id} ${hook} returned no body (it must return the body object)`,
+      );
     }
     return result as FilterBody;
   } catch (error) {

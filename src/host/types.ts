@@ -71,7 +71,10 @@ export interface LifecycleArgs<V> {
 type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
 
 /** What a filter file's default export describes. Every hook is optional. */
-export interface FilterDefinition<V extends AnyValvesSchema = AnyValvesSchema, U extends AnyValvesSchema | undefined = undefined> {
+export interface FilterDefinition<
+  V extends AnyValvesSchema = AnyValvesSchema,
+  U extends AnyValvesSchema | undefined = undefined,
+> {
   /** Defaults to the file's stem. */
   id?: string;
   /** Display name; defaults to the id. */

@@ -11,7 +11,10 @@ export function isForbiddenKey(key: string): boolean {
  * The keys of a valves update that must not be applied: prototype keys (`__proto__`,
  * `constructor`, `prototype`) and keys that are not valves of `schema`, one issue each.
  */
-export function badValveKeys(schema: z.ZodObject<z.ZodRawShape>, input: object): Array<{ path: string; message: string }> {
+export function badValveKeys(
+  schema: z.ZodObject<z.ZodRawShape>,
+  input: object,
+): Array<{ path: string; message: string }> {
   const known = new Set(Object.keys(schema.shape));
   const issues: Array<{ path: string; message: string }> = [];
   for (const key of Object.keys(input)) {

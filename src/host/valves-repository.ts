@@ -15,9 +15,7 @@ export class ValvesRepository {
   /** Tags this process's own change messages, so it does not re-apply its own updates. */
   private readonly origin = randomUUID();
 
-  constructor(
-    private readonly options: { dir: string; store: StateStore; logger: Logger },
-  ) {}
+  constructor(private readonly options: { dir: string; store: StateStore; logger: Logger }) {}
 
   private file(filterId: string): string {
     return path.join(this.options.dir, `${filterId}.json`);
@@ -33,13 +31,19 @@ export class ValvesRepository {
     try {
       shared = sharedDoc(await this.options.store.get(`valves:admin:${filterId}`));
     } catch (error) {
-      this.options.logger.warn({ filterId, err: (error as Error).message }, 'state store unavailable; admin valves read from file');
+      this.options.logger.warn(
+        { filterId, err: (error as Error).message },
+        'state store unavailable; admin valves read from file',
+      );
     }
     const local = this.readFile(filterId);
     if (shared && (!local || local.updatedAt <= shared.updatedAt + 1000)) return shared.values;
     if (!local) return undefined;
-    if (shared) this.options.logger.info({ filterId }, 'valves file is newer than the shared copy; using and sharing the file');
-    await this.options.store.set(`valves:admin:${filterId}`, { values: local.values, updatedAt: local.updatedAt }).catch(() => undefined);
+    if (shared)
+      this.options.logger.info({ filterId }, 'valves file is newer than the shared copy; using and sharing the file');
+    await this.options.store
+      .set(`valves:admin:${filterId}`, { values: local.values, updatedAt: local.updatedAt })
+      .catch(() => undefined);
     return local.values;
   }
 
@@ -49,7 +53,10 @@ export class ValvesRepository {
     try {
       return { values: JSON.parse(readFileSync(file, 'utf8')), updatedAt: statSync(file).mtimeMs };
     } catch (error) {
-      this.options.logger.warn({ filterId, file, err: (error as Error).message }, 'saved valves unreadable; using defaults');
+      this.options.logger.warn(
+        { filterId, file, err: (error as Error).message },
+        'saved valves unreadable; using defaults',
+      );
       return undefined;
     }
   }
@@ -62,7 +69,10 @@ export class ValvesRepository {
       await this.options.store.set(`valves:admin:${filterId}`, { values, updatedAt: Date.now() });
       await this.options.store.publish('valves', JSON.stringify({ filterId, origin: this.origin }));
     } catch (error) {
-      this.options.logger.warn({ filterId, err: (error as Error).message }, 'valves saved to file only; other replicas will not see them until the store is back');
+      this.options.logger.warn(
+        { filterId, err: (error as Error).message },
+        'valves saved to file only; other replicas will not see them until the store is back',
+      );
     }
   }
 
@@ -71,7 +81,10 @@ export class ValvesRepository {
     try {
       return await this.options.store.get(`valves:user:${filterId}:${userId}`);
     } catch (error) {
-      this.options.logger.warn({ filterId, err: (error as Error).message }, 'state store unavailable; user valves fall back to defaults');
+      this.options.logger.warn(
+        { filterId, err: (error as Error).message },
+        'state store unavailable; user valves fall back to defaults',
+      );
       return undefined;
     }
   }
@@ -97,7 +110,11 @@ export class ValvesRepository {
 /** The store's valves document `{values, updatedAt}` (older plain-object copies count as oldest). */
 function sharedDoc(value: unknown): { values: unknown; updatedAt: number } | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'object' && 'values' in value && typeof (value as { updatedAt?: unknown }).updatedAt === 'number') {
+  if (
+    typeof value === 'object' &&
+    'values' in value &&
+    typeof (value as { updatedAt?: unknown }).updatedAt === 'number'
+  ) {
     return value as { values: unknown; updatedAt: number };
   }
   return { values: value, updatedAt: 0 };

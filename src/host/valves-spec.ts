@@ -20,13 +20,17 @@ function pydanticProperty(name: string, schema: JsonSchema): JsonSchema {
   if (Array.isArray(property.type)) {
     const { type, ...rest } = property;
     const types = type as string[];
-    const anyOf = types.map((entry) => (entry === 'array' && rest.items ? { type: entry, items: rest.items } : { type: entry }));
+    const anyOf = types.map((entry) =>
+      entry === 'array' && rest.items ? { type: entry, items: rest.items } : { type: entry },
+    );
     delete rest.items;
     return { ...rest, anyOf };
   }
   // zod adds ±MAX_SAFE_INTEGER bounds to every int; they are noise in a form.
-  if (typeof property.minimum === 'number' && SAFE_INTEGER_BOUNDS.has(Math.abs(property.minimum))) delete property.minimum;
-  if (typeof property.maximum === 'number' && SAFE_INTEGER_BOUNDS.has(Math.abs(property.maximum))) delete property.maximum;
+  if (typeof property.minimum === 'number' && SAFE_INTEGER_BOUNDS.has(Math.abs(property.minimum)))
+    delete property.minimum;
+  if (typeof property.maximum === 'number' && SAFE_INTEGER_BOUNDS.has(Math.abs(property.maximum)))
+    delete property.maximum;
   return property;
 }
 

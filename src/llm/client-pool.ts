@@ -11,7 +11,9 @@ export class LlmClientPool {
 
   /** The client for `options` in `lane`, created on first use; lanes have their own concurrency limit, so background jobs never hold the slots of inlets. */
   get(options: LlmClientOptions, lane: 'inlet' | 'background' = 'inlet'): LlmClient {
-    const key = createHash('sha256').update(`${lane}\u0000${JSON.stringify(options)}`).digest('hex');
+    const key = createHash('sha256')
+      .update(`${lane}\u0000${JSON.stringify(options)}`)
+      .digest('hex');
     let client = this.clients.get(key);
     if (!client) {
       client = new LlmClient(options);

@@ -30,23 +30,43 @@ export class LlmClient {
   }
 
   /** The assistant text of one chat completion (think blocks removed, trimmed; may be empty). */
-  async chat(input: { messages: LlmMessage[]; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<string> {
-    const body = { model: this.options.model, messages: input.messages, temperature: input.temperature ?? 0, ...(input.maxTokens ? { max_tokens: input.maxTokens } : {}), ...this.options.extraBody, stream: false };
-    const json = (await this.post('/chat/completions', body, input.signal)) as { choices?: Array<{ message?: { content?: unknown } }> };
+  async chat(input: {
+    messages: LlmMessage[];
+    maxTokens?: number;
+    temperature?: number;
+    signal?: AbortSignal;
+  }): Promise<string> {
+    const body = {
+      model: this.options.model,
+      messages: input.messages,
+      temperature: input.temperature ?? 0,
+      ...(input.maxTokens ? { max_tokens: input.maxTokens } : {}),
+      ...this.options.extraBody,
+      stream: false,
+    };
+    const json = (await this.post('/chat/completions', body, input.signal)) as {
+      choices?: Array<{ message?: { content?: unknown } }>;
+    };
     const content = json?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new LlmError('response', 'model answer has no choices[0].message.content string');
+    if (typeof content !== 'string')
+      throw new LlmError('response', 'model answer has no choices[0].message.content string');
     return content.replace(THINK_BLOCK, '').trim();
   }
 
   /** One embedding vector per input text, in input order. */
   async embed(input: { texts: string[]; signal?: AbortSignal }): Promise<number[][]> {
     if (input.texts.length === 0) return [];
-    const json = (await this.post('/embeddings', { model: this.options.embeddingModel, input: input.texts }, input.signal)) as { data?: Array<{ index?: number; embedding?: unknown }> };
+    const json = (await this.post(
+      '/embeddings',
+      { model: this.options.embeddingModel, input: input.texts },
+      input.signal,
+    )) as { data?: Array<{ index?: number; embedding?: unknown }> };
     const data = Array.isArray(json?.data) ? json.data : [];
     const vectors: number[][] = new Array(input.texts.length);
     data.forEach((item, position) => {
       const index = typeof item?.index === 'number' ? item.index : position;
-      if (Array.isArray(item?.embedding) && item.embedding.every((value) => typeof value === 'number')) vectors[index] = item.embedding as number[];
+      if (Array.isArray(item?.embedding) && item.embedding.every((value) => typeof value === 'number'))
+        vectors[index] = item.embedding as number[];
     });
     for (let index = 0; index < input.texts.length; index++) {
       if (!vectors[index]) throw new LlmError('response', `embeddings answer lacks a vector for input ${index}`);
@@ -68,7 +88,11 @@ export class LlmClient {
       } catch (error) {
         const failure = this.asLlmError(error, signal, attempt);
         if (!failure.retryable || attempt > retries) throw failure;
-        const wait = retryDelayMs(attempt, { baseMs: backoffMs, maxMs: maxRetryDelayMs, retryAfter: failure.retryAfterMs });
+        const wait = retryDelayMs(attempt, {
+          baseMs: backoffMs,
+          maxMs: maxRetryDelayMs,
+          retryAfter: failure.retryAfterMs,
+        });
         await sleep(wait, signal).catch(() => {
           throw new LlmError('aborted', 'model call cancelled by the caller', undefined, attempt);
         });
@@ -82,11 +106,23 @@ export class LlmClient {
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const response = await request(`${this.options.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: combined, dispatcher: this.agent });
+    const response = await request(`${this.options.baseUrl}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: combined,
+      dispatcher: this.agent,
+    });
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const detail = redact(text.slice(0, 300), this.options.apiKey).replace(/\s+/g, ' ');
-      throw new LlmError('http', `model API answered ${response.statusCode} on ${path}: ${detail}`, response.statusCode, 1, retryAfterMs(response.headers['retry-after']));
+      throw new LlmError(
+        'http',
+        `model API answered ${response.statusCode} on ${path}: ${detail}`,
+        response.statusCode,
+        1,
+        retryAfterMs(response.headers['retry-after']),
+      );
     }
     try {
       return JSON.parse(text);
@@ -103,7 +139,8 @@ export class LlmClient {
     }
     if (signal?.aborted) return new LlmError('aborted', 'model call cancelled by the caller', undefined, attempt);
     const name = (error as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') return new LlmError('timeout', `model call timed out after ${this.options.timeoutMs} ms`, undefined, attempt);
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return new LlmError('timeout', `model call timed out after ${this.options.timeoutMs} ms`, undefined, attempt);
     const message = redact(String((error as Error)?.message ?? error), this.options.apiKey);
     return new LlmError('network', `model API unreachable: ${message}`, undefined, attempt);
   }

@@ -12,7 +12,10 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
 }
 
 /** Delay before retry `attempt` (1-based): Retry-After when given, else exponential backoff with jitter; capped at `maxMs`. */
-export function retryDelayMs(attempt: number, options: { baseMs: number; maxMs: number; retryAfter?: number; random?: () => number }): number {
+export function retryDelayMs(
+  attempt: number,
+  options: { baseMs: number; maxMs: number; retryAfter?: number; random?: () => number },
+): number {
   const random = options.random ?? Math.random;
   const backoff = options.baseMs * 2 ** (attempt - 1) * (0.5 + random() / 2);
   return Math.min(options.maxMs, Math.max(0, Math.round(options.retryAfter ?? backoff)));

@@ -10,7 +10,8 @@ export interface OverrideContext {
 
 function hhmm(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > 2400 || number % 100 >= 60) return undefined;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > 2400 || number % 100 >= 60)
+    return undefined;
   return Math.floor(number / 100) * 60 + (number % 100);
 }
 
@@ -57,7 +58,8 @@ export function applyOverrides(price: ModelPrice, context: OverrideContext): Mod
       if (value === undefined) delete effective[field];
       else effective[field] = value;
     }
-    if (typeof entry.discount === 'number' && entry.discount >= 0 && entry.discount < 1) effective.discount = entry.discount;
+    if (typeof entry.discount === 'number' && entry.discount >= 0 && entry.discount < 1)
+      effective.discount = entry.discount;
   }
   return effective;
 }

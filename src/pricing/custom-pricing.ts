@@ -35,7 +35,12 @@ export async function loadCustomPricing(file: string): Promise<Record<string, Pa
     const entry = entrySchema.safeParse(value);
     if (!entry.success) throw new ConfigError(`CUSTOM_PRICING_FILE: entry "${id}" in ${file} must be an object`);
     const { context_length: contextLength, tokenizer, ...pricing } = entry.data;
-    result[id] = { id, ...priceFieldsOf(pricing), ...(contextLength ? { contextLength } : {}), ...(tokenizer ? { tokenizer } : {}) };
+    result[id] = {
+      id,
+      ...priceFieldsOf(pricing),
+      ...(contextLength ? { contextLength } : {}),
+      ...(tokenizer ? { tokenizer } : {}),
+    };
   }
   return result;
 }
@@ -43,6 +48,7 @@ export async function loadCustomPricing(file: string): Promise<Record<string, Pa
 /** Load MODEL_ALIASES_FILE: `{"alias": "table id"}`. Throws ConfigError. */
 export async function loadModelAliases(file: string): Promise<Record<string, string>> {
   const parsed = z.record(z.string(), z.string().min(1)).safeParse(await readJson(file, 'MODEL_ALIASES_FILE'));
-  if (!parsed.success) throw new ConfigError(`MODEL_ALIASES_FILE: ${file} must be an object of alias → model id strings`);
+  if (!parsed.success)
+    throw new ConfigError(`MODEL_ALIASES_FILE: ${file} must be an object of alias → model id strings`);
   return parsed.data;
 }

@@ -39,7 +39,9 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
   if (statusCode !== 200) {
     await body.dump().catch(() => undefined);
     const message = `pricing fetch got HTTP ${statusCode}`;
-    throw statusCode === 429 || statusCode >= 500 ? new RetryableError(message, statusCode) : new UpstreamError(message, statusCode);
+    throw statusCode === 429 || statusCode >= 500
+      ? new RetryableError(message, statusCode)
+      : new UpstreamError(message, statusCode);
   }
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {

@@ -1,7 +1,17 @@
 import type { ModelPrice } from './types.js';
 
 /** Open WebUI connection prefixes stripped by default (`openrouter.openai/gpt-4o`); configurable. */
-export const DEFAULT_CONNECTION_PREFIXES = ['openrouter', 'openai', 'anthropic', 'ollama', 'litellm', 'azure', 'groq', 'together', 'poe'];
+export const DEFAULT_CONNECTION_PREFIXES = [
+  'openrouter',
+  'openai',
+  'anthropic',
+  'ollama',
+  'litellm',
+  'azure',
+  'groq',
+  'together',
+  'poe',
+];
 
 /** Lookup structure over the merged price table: ids, aliases, lower-case and provider-less indexes. */
 export class ModelIndex {

@@ -76,7 +76,12 @@ export class PriceRefresher {
     }
     this.lastAttemptAt = now();
     try {
-      const parsed = await fetchModels({ url: config.PRICING_URL, timeoutMs: config.PRICING_TIMEOUT_MS, dispatcher: this.options.dispatcher, ...this.options.fetch });
+      const parsed = await fetchModels({
+        url: config.PRICING_URL,
+        timeoutMs: config.PRICING_TIMEOUT_MS,
+        dispatcher: this.options.dispatcher,
+        ...this.options.fetch,
+      });
       const next = buildPriceTable(parsed.models, 'live', now());
       const count = modelCount(next);
       const previous = modelCount(book.table);
@@ -91,14 +96,18 @@ export class PriceRefresher {
       if (parsed.skipped) logger.warn({ skipped: parsed.skipped }, 'pricing: skipped malformed model entries');
       book.use(next);
       this.lastFailure = null;
-      await writeLastGoodFile(config.PRICING_DIR, next).catch((error: unknown) => logger.warn({ err: error }, 'pricing: cannot write last-good.json'));
+      await writeLastGoodFile(config.PRICING_DIR, next).catch((error: unknown) =>
+        logger.warn({ err: error }, 'pricing: cannot write last-good.json'),
+      );
       await shared?.save(next);
       logger.info({ models: count }, 'pricing: refreshed from OpenRouter');
       return { status: 'updated', models: count };
     } catch (error) {
       const message = (error as Error).message;
       this.lastFailure = message;
-      logger.warn(`pricing: refresh failed (${message}); keeping the ${book.table.source} table with ${modelCount(book.table)} models`);
+      logger.warn(
+        `pricing: refresh failed (${message}); keeping the ${book.table.source} table with ${modelCount(book.table)} models`,
+      );
       await lease?.release().catch(() => undefined);
       return { status: 'failed', error: message };
     }

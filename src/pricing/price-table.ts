@@ -42,7 +42,8 @@ export function priceFieldsOf(pricing: Record<string, unknown>): Partial<ModelPr
     if (price !== undefined) (fields as Record<string, string>)[field] = price;
   }
   const discount = pricing.discount;
-  if (typeof discount === 'number' && Number.isFinite(discount) && discount > 0 && discount < 1) fields.discount = discount;
+  if (typeof discount === 'number' && Number.isFinite(discount) && discount > 0 && discount < 1)
+    fields.discount = discount;
   if (Array.isArray(pricing.overrides)) {
     fields.overrides = pricing.overrides.filter(
       (entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null && !Array.isArray(entry),
@@ -61,7 +62,11 @@ export function hasVariant(id: string): boolean {
  * and dots included); `canonical_slug` becomes an alias of a non-variant id
  * (never of a `:free` variant, which would price a paid model at zero).
  */
-export function buildPriceTable(models: readonly OpenRouterModel[], source: PriceTableSource, fetchedAt: number): PriceTable {
+export function buildPriceTable(
+  models: readonly OpenRouterModel[],
+  source: PriceTableSource,
+  fetchedAt: number,
+): PriceTable {
   const table: PriceTable = { source, fetchedAt, models: {}, aliases: {} };
   for (const model of models) {
     const contextLength = model.context_length ?? model.top_provider?.context_length ?? undefined;

@@ -17,7 +17,11 @@ export function createPricingLookup(current: () => ModelIndex, now: () => number
     const id = resolveId(model, metadata?.baseModelId);
     return id === undefined ? undefined : current().models[id];
   };
-  const priced = (model: string, usage: CostUsageCounts, options: { at?: number; baseModelId?: string | null } = {}): PricedCost | undefined => {
+  const priced = (
+    model: string,
+    usage: CostUsageCounts,
+    options: { at?: number; baseModelId?: string | null } = {},
+  ): PricedCost | undefined => {
     const price = resolve(model, { baseModelId: options.baseModelId });
     if (!price) return undefined;
     const cost = computeCost(price, usage, options.at ?? now());

@@ -19,7 +19,16 @@ export type { RefreshOutcome } from './price-refresher.js';
 
 /** Options of createPricingService; everything with a side effect is injectable. */
 export interface PricingServiceOptions {
-  config: Pick<Config, 'PRICING_URL' | 'PRICING_FETCH' | 'PRICING_CRON' | 'PRICING_TIMEOUT_MS' | 'PRICING_DIR' | 'CUSTOM_PRICING_FILE' | 'MODEL_ALIASES_FILE'>;
+  config: Pick<
+    Config,
+    | 'PRICING_URL'
+    | 'PRICING_FETCH'
+    | 'PRICING_CRON'
+    | 'PRICING_TIMEOUT_MS'
+    | 'PRICING_DIR'
+    | 'CUSTOM_PRICING_FILE'
+    | 'MODEL_ALIASES_FILE'
+  >;
   logger: Logger;
   /** Shared store (lease + table for replicas); optional. */
   store?: StateStore;
@@ -104,7 +113,9 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
       book.use(starting.table);
       shared?.follow(book);
       if (!config.PRICING_FETCH) {
-        logger.info(`pricing: PRICING_FETCH=false, serving the ${book.table.source} table (${modelCount(book.table)} models) without refresh`);
+        logger.info(
+          `pricing: PRICING_FETCH=false, serving the ${book.table.source} table (${modelCount(book.table)} models) without refresh`,
+        );
         return;
       }
       await schedule.start(() => refresher.refresh());

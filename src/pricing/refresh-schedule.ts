@@ -28,7 +28,12 @@ export class RefreshSchedule {
       error: (message: string | Error) => logger.warn(`node-cron: ${String(message)}`),
       debug: (message: string | Error) => logger.debug(`node-cron: ${String(message)}`),
     };
-    this.task = this.scheduler.createTask(this.expression, run, { name: 'eunoe-pricing', timezone: 'UTC', noOverlap: true, logger: cronLogger });
+    this.task = this.scheduler.createTask(this.expression, run, {
+      name: 'eunoe-pricing',
+      timezone: 'UTC',
+      noOverlap: true,
+      logger: cronLogger,
+    });
     await this.task.start();
   }
 

@@ -44,7 +44,9 @@ export class SharedPriceTable {
 
   /** Store a freshly fetched table and announce it; failures are logged, never thrown. */
   async save(table: PriceTable): Promise<void> {
-    await this.store.set(STORE_KEY, table).catch((error: unknown) => this.logger.warn({ err: error }, 'pricing: cannot save table to the store'));
+    await this.store
+      .set(STORE_KEY, table)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'pricing: cannot save table to the store'));
     await this.store.publish(UPDATE_CHANNEL, String(table.fetchedAt)).catch(() => undefined);
   }
 

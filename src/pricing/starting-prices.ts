@@ -29,12 +29,19 @@ export async function loadStartingPrices(options: {
   const snapshot = local ?? (await readModelListFile(options.snapshotFile ?? BUNDLED_SNAPSHOT, 'snapshot'));
   const fromFile = await readLastGoodFile(config.PRICING_DIR);
   const fromStore = shared ? await shared.read() : undefined;
-  const lastGood = [fromFile, fromStore].filter((entry): entry is PriceTable => !!entry && modelCount(entry) > 0).sort((a, b) => b.fetchedAt - a.fetchedAt)[0];
+  const lastGood = [fromFile, fromStore]
+    .filter((entry): entry is PriceTable => !!entry && modelCount(entry) > 0)
+    .sort((a, b) => b.fetchedAt - a.fetchedAt)[0];
   const custom = config.CUSTOM_PRICING_FILE ? await loadCustomPricing(config.CUSTOM_PRICING_FILE) : {};
   const aliases = config.MODEL_ALIASES_FILE ? await loadModelAliases(config.MODEL_ALIASES_FILE) : {};
   // A newer bundled snapshot (after an upgrade) beats an older last-good table.
-  if (lastGood && (!snapshot || lastGood.fetchedAt >= snapshot.fetchedAt)) return { table: { ...lastGood, source: 'last-good' }, custom, aliases };
+  if (lastGood && (!snapshot || lastGood.fetchedAt >= snapshot.fetchedAt))
+    return { table: { ...lastGood, source: 'last-good' }, custom, aliases };
   if (snapshot) return { table: snapshot, custom, aliases };
   logger.error('pricing: no bundled snapshot found; only custom prices are known until a refresh succeeds');
-  return { table: { source: Object.keys(custom).length ? 'custom' : 'snapshot', fetchedAt: 0, models: {}, aliases: {} }, custom, aliases };
+  return {
+    table: { source: Object.keys(custom).length ? 'custom' : 'snapshot', fetchedAt: 0, models: {}, aliases: {} },
+    custom,
+    aliases,
+  };
 }

@@ -28,9 +28,14 @@ export function parseStoredTable(value: unknown): PriceTable | undefined {
 
 /** Capture time of a snapshot: `captured_at` of its `<name>.meta.json` sidecar, else the file's mtime. */
 async function capturedAt(file: string | URL, mtimeMs: number): Promise<number> {
-  const meta = typeof file === 'string' ? file.replace(/\.json$/, '.meta.json') : new URL(file.href.replace(/\.json$/, '.meta.json'));
+  const meta =
+    typeof file === 'string'
+      ? file.replace(/\.json$/, '.meta.json')
+      : new URL(file.href.replace(/\.json$/, '.meta.json'));
   try {
-    const time = Date.parse((JSON.parse(await fs.readFile(meta, 'utf8')) as { captured_at?: string }).captured_at ?? '');
+    const time = Date.parse(
+      (JSON.parse(await fs.readFile(meta, 'utf8')) as { captured_at?: string }).captured_at ?? '',
+    );
     return Number.isFinite(time) ? time : mtimeMs;
   } catch {
     return mtimeMs;

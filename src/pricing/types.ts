@@ -32,13 +32,20 @@ export interface PricingLookup {
   /** Context length of a model in tokens, when known. */
   contextLength(model: string): number | undefined;
   /** USD cost (as a decimal string) of `promptTokens` input tokens and `completionTokens` output tokens. */
-  estimateCost(model: string, usage: { promptTokens: number; completionTokens?: number; cachedTokens?: number }): string | undefined;
+  estimateCost(
+    model: string,
+    usage: { promptTokens: number; completionTokens?: number; cachedTokens?: number },
+  ): string | undefined;
   /**
    * Full cost of one request (cache reads/writes, reasoning, overrides in force at `at`,
    * discount) with the id it was priced as; undefined when the model or its price is unknown.
    * Optional so that test doubles of the engine need not implement it.
    */
-  computeCost?(model: string, usage: CostUsageCounts, options?: { at?: number; baseModelId?: string | null }): PricedCost | undefined;
+  computeCost?(
+    model: string,
+    usage: CostUsageCounts,
+    options?: { at?: number; baseModelId?: string | null },
+  ): PricedCost | undefined;
 }
 
 /** Token counts in OpenAI subset semantics: cached and cache-write are part of prompt, reasoning part of completion. */

@@ -10,7 +10,12 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
  * else a new random key, saved there (mode 0600) and printed once with how to set your own.
  * There is no well-known default key.
  */
-export function resolveApiKey(options: { configured?: string; dataDir: string; logger: Logger; print?: (line: string) => void }): string {
+export function resolveApiKey(options: {
+  configured?: string;
+  dataDir: string;
+  logger: Logger;
+  print?: (line: string) => void;
+}): string {
   if (options.configured) return options.configured;
   const file = path.join(options.dataDir, 'api-key');
   if (existsSync(file)) {
@@ -24,7 +29,9 @@ export function resolveApiKey(options: { configured?: string; dataDir: string; l
   writeFileAtomic(file, `${key}\n`, PRIVATE_FILE_MODE, PRIVATE_DIR_MODE);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   print(`Eunoe generated an API key: ${key}`);
-  print(`It is saved in ${file}. Use it as the key of the Open WebUI connection, or set PIPELINES_API_KEY to choose your own.`);
+  print(
+    `It is saved in ${file}. Use it as the key of the Open WebUI connection, or set PIPELINES_API_KEY to choose your own.`,
+  );
   options.logger.info({ file }, 'generated a new API key');
   return key;
 }

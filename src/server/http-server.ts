@@ -15,7 +15,11 @@ export interface HttpTimeouts {
 
 /** What Node's own HTTP parser rejects (slow or malformed requests), as JSON like every other error. */
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request not received in time (HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS)'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'Request not received in time (HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS)',
+  ],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers too large'],
 };
 
@@ -30,9 +34,18 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [status, reason, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', `Malformed HTTP request (${error.code ?? error.message})`];
+  const [status, reason, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    `Malformed HTTP request (${error.code ?? error.message})`,
+  ];
   const body = JSON.stringify({ detail });
-  const head = [`HTTP/1.1 ${status} ${reason}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
 }
 
@@ -44,7 +57,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
  * that sends `Expect: 100-continue` is invited to send its body only after the API key check.
  */
 export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): http.Server {
-  const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
+  const checkEvery = Math.max(
+    50,
+    Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)),
+  );
   const server = http.createServer(
     {
       headersTimeout: timeouts.headersTimeoutMs,
@@ -70,7 +86,13 @@ export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): 
  */
 export function listenHttp(
   app: RequestListener,
-  config: { PORT: number; HOST: string; HEADERS_TIMEOUT_MS: number; REQUEST_TIMEOUT_MS: number; KEEP_ALIVE_TIMEOUT_MS: number },
+  config: {
+    PORT: number;
+    HOST: string;
+    HEADERS_TIMEOUT_MS: number;
+    REQUEST_TIMEOUT_MS: number;
+    KEEP_ALIVE_TIMEOUT_MS: number;
+  },
   callback: (error?: Error) => void,
 ): http.Server {
   const server = createHttpServer(app, {

@@ -27,11 +27,29 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   return defineFilter({
     name: 'Spend Limits',
     valves: baseValves.extend({
-      priority: z.number().int().default(-50).describe('Filters run in ascending priority; early, so a blocked request costs nothing.'),
-      daily_limit_usd: z.number().min(0).default(0).describe('Daily cap per user in USD (0 = none); resets at 00:00 UTC'),
-      monthly_limit_usd: z.number().min(0).default(0).describe('Monthly cap per user in USD (0 = none); resets on the 1st, 00:00 UTC'),
-      role_limits: z.record(z.string(), capPair).default({}).describe('Caps per Open WebUI role, e.g. {"user": {"monthly_usd": 20}}'),
-      user_limits: z.record(z.string(), capPair).default({}).describe('Caps per user id or email, overriding role and default, e.g. {"ann@example.com": {"daily_usd": 5}}'),
+      priority: z
+        .number()
+        .int()
+        .default(-50)
+        .describe('Filters run in ascending priority; early, so a blocked request costs nothing.'),
+      daily_limit_usd: z
+        .number()
+        .min(0)
+        .default(0)
+        .describe('Daily cap per user in USD (0 = none); resets at 00:00 UTC'),
+      monthly_limit_usd: z
+        .number()
+        .min(0)
+        .default(0)
+        .describe('Monthly cap per user in USD (0 = none); resets on the 1st, 00:00 UTC'),
+      role_limits: z
+        .record(z.string(), capPair)
+        .default({})
+        .describe('Caps per Open WebUI role, e.g. {"user": {"monthly_usd": 20}}'),
+      user_limits: z
+        .record(z.string(), capPair)
+        .default({})
+        .describe('Caps per user id or email, overriding role and default, e.g. {"ann@example.com": {"daily_usd": 5}}'),
       exempt_roles: z.array(z.string()).default(['admin']).describe('Roles never limited'),
     }),
 
@@ -65,4 +83,3 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     },
   });
 }
-

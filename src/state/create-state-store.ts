@@ -7,7 +7,10 @@ import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { StateStore } from './types.js';
 
 /** What the factory reads from the configuration. */
-export type StateStoreConfig = Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'> &
+export type StateStoreConfig = Pick<
+  Config,
+  'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'
+> &
   Partial<Pick<Config, 'ledgerJournalPath'>>;
 
 /**
@@ -17,7 +20,13 @@ export type StateStoreConfig = Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'STAT
  * throws ConfigError when the SQLite file is unwritable or corrupt.
  * @example const store = await createStateStore({ config: loadConfig(), logger });
  */
-export async function createStateStore({ config, logger }: { config: StateStoreConfig; logger: Logger }): Promise<StateStore> {
+export async function createStateStore({
+  config,
+  logger,
+}: {
+  config: StateStoreConfig;
+  logger: Logger;
+}): Promise<StateStore> {
   if (config.REDIS_URL) {
     const store = new RedisStateStore({
       url: config.REDIS_URL,
@@ -29,7 +38,11 @@ export async function createStateStore({ config, logger }: { config: StateStoreC
     });
     // Give the first connection a moment so early requests are not refused needlessly.
     const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));
-    if (ready) logger.info({ backend: 'redis', redis: redactRedisUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX }, 'state backend: Redis');
+    if (ready)
+      logger.info(
+        { backend: 'redis', redis: redactRedisUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX },
+        'state backend: Redis',
+      );
     return store;
   }
   const db = openSqliteDatabase(config.sqlitePath, { busyTimeoutMs: Math.max(config.STATE_TIMEOUT_MS, 1000) });

@@ -9,7 +9,12 @@ export interface BackoffPolicy {
   maxQuickCrashes: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { minDelayMs: 500, maxDelayMs: 30_000, healthyAfterMs: 30_000, maxQuickCrashes: 5 };
+export const DEFAULT_BACKOFF: BackoffPolicy = {
+  minDelayMs: 500,
+  maxDelayMs: 30_000,
+  healthyAfterMs: 30_000,
+  maxQuickCrashes: 5,
+};
 
 /** Tracks crashes in a row and answers the next delay, or undefined to give up. */
 export class Backoff {

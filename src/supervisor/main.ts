@@ -6,7 +6,10 @@ import { Supervisor } from './supervisor.js';
  * restarts it with back-off when it dies (see src/supervisor/supervisor.ts).
  */
 const server = fileURLToPath(new URL('../main.ts', import.meta.url));
-const supervisor = new Supervisor({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), server, ...process.argv.slice(2)] });
+const supervisor = new Supervisor({
+  command: process.execPath,
+  args: ['--import', import.meta.resolve('tsx'), server, ...process.argv.slice(2)],
+});
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => supervisor.stop(signal));
 supervisor.start();
 process.exit(await supervisor.done);

@@ -31,12 +31,17 @@ export class Supervisor {
   }
 
   private log(level: number, msg: string, fields: Record<string, unknown> = {}): void {
-    this.write(JSON.stringify({ level, time: Date.now(), service: 'eunoe-supervisor', pid: process.pid, ...fields, msg }));
+    this.write(
+      JSON.stringify({ level, time: Date.now(), service: 'eunoe-supervisor', pid: process.pid, ...fields, msg }),
+    );
   }
 
   start(): void {
     const startedAt = Date.now();
-    const child = spawn(this.options.command, this.options.args, { env: this.options.env ?? process.env, stdio: 'inherit' });
+    const child = spawn(this.options.command, this.options.args, {
+      env: this.options.env ?? process.env,
+      stdio: 'inherit',
+    });
     this.child = child;
     this.log(30, 'server started', { child: child.pid });
     child.on('error', (error) => this.log(50, `cannot start the server: ${error.message}`));

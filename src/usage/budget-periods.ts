@@ -5,7 +5,20 @@ export interface BudgetPeriod {
   to: number;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** The UTC day containing `now`. */
 export function dailyPeriod(now: number): BudgetPeriod {
@@ -17,7 +30,11 @@ export function dailyPeriod(now: number): BudgetPeriod {
 /** The UTC calendar month containing `now`. */
 export function monthlyPeriod(now: number): BudgetPeriod {
   const date = new Date(now);
-  return { kind: 'monthly', from: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), to: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) };
+  return {
+    kind: 'monthly',
+    from: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1),
+    to: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
+  };
 }
 
 /** When a period resets, in words: "on 1 December" (monthly), "at 00:00 UTC" (daily). */

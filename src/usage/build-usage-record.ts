@@ -16,7 +16,13 @@ export interface BuildUsageRecordOptions {
   now: number;
 }
 
-function price(pricing: PricingLookup | undefined, model: string, counts: CostUsageCounts, at: number, baseModelId?: string) {
+function price(
+  pricing: PricingLookup | undefined,
+  model: string,
+  counts: CostUsageCounts,
+  at: number,
+  baseModelId?: string,
+) {
   if (!pricing) return undefined;
   if (pricing.computeCost) return pricing.computeCost(model, counts, { at, baseModelId });
   const resolved = pricing.resolve(model, { baseModelId });
@@ -29,7 +35,12 @@ function price(pricing: PricingLookup | undefined, model: string, counts: CostUs
  * (OpenRouter `usage.cost`) → usage × price table → tokenizer estimate when the body has no
  * usage at all. `costSource`/`usageSource` say which. Undefined without an assistant message.
  */
-export async function buildUsageRecord({ body, user, pricing, now }: BuildUsageRecordOptions): Promise<{ record: UsageRecord; location?: UsageLocation } | undefined> {
+export async function buildUsageRecord({
+  body,
+  user,
+  pricing,
+  now,
+}: BuildUsageRecordOptions): Promise<{ record: UsageRecord; location?: UsageLocation } | undefined> {
   const assistant = lastAssistantMessage(body);
   if (!assistant) return undefined;
   const metadata = (body.metadata ?? {}) as Bag;

@@ -20,6 +20,9 @@ export function splitCost(cost: string): CostParts {
 }
 
 /** Join summed parts back into an exact Decimal. */
-export function joinCost(hi: bigint | number | string | null | undefined, lo: bigint | number | string | null | undefined): Decimal {
+export function joinCost(
+  hi: bigint | number | string | null | undefined,
+  lo: bigint | number | string | null | undefined,
+): Decimal {
   return BigInt(hi ?? 0) * SPLIT + BigInt(lo ?? 0);
 }

@@ -1,4 +1,10 @@
-import { countMessageTokens, encodingForModel, loadEncoder, REPLY_PRIMING_TOKENS, type TokenCounter } from '../engine/index.js';
+import {
+  countMessageTokens,
+  encodingForModel,
+  loadEncoder,
+  REPLY_PRIMING_TOKENS,
+  type TokenCounter,
+} from '../engine/index.js';
 
 export { contentText } from '../engine/index.js';
 

@@ -17,7 +17,8 @@ export function formatUsd(cost: string): string {
 export function formatUsageLine(record: UsageRecord): string {
   const approx = record.usageSource === 'estimated' ? '~' : '';
   const parts = [`${approx}${number(record.promptTokens)} in`, `${approx}${number(record.completionTokens)} out`];
-  if (record.costSource !== 'unpriced') parts.push(`${record.costSource === 'estimated' ? '~' : ''}${formatUsd(record.cost)}`);
+  if (record.costSource !== 'unpriced')
+    parts.push(`${record.costSource === 'estimated' ? '~' : ''}${formatUsd(record.cost)}`);
   return parts.join(' · ');
 }
 
@@ -57,7 +58,8 @@ export function stripUsageLines<B extends Record<string, unknown>>(body: B): B {
   let changed = false;
   const messages = body.messages.map((message: unknown) => {
     const typed = message as { role?: unknown; content?: unknown } | null;
-    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !USAGE_LINE_PATTERN.test(typed.content)) return message;
+    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !USAGE_LINE_PATTERN.test(typed.content))
+      return message;
     changed = true;
     return { ...typed, content: typed.content.replace(USAGE_LINE_PATTERN, '') };
   });

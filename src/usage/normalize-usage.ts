@@ -40,7 +40,11 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
   const completionDetails = isBag(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   const inputDetails = isBag(raw.input_tokens_details) ? raw.input_tokens_details : {};
   const outputDetails = isBag(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  const toolUse = isBag(raw.server_tool_use_details) ? raw.server_tool_use_details : isBag(raw.server_tool_use) ? raw.server_tool_use : {};
+  const toolUse = isBag(raw.server_tool_use_details)
+    ? raw.server_tool_use_details
+    : isBag(raw.server_tool_use)
+      ? raw.server_tool_use
+      : {};
   const webSearches = count(toolUse.web_search_requests) ?? 0;
   const cost = reportedCost(raw);
   const finish = (usage: Omit<NormalizedUsage, 'totalTokens' | 'webSearches'>, total?: number): NormalizedUsage => ({
@@ -55,15 +59,24 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
   if (prompt !== undefined || completion !== undefined) {
     const cached = count(promptDetails.cached_tokens) ?? 0;
     const cacheWrite = count(promptDetails.cache_write_tokens) ?? 0;
-    const shape = cost !== undefined || 'cache_write_tokens' in promptDetails || 'is_byok' in raw ? 'openrouter' : 'openai';
+    const shape =
+      cost !== undefined || 'cache_write_tokens' in promptDetails || 'is_byok' in raw ? 'openrouter' : 'openai';
     return finish(
-      { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, cachedTokens: cached, cacheWriteTokens: cacheWrite, reasoningTokens: count(completionDetails.reasoning_tokens) ?? 0, shape },
+      {
+        promptTokens: prompt ?? 0,
+        completionTokens: completion ?? 0,
+        cachedTokens: cached,
+        cacheWriteTokens: cacheWrite,
+        reasoningTokens: count(completionDetails.reasoning_tokens) ?? 0,
+        shape,
+      },
       count(raw.total_tokens),
     );
   }
   const cacheRead = count(raw.cache_read_input_tokens);
   const cacheCreation = isBag(raw.cache_creation)
-    ? (count(raw.cache_creation.ephemeral_5m_input_tokens) ?? 0) + (count(raw.cache_creation.ephemeral_1h_input_tokens) ?? 0)
+    ? (count(raw.cache_creation.ephemeral_5m_input_tokens) ?? 0) +
+      (count(raw.cache_creation.ephemeral_1h_input_tokens) ?? 0)
     : undefined;
   const cacheWrite = count(raw.cache_creation_input_tokens) ?? cacheCreation;
   const input = count(raw.input_tokens);
@@ -72,25 +85,53 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
     // Anthropic native: input_tokens excludes cache reads and writes; convert to subset semantics.
     const cached = cacheRead ?? 0;
     const written = cacheWrite ?? 0;
-    return finish({ promptTokens: (input ?? 0) + cached + written, completionTokens: output ?? 0, cachedTokens: cached, cacheWriteTokens: written, reasoningTokens: count(outputDetails.reasoning_tokens) ?? 0, shape: 'anthropic' });
+    return finish({
+      promptTokens: (input ?? 0) + cached + written,
+      completionTokens: output ?? 0,
+      cachedTokens: cached,
+      cacheWriteTokens: written,
+      reasoningTokens: count(outputDetails.reasoning_tokens) ?? 0,
+      shape: 'anthropic',
+    });
   }
   if (input !== undefined || output !== undefined) {
     return finish(
-      { promptTokens: input ?? 0, completionTokens: output ?? 0, cachedTokens: count(inputDetails.cached_tokens) ?? 0, cacheWriteTokens: 0, reasoningTokens: count(outputDetails.reasoning_tokens) ?? 0, shape: 'responses' },
+      {
+        promptTokens: input ?? 0,
+        completionTokens: output ?? 0,
+        cachedTokens: count(inputDetails.cached_tokens) ?? 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: count(outputDetails.reasoning_tokens) ?? 0,
+        shape: 'responses',
+      },
       count(raw.total_tokens),
     );
   }
   const evalPrompt = count(raw.prompt_eval_count);
   const evalOutput = count(raw.eval_count);
   if (evalPrompt !== undefined || evalOutput !== undefined) {
-    return finish({ promptTokens: evalPrompt ?? 0, completionTokens: evalOutput ?? 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, shape: 'ollama' });
+    return finish({
+      promptTokens: evalPrompt ?? 0,
+      completionTokens: evalOutput ?? 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      shape: 'ollama',
+    });
   }
   const promptN = count(raw.prompt_n) ?? count(timings.prompt_n);
   const predictedN = count(raw.predicted_n) ?? count(timings.predicted_n);
   if (promptN !== undefined || predictedN !== undefined) {
     // llama.cpp: prompt_n counts only the tokens evaluated; cache_n the ones reused from its KV cache.
     const cached = count(timings.cache_n) ?? count(raw.cache_n) ?? 0;
-    return finish({ promptTokens: (promptN ?? 0) + cached, completionTokens: predictedN ?? 0, cachedTokens: cached, cacheWriteTokens: 0, reasoningTokens: 0, shape: 'llamacpp' });
+    return finish({
+      promptTokens: (promptN ?? 0) + cached,
+      completionTokens: predictedN ?? 0,
+      cachedTokens: cached,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      shape: 'llamacpp',
+    });
   }
   return undefined;
 }

@@ -21,8 +21,14 @@ export interface EffectiveCap {
   limit: Decimal;
 }
 
-function pick(valves: SpendCapValves, user: { id?: string; email?: string; role?: string }, field: keyof CapPair, fallback: number): number {
-  const byUser = (user.id ? valves.user_limits[user.id] : undefined) ?? (user.email ? valves.user_limits[user.email] : undefined);
+function pick(
+  valves: SpendCapValves,
+  user: { id?: string; email?: string; role?: string },
+  field: keyof CapPair,
+  fallback: number,
+): number {
+  const byUser =
+    (user.id ? valves.user_limits[user.id] : undefined) ?? (user.email ? valves.user_limits[user.email] : undefined);
   const byRole = user.role ? valves.role_limits[user.role] : undefined;
   return byUser?.[field] ?? byRole?.[field] ?? fallback;
 }
@@ -31,7 +37,11 @@ function pick(valves: SpendCapValves, user: { id?: string; email?: string; role?
  * The caps in force for a user at `now`, monthly first: a per-user override (by id or email)
  * wins over the role's cap, which wins over the default; 0 means no cap.
  */
-export function effectiveCaps(valves: SpendCapValves, user: { id?: string; email?: string; role?: string }, now: number): EffectiveCap[] {
+export function effectiveCaps(
+  valves: SpendCapValves,
+  user: { id?: string; email?: string; role?: string },
+  now: number,
+): EffectiveCap[] {
   const caps: EffectiveCap[] = [];
   const monthly = pick(valves, user, 'monthly_usd', valves.monthly_limit_usd);
   const daily = pick(valves, user, 'daily_usd', valves.daily_limit_usd);

@@ -27,7 +27,10 @@ export function createTokenCorrections(store: StateStore, options: { alpha?: num
       const ratio = clamp(actual / estimated);
       for (let attempt = 0; attempt < 5; attempt++) {
         const previous = await store.get<number>(key(model));
-        const next = typeof previous === 'number' && Number.isFinite(previous) ? clamp(previous + alpha * (ratio - previous)) : ratio;
+        const next =
+          typeof previous === 'number' && Number.isFinite(previous)
+            ? clamp(previous + alpha * (ratio - previous))
+            : ratio;
         if (await store.compareAndSet(key(model), previous, next)) return next;
       }
       return (await this.get(model)) ?? ratio;

@@ -12,7 +12,18 @@ export interface PartialTotals extends TokenCounts {
   cost: Decimal;
 }
 
-const empty = (): PartialTotals => ({ records: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, totalTokens: 0, estimated: 0, unpriced: 0, cost: 0n });
+const empty = (): PartialTotals => ({
+  records: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 0,
+  estimated: 0,
+  unpriced: 0,
+  cost: 0n,
+});
 
 /** The group key of a record: its user, its priced model id (else its model), or its UTC day. */
 export function groupKeyOf(record: UsageRecord, groupBy: UsageGroupBy): string {
@@ -58,7 +69,9 @@ export class UsageAccumulator {
   summary(): UsageSummary {
     const totals = finish(this.all);
     if (!this.groupBy) return { totals };
-    const groups = [...this.groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, part]) => ({ key, ...finish(part) }));
+    const groups = [...this.groups.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, part]) => ({ key, ...finish(part) }));
     return { totals, groups };
   }
 }

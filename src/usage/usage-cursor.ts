@@ -9,6 +9,9 @@ export interface Cursor {
 /** Parse a `before` cursor of an earlier page (`<time>.<seq>`); ValidationError when malformed. */
 export function parseCursor(text: string): Cursor {
   const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(text);
-  if (!match) throw new ValidationError(`Invalid usage query: before: not a cursor from an earlier page: ${text}`, [{ path: 'before', message: 'not a cursor from an earlier page' }]);
+  if (!match)
+    throw new ValidationError(`Invalid usage query: before: not a cursor from an earlier page: ${text}`, [
+      { path: 'before', message: 'not a cursor from an earlier page' },
+    ]);
   return { time: Number(match[1]), seq: Number(match[2]) };
 }

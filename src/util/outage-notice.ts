@@ -27,6 +27,9 @@ export class OutageNotice {
   recovered(logger: Logger): void {
     if (!this.down) return;
     this.down = false;
-    logger.info({ skipped: this.skipped }, `${this.what} answers again (${this.skipped} more failures were not logged)`);
+    logger.info(
+      { skipped: this.skipped },
+      `${this.what} answers again (${this.skipped} more failures were not logged)`,
+    );
   }
 }

@@ -27,10 +27,16 @@ export function makePrivate(target: string, mode: number, logger: Logger): boole
   const octal = (value: number) => value.toString(8).padStart(4, '0');
   try {
     chmodSync(target, mode);
-    logger.warn({ file: target, from: octal(current), to: octal(mode) }, `made private: ${target} was readable by others (mode ${octal(current)} → ${octal(mode)})`);
+    logger.warn(
+      { file: target, from: octal(current), to: octal(mode) },
+      `made private: ${target} was readable by others (mode ${octal(current)} → ${octal(mode)})`,
+    );
     return true;
   } catch (error) {
-    logger.error({ file: target, mode: octal(current), err: (error as Error).message }, `cannot make ${target} private; chmod it to ${octal(mode)} yourself`);
+    logger.error(
+      { file: target, mode: octal(current), err: (error as Error).message },
+      `cannot make ${target} private; chmod it to ${octal(mode)} yourself`,
+    );
     return false;
   }
 }
@@ -40,7 +46,12 @@ export function makePrivate(target: string, mode: number, logger: Logger): boole
  * `valvesDir` (0700), the saved API key, every saved valves file and the SQLite database with its
  * -wal/-shm files (0600). New files are created with these modes by their writers.
  */
-export function securePrivateFiles(options: { dataDir: string; valvesDir: string; sqlitePath?: string; logger: Logger }): void {
+export function securePrivateFiles(options: {
+  dataDir: string;
+  valvesDir: string;
+  sqlitePath?: string;
+  logger: Logger;
+}): void {
   const { dataDir, valvesDir, logger } = options;
   for (const dir of [dataDir, valvesDir]) makePrivate(dir, PRIVATE_DIR_MODE, logger);
   const files = [path.join(dataDir, 'api-key'), ...(options.sqlitePath ? sqliteFiles(options.sqlitePath) : [])];
@@ -48,7 +59,10 @@ export function securePrivateFiles(options: { dataDir: string; valvesDir: string
     try {
       for (const name of readdirSync(valvesDir)) if (name.endsWith('.json')) files.push(path.join(valvesDir, name));
     } catch (error) {
-      logger.error({ dir: valvesDir, err: (error as Error).message }, 'cannot list the valves directory to check its files\' modes');
+      logger.error(
+        { dir: valvesDir, err: (error as Error).message },
+        "cannot list the valves directory to check its files' modes",
+      );
     }
   }
   for (const file of files) makePrivate(file, PRIVATE_FILE_MODE, logger);

@@ -42,7 +42,10 @@ describe('baselines', () => {
   it('BM25 prefers the message that shares rare words with the question', () => {
     const kept = bm25Selection({ messages, tokens, budget: PRIMING_TOKENS + 10 + 2 * 20 });
     expect(kept).toEqual([0, 1, 5]);
-    const scores = bm25Scores(messages.map((message) => message.content), 'what is my dog called?');
+    const scores = bm25Scores(
+      messages.map((message) => message.content),
+      'what is my dog called?',
+    );
     expect(scores[1]).toBeGreaterThan(scores[3] ?? 0);
   });
 
@@ -57,7 +60,15 @@ describe('metrics', () => {
   it('evidence recall is the share of needed messages kept', () => {
     const kept = new Set([0, 1, 5]);
     expect(evidenceRecall([{ index: 1, contains: 'Biscuit' }], kept)).toBe(1);
-    expect(evidenceRecall([{ index: 1, contains: 'x' }, { index: 3, contains: 'y' }], kept)).toBe(0.5);
+    expect(
+      evidenceRecall(
+        [
+          { index: 1, contains: 'x' },
+          { index: 3, contains: 'y' },
+        ],
+        kept,
+      ),
+    ).toBe(0.5);
   });
 
   it('recent-turn retention is the share of the last four messages kept', () => {

@@ -41,7 +41,12 @@ describe('generateConversation', () => {
       const conversation = generateConversation({ seed });
       const openers = conversation.messages
         .map((message, index) => ({ message, index }))
-        .filter(({ message }) => message.role === 'user' && /\b\d{4}\b/.test(message.content) && /(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)/.test(message.content))
+        .filter(
+          ({ message }) =>
+            message.role === 'user' &&
+            /\b\d{4}\b/.test(message.content) &&
+            /(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)/.test(message.content),
+        )
         .map(({ index }) => index);
       for (const question of conversation.questions) {
         kinds.add(question.kind);
@@ -57,13 +62,20 @@ describe('generateConversation', () => {
   });
 
   it('phrases questions so they share some content words (none for paraphrases), but never all words, with their evidence', () => {
-    const stop = new Set('a an the i me my we our you your is are was were be am do did does to of in on at for with and or but what which who when where how s'.split(' '));
-    const wordsOf = (text: string) => new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((word) => !stop.has(word)));
+    const stop = new Set(
+      'a an the i me my we our you your is are was were be am do did does to of in on at for with and or but what which who when where how s'.split(
+        ' ',
+      ),
+    );
+    const wordsOf = (text: string) =>
+      new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((word) => !stop.has(word)));
     for (let seed = 1; seed <= 40; seed++) {
       const conversation = generateConversation({ seed });
       for (const question of conversation.questions) {
         const asked = wordsOf(question.text);
-        const evidence = new Set(question.evidence.flatMap((ref) => [...wordsOf(conversation.messages[ref.index]!.content)]));
+        const evidence = new Set(
+          question.evidence.flatMap((ref) => [...wordsOf(conversation.messages[ref.index]!.content)]),
+        );
         const shared = [...asked].filter((word) => evidence.has(word));
         if (question.kind === 'paraphrase') expect(shared, question.text).toEqual([]);
         else expect(shared.length, question.text).toBeGreaterThan(0);

@@ -16,7 +16,10 @@ function gate() {
   const job = async (signal: AbortSignal) => {
     seen.signal = signal;
     seen.ran = true;
-    await Promise.race([opened, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
+    await Promise.race([
+      opened,
+      new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    ]);
   };
   return { job, release, seen };
 }
@@ -24,7 +27,11 @@ function gate() {
 describe('AheadOfTimeRunner', () => {
   it('runs one job per chat, across runners sharing the store (replicas), and frees the lease after', async () => {
     const errors: string[] = [];
-    const first = new AheadOfTimeRunner({ maxConcurrent: 4, timeoutMs: 10_000, onError: (error) => errors.push(error.message) });
+    const first = new AheadOfTimeRunner({
+      maxConcurrent: 4,
+      timeoutMs: 10_000,
+      onError: (error) => errors.push(error.message),
+    });
     const replica = new AheadOfTimeRunner({ maxConcurrent: 4, timeoutMs: 10_000 });
     const a = gate();
     expect(await first.schedule(store.state, 'chat:1', a.job)).toBe('started');
@@ -53,7 +60,11 @@ describe('AheadOfTimeRunner', () => {
 
   it('aborts a job past its deadline and reports it; close aborts running jobs and refuses new ones', async () => {
     const errors: string[] = [];
-    const runner = new AheadOfTimeRunner({ maxConcurrent: 2, timeoutMs: 50, onError: (error) => errors.push(error.message) });
+    const runner = new AheadOfTimeRunner({
+      maxConcurrent: 2,
+      timeoutMs: 50,
+      onError: (error) => errors.push(error.message),
+    });
     const slow = gate();
     await runner.schedule(store.state, 'slow', slow.job);
     await runner.settle('slow', 5_000);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chooseLevel, DEFAULT_LEVEL_POLICY, type LevelPolicy } from '../../src/compress/summary-level.js';
 
-const only = (turn: boolean, segment: boolean, conversation: boolean): LevelPolicy => ({ ...DEFAULT_LEVEL_POLICY, enabled: { turn, segment, conversation } });
+const only = (turn: boolean, segment: boolean, conversation: boolean): LevelPolicy => ({
+  ...DEFAULT_LEVEL_POLICY,
+  enabled: { turn, segment, conversation },
+});
 
 describe('chooseLevel', () => {
   it.each([

@@ -22,21 +22,49 @@ afterAll(async () => server.close());
 afterEach(async () => store?.dispose());
 
 /** Plans `messages` under `maxTokens` with summaries from the loopback server (fresh store unless `keepStore`). */
-async function run(messages: Message[], maxTokens: number, options: { script?: Script; settings?: Partial<CompressSettings>; model?: string; timeoutMs?: number; keepStore?: boolean; marks?: PlanInput['marks'] } = {}) {
+async function run(
+  messages: Message[],
+  maxTokens: number,
+  options: {
+    script?: Script;
+    settings?: Partial<CompressSettings>;
+    model?: string;
+    timeoutMs?: number;
+    keepStore?: boolean;
+    marks?: PlanInput['marks'];
+  } = {},
+) {
   server.script = options.script ?? faithfulSummary;
   if (!options.keepStore) {
     await store?.dispose();
     store = tempStore();
   }
-  const client = new LlmClient({ baseUrl: server.url, model: options.model ?? 'mini', retries: 0, timeoutMs: options.timeoutMs ?? 5000 });
-  const input: PlanInput = { messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens, summarize: true }, marks: options.marks };
-  const compression = { summarizer: new LlmSummarizer(client), cache: new SummaryCache(store.state, 60_000), settings: compressSettings({ model: client.options.model, ...options.settings }) };
+  const client = new LlmClient({
+    baseUrl: server.url,
+    model: options.model ?? 'mini',
+    retries: 0,
+    timeoutMs: options.timeoutMs ?? 5000,
+  });
+  const input: PlanInput = {
+    messages,
+    model: 'gpt-4o',
+    options: { ...ENGINE, maxTokens, summarize: true },
+    marks: options.marks,
+  };
+  const compression = {
+    summarizer: new LlmSummarizer(client),
+    cache: new SummaryCache(store.state, 60_000),
+    settings: compressSettings({ model: client.options.model, ...options.settings }),
+  };
   const before = server.chatCalls();
   const context = await planAndCompress(input, compression);
   return { ...context, outcome: context.outcome!, calls: server.chatCalls() - before };
 }
 
-const blockOf = (messages: unknown[]) => (messages as Message[]).find((message) => message.role === 'system' && message.content.startsWith('[Earlier in this conversation'));
+const blockOf = (messages: unknown[]) =>
+  (messages as Message[]).find(
+    (message) => message.role === 'system' && message.content.startsWith('[Earlier in this conversation'),
+  );
 
 describe('compressPlan levels and budget', () => {
   it('few messages over budget: one summary per turn, in original order, after the system prompt, within budget', async () => {
@@ -75,15 +103,19 @@ describe('compressPlan levels and budget', () => {
     expect(outcome.level).toBe('segment');
   });
 
-  it.each([1000, 900, 800, 700, 600, 500])('holds the budget of %i tokens including the summary block', async (budget) => {
-    const { outcome, messages: sent } = await run(orderChat(12), budget);
-    expect(outcome.summarized).toBeGreaterThan(0);
-    expect(promptTokens(sent)).toBe(outcome.tokensAfter);
-    expect(promptTokens(sent)).toBeLessThanOrEqual(budget);
-  });
+  it.each([1000, 900, 800, 700, 600, 500])(
+    'holds the budget of %i tokens including the summary block',
+    async (budget) => {
+      const { outcome, messages: sent } = await run(orderChat(12), budget);
+      expect(outcome.summarized).toBeGreaterThan(0);
+      expect(promptTokens(sent)).toBe(outcome.tokensAfter);
+      expect(promptTokens(sent)).toBeLessThanOrEqual(budget);
+    },
+  );
 
   it('truncates a summary longer than reserved instead of exceeding the budget', async () => {
-    const rambling: Script = () => chatReply(`order ORD-1000 ${'and then a great many further words about it '.repeat(200)}`);
+    const rambling: Script = () =>
+      chatReply(`order ORD-1000 ${'and then a great many further words about it '.repeat(200)}`);
     const { outcome, messages: sent } = await run(orderChat(12), 800, { script: rambling });
     expect(outcome.truncated).toBe(true);
     expect(outcome.notes.join(' ')).toMatch(/truncated/);
@@ -118,7 +150,10 @@ describe('compressPlan stable keys and ahead-of-time warming', () => {
     const messages = orderChat(12);
     const first = await run(messages, 800);
     const firstSummary = blockOf(first.messages)!.content.split('\n\n')[1];
-    const pinned = await run(messages, 800, { keepStore: true, marks: { [messageIds(messages)[3]!]: { pinned: true } } });
+    const pinned = await run(messages, 800, {
+      keepStore: true,
+      marks: { [messageIds(messages)[3]!]: { pinned: true } },
+    });
     expect(pinned.messages).toContainEqual(messages[3]);
     expect(pinned.outcome.cacheHits).toBeGreaterThanOrEqual(1);
     expect(blockOf(pinned.messages)!.content.split('\n\n')[1]).toBe(firstSummary);
@@ -150,10 +185,14 @@ describe('compressPlan failures: a failed or empty summary is never cached', () 
     const messages = orderChat(12);
     const failed = await run(messages, 800, { script, timeoutMs });
     expect(blockOf(failed.messages)).toBeUndefined();
-    expect(failed.messages).toEqual(planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 800 } }).messages);
+    expect(failed.messages).toEqual(
+      planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 800 } }).messages,
+    );
     expect(failed.outcome.dropped).toBe(12);
     expect(failed.outcome.notes.join(' ')).toMatch(/failed .*dropped instead, not cached/);
-    expect(failed.result.plan.notes.join(' ')).toMatch(/failed .*dropped instead, not cached.*planned without summaries/);
+    expect(failed.result.plan.notes.join(' ')).toMatch(
+      /failed .*dropped instead, not cached.*planned without summaries/,
+    );
     expect(promptTokens(failed.messages)).toBeLessThanOrEqual(800);
     const retried = await run(messages, 800, { keepStore: true });
     expect(retried.calls).toBe(2);
@@ -165,7 +204,10 @@ describe('fact receipts', () => {
   const lossy: Script = () => chatReply('The user discussed some orders.');
 
   it('report: lists the missing facts and sends the summary as written', async () => {
-    const { outcome, messages: sent } = await run(orderChat(12), 1000, { script: lossy, settings: { factReceipt: 'report' } });
+    const { outcome, messages: sent } = await run(orderChat(12), 1000, {
+      script: lossy,
+      settings: { factReceipt: 'report' },
+    });
     const missing = outcome.receipts.flatMap((receipt) => receipt.missing.map((fact) => fact.text));
     expect(missing).toEqual(expect.arrayContaining(['ORD-1000', '$100', 'ORD-1002', '$300']));
     expect(outcome.receipts.every((receipt) => receipt.action === 'reported')).toBe(true);
@@ -173,7 +215,10 @@ describe('fact receipts', () => {
   });
 
   it('append: the missing facts are appended to the summary', async () => {
-    const { outcome, messages: sent } = await run(orderChat(12), 1000, { script: lossy, settings: { factReceipt: 'append' } });
+    const { outcome, messages: sent } = await run(orderChat(12), 1000, {
+      script: lossy,
+      settings: { factReceipt: 'append' },
+    });
     expect(outcome.receipts.every((receipt) => receipt.action === 'appended')).toBe(true);
     expect(blockOf(sent)!.content).toMatch(/The user discussed some orders\.\nFacts: [^\n]*ORD-1000/);
     expect(blockOf(sent)!.content).toMatch(/Facts: [^\n]*\$100/);
@@ -188,9 +233,20 @@ describe('fact receipts', () => {
 
   it('keep_source: the source messages are re-planned as pinned and sent verbatim', async () => {
     const messages = orderChat(12);
-    const dropped = planContext({ messages, model: 'gpt-4o', options: { ...ENGINE, maxTokens: 1000, summarize: true } });
-    const lossyFirst: Script = (request) => (String(request.body.messages.at(-1).content).includes('ORD-1000') ? chatReply('The user discussed an order.') : faithfulSummary(request));
-    const { outcome, keptSources, messages: sent } = await run(messages, 1000, { script: lossyFirst, settings: { factReceipt: 'keep_source' } });
+    const dropped = planContext({
+      messages,
+      model: 'gpt-4o',
+      options: { ...ENGINE, maxTokens: 1000, summarize: true },
+    });
+    const lossyFirst: Script = (request) =>
+      String(request.body.messages.at(-1).content).includes('ORD-1000')
+        ? chatReply('The user discussed an order.')
+        : faithfulSummary(request);
+    const {
+      outcome,
+      keptSources,
+      messages: sent,
+    } = await run(messages, 1000, { script: lossyFirst, settings: { factReceipt: 'keep_source' } });
     expect(dropped.messages).not.toContainEqual(messages[1]);
     expect(keptSources.length).toBeGreaterThan(0);
     expect(sent).toContainEqual(messages[1]);

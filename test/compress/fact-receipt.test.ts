@@ -4,9 +4,23 @@ import { appendFacts, factReceipt } from '../../src/compress/fact-receipt.js';
 
 describe('extractFacts (money, ratios, percentages, numbers, acronyms and names, plus dates and identifiers)', () => {
   it('finds amounts, percents, ratios, dates, numbers, ids, code identifiers and names', () => {
-    const text = 'Alice Martin paid $1,250.50 on 2025-03-14 for invoice INV-2291, a 15% rise and 3x faster; call `resetCache()` or max_retry_count, launch code ZEBRA-42, 14 March.';
+    const text =
+      'Alice Martin paid $1,250.50 on 2025-03-14 for invoice INV-2291, a 15% rise and 3x faster; call `resetCache()` or max_retry_count, launch code ZEBRA-42, 14 March.';
     const facts = extractFacts(text).map((fact) => `${fact.kind}:${fact.text}`);
-    expect(facts).toEqual(expect.arrayContaining(['money:$1,250.50', 'percent:15%', 'ratio:3x', 'date:2025-03-14', 'date:14 March', 'acronym:INV-2291', 'identifier:`resetCache()`', 'identifier:max_retry_count', 'acronym:ZEBRA-42', 'proper-noun:Alice Martin']));
+    expect(facts).toEqual(
+      expect.arrayContaining([
+        'money:$1,250.50',
+        'percent:15%',
+        'ratio:3x',
+        'date:2025-03-14',
+        'date:14 March',
+        'acronym:INV-2291',
+        'identifier:`resetCache()`',
+        'identifier:max_retry_count',
+        'acronym:ZEBRA-42',
+        'proper-noun:Alice Martin',
+      ]),
+    );
   });
 
   it('skips sentence starters and facts contained in a longer fact', () => {

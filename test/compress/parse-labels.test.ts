@@ -6,7 +6,10 @@ describe('parseLabels', () => {
     ['a JSON array of letters', '["K","H","M","S","D"]'],
     ['a JSON array of words inside a code fence', '```json\n["keep", "helpful", "maybe", "skip", "drop"]\n```'],
     ['a JSON object keyed by position', '{"1": "K", "2": "H", "3": "M", "4": "S", "5": "D"}'],
-    ['a JSON object with a labels array, after a think block', '<think>hmm [x]</think>{"labels": ["K","H","M","S","D"]}'],
+    [
+      'a JSON object with a labels array, after a think block',
+      '<think>hmm [x]</think>{"labels": ["K","H","M","S","D"]}',
+    ],
     ['index: label lines', '1: K\n2: Helpful\n3. M\n4) skip\n5 - D'],
     ['numbered lines with markdown', '[1] **Keep**\n[2] **Helpful**\n[3] **Maybe**\n[4] **Skip**\n[5] **Drop**'],
     ['a bare sequence', 'K H M S D'],

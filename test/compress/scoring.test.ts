@@ -4,7 +4,13 @@ import { EmbeddingScorer } from '../../src/compress/scoring/embedding-scorer.js'
 import { externalScores } from '../../src/compress/scoring/external-scores.js';
 import { LlmAnalyzer } from '../../src/compress/scoring/llm-analyzer.js';
 import { LlmClient } from '../../src/llm/llm-client.js';
-import { chatReply, embeddingReply, startLoopback, type LoopbackServer, type Script } from '../llm/helpers/loopback-openai.js';
+import {
+  chatReply,
+  embeddingReply,
+  startLoopback,
+  type LoopbackServer,
+  type Script,
+} from '../llm/helpers/loopback-openai.js';
 import { tempStore } from './helpers/temp-store.js';
 
 const chat = [
@@ -30,8 +36,12 @@ beforeEach(() => {
 });
 afterEach(async () => store.dispose());
 
-const client = () => new LlmClient({ baseUrl: server.url, model: 'mini', embeddingModel: 'embed', retries: 0, timeoutMs: 2000 });
-const labels = (answer: string): Script => (request) => (request.path.endsWith('/embeddings') ? embeddingReply(request.body.input) : chatReply(answer));
+const client = () =>
+  new LlmClient({ baseUrl: server.url, model: 'mini', embeddingModel: 'embed', retries: 0, timeoutMs: 2000 });
+const labels =
+  (answer: string): Script =>
+  (request) =>
+    request.path.endsWith('/embeddings') ? embeddingReply(request.body.input) : chatReply(answer);
 
 describe('EmbeddingScorer', () => {
   it('scores by (cos+1)/2 normalised to the best, with system messages at 1, and embeds each message once', async () => {
@@ -44,7 +54,11 @@ describe('EmbeddingScorer', () => {
     expect(Math.max(...ids.slice(1).map((id) => scores[id]!))).toBeCloseTo(1, 10);
     for (const id of ids) expect(scores[id]).toBeGreaterThanOrEqual(0.05);
     expect(server.embeddingCalls()).toBe(1);
-    const again = await new EmbeddingScorer(client(), store.state, 60_000).score({ messages: [...chat, { role: 'assistant', content: 'salmon' }], ids: [...ids, 'new'], query });
+    const again = await new EmbeddingScorer(client(), store.state, 60_000).score({
+      messages: [...chat, { role: 'assistant', content: 'salmon' }],
+      ids: [...ids, 'new'],
+      query,
+    });
     expect(server.embeddingCalls()).toBe(2);
     expect(server.requests.at(-1)!.body.input).toEqual(['salmon']);
     expect(again[ids[1]!]).toBeCloseTo(scores[ids[1]!]!, 10);
@@ -82,7 +96,9 @@ describe('LlmAnalyzer', () => {
 
   it('rejects an answer without enough labels (and caches nothing)', async () => {
     server.script = labels('I cannot help with that.');
-    await expect(new LlmAnalyzer(client(), store.state, 60_000).score({ messages: chat, ids, query })).rejects.toThrow(/labels for 0 of 4/);
+    await expect(new LlmAnalyzer(client(), store.state, 60_000).score({ messages: chat, ids, query })).rejects.toThrow(
+      /labels for 0 of 4/,
+    );
     server.script = labels('["K","K","K","K"]');
     await new LlmAnalyzer(client(), store.state, 60_000).score({ messages: chat, ids, query });
     expect(server.chatCalls()).toBe(2);
@@ -95,7 +111,16 @@ describe('externalScores', () => {
     const embedding = new EmbeddingScorer(client(), store.state, 60_000);
     const analyzer = new LlmAnalyzer(client(), store.state, 60_000);
     const alone = await embedding.score({ messages: chat, ids, query });
-    const blended = await externalScores({ scorers: [{ scorer: embedding, share: 0.7 }, { scorer: analyzer, share: 0.3 }], messages: chat, ids, query, timeoutMs: 2000 });
+    const blended = await externalScores({
+      scorers: [
+        { scorer: embedding, share: 0.7 },
+        { scorer: analyzer, share: 0.3 },
+      ],
+      messages: chat,
+      ids,
+      query,
+      timeoutMs: 2000,
+    });
     expect(blended.used).toEqual(['embedding', 'llm']);
     expect(blended.scores![ids[1]!]).toBeCloseTo(0.7 * alone[ids[1]!]! + 0.3 * 0.05, 10);
   });
@@ -106,19 +131,38 @@ describe('externalScores', () => {
     ['garbage', () => ({ text: 'not json' })],
   ])('falls back to keyword scoring (no external scores) on %s', async (_name, script) => {
     server.script = script;
-    const result = await externalScores({ scorers: [{ scorer: new LlmAnalyzer(client(), store.state, 60_000), share: 1 }], messages: chat, ids, query, timeoutMs: 200 });
+    const result = await externalScores({
+      scorers: [{ scorer: new LlmAnalyzer(client(), store.state, 60_000), share: 1 }],
+      messages: chat,
+      ids,
+      query,
+      timeoutMs: 200,
+    });
     expect(result.scores).toBeUndefined();
     expect(result.failed).toHaveLength(1);
-    const plan = planContext({ messages: chat, options: { maxTokens: 60, weighting: 'composite' }, externalScores: result.scores }).plan;
+    const plan = planContext({
+      messages: chat,
+      options: { maxTokens: 60, weighting: 'composite' },
+      externalScores: result.scores,
+    }).plan;
     const keyword = planContext({ messages: chat, options: { maxTokens: 60, weighting: 'smart' } }).plan;
     expect(plan.entries.map((entry) => entry.disposition)).toEqual(keyword.entries.map((entry) => entry.disposition));
   });
 
   it('external scores change what the engine keeps under composite weighting', async () => {
     server.script = labels('["D","D","K","K"]');
-    const result = await externalScores({ scorers: [{ scorer: new LlmAnalyzer(client(), store.state, 60_000), share: 1 }], messages: chat, ids, query, timeoutMs: 2000 });
+    const result = await externalScores({
+      scorers: [{ scorer: new LlmAnalyzer(client(), store.state, 60_000), share: 1 }],
+      messages: chat,
+      ids,
+      query,
+      timeoutMs: 2000,
+    });
     const options = { maxTokens: 50, recent: 1, recencyFactor: 0, weighting: 'composite' as const, externalWeight: 1 };
-    const kept = (scores?: Record<string, number>) => planContext({ messages: chat, options, externalScores: scores }).plan.entries.filter((entry) => entry.disposition === 'keep').map((entry) => entry.index);
+    const kept = (scores?: Record<string, number>) =>
+      planContext({ messages: chat, options, externalScores: scores })
+        .plan.entries.filter((entry) => entry.disposition === 'keep')
+        .map((entry) => entry.index);
     expect(kept(result.scores)).toEqual([0, 3, 4, 5]);
     expect(kept(undefined)).toEqual([0, 1, 2, 5]);
   });

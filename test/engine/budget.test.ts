@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { planContext, validateMessageOrder } from '../../src/engine/index.js';
 import { summaryRanges } from '../../src/engine/summarize/summary-ranges.js';
-import { SUMMARY_BUDGET_SHARE, SUMMARY_OVERHEAD_TOKENS, summaryReserve } from '../../src/engine/summarize/summary-reserve.js';
+import {
+  SUMMARY_BUDGET_SHARE,
+  SUMMARY_OVERHEAD_TOKENS,
+  summaryReserve,
+} from '../../src/engine/summarize/summary-reserve.js';
 import { chat, system, user, words } from './fixtures/conversations.js';
 import { linearPricing } from './fixtures/linear-pricing.js';
 
@@ -30,7 +34,12 @@ describe('cost budget', () => {
 
   it('expected completion tokens shrink the cost limit and enter the estimate', () => {
     const without = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxCostUsd: 0.0005 } });
-    const withReply = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxCostUsd: 0.0005, expectedCompletionTokens: 50 } });
+    const withReply = planContext({
+      messages: long,
+      model: 'openai/gpt-4o',
+      pricing,
+      options: { maxCostUsd: 0.0005, expectedCompletionTokens: 50 },
+    });
     expect(withReply.plan.budget.costLimitTokens).toBe(without.plan.budget.costLimitTokens! - 200);
     expect(Number(withReply.plan.budget.estimatedCostUsd)).toBeLessThanOrEqual(0.0005);
   });
@@ -38,7 +47,13 @@ describe('cost budget', () => {
   it('the cost estimate accounts for the prompt-cached prefix', () => {
     const options = { algorithm: 'prefix_cache' as const };
     const first = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options });
-    const again = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options, previousSequence: first.sequence });
+    const again = planContext({
+      messages: long,
+      model: 'openai/gpt-4o',
+      pricing,
+      options,
+      previousSequence: first.sequence,
+    });
     expect(again.plan.budget.cachedPrefixTokens).toBe(again.plan.tokensAfter - 3);
     expect(Number(again.plan.budget.estimatedCostUsd)).toBeLessThan(Number(first.plan.budget.estimatedCostUsd));
   });
@@ -61,7 +76,12 @@ describe('token budgets', () => {
   });
 
   it('the smallest of token, cost and context limits wins', () => {
-    const result = planContext({ messages: long, model: 'openai/gpt-4o', pricing, options: { maxTokens: 900, contextFraction: 0.4, maxCostUsd: 0.001 } });
+    const result = planContext({
+      messages: long,
+      model: 'openai/gpt-4o',
+      pricing,
+      options: { maxTokens: 900, contextFraction: 0.4, maxCostUsd: 0.001 },
+    });
     expect(result.plan.budget.limitTokens).toBe(800);
   });
 
@@ -69,7 +89,10 @@ describe('token budgets', () => {
     const result = planContext({ messages: long, options: { targetTokens, maxTokens: 5000 } });
     expect(result.plan.tokensAfter).toBeLessThanOrEqual(targetTokens);
     expect(result.plan.overBudget).toBe(false);
-    const tight = planContext({ messages: [user(words(200)), user(words(200))], options: { targetTokens: 10, maxTokens: 5000 } });
+    const tight = planContext({
+      messages: [user(words(200)), user(words(200))],
+      options: { targetTokens: 10, maxTokens: 5000 },
+    });
     expect(tight.plan.tokensAfter).toBeGreaterThan(10);
     expect(tight.plan.overBudget).toBe(false);
   });
@@ -92,7 +115,13 @@ describe('summarization', () => {
     const reserve = result.plan.budget.summaryReserveTokens;
     expect(summarized.length).toBeGreaterThan(0);
     expect(reserve).toBeGreaterThan(0);
-    expect(reserve).toBeLessThanOrEqual(summaryReserve(summarized.reduce((sum, entry) => sum + entry.tokens, 0), 0.3, 2048));
+    expect(reserve).toBeLessThanOrEqual(
+      summaryReserve(
+        summarized.reduce((sum, entry) => sum + entry.tokens, 0),
+        0.3,
+        2048,
+      ),
+    );
     expect(reserve).toBeLessThanOrEqual(maxTokens * SUMMARY_BUDGET_SHARE);
     const sent = result.plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned');
     expect(result.plan.tokensAfter).toBe(sent.reduce((sum, entry) => sum + entry.tokens, 0) + 3 + reserve);
@@ -122,10 +151,16 @@ describe('summarization', () => {
 
   it('summary ranges cover exactly the summarized messages, in contiguous runs', () => {
     const ids = planContext({ messages: long }).plan.entries.map((entry) => entry.id);
-    const result = planContext({ messages: long, options: { maxTokens: 400, summarize: true, algorithm: 'greedy', weighting: 'static' }, marks: { [ids[10]!]: { pinned: true } } });
+    const result = planContext({
+      messages: long,
+      options: { maxTokens: 400, summarize: true, algorithm: 'greedy', weighting: 'static' },
+      marks: { [ids[10]!]: { pinned: true } },
+    });
     const ranges = result.plan.summaryRanges;
     expect(ranges.length).toBeGreaterThan(1);
-    expect(ranges.flatMap((range) => range.ids)).toEqual(result.plan.entries.filter((entry) => entry.disposition === 'summarize').map((entry) => entry.id));
+    expect(ranges.flatMap((range) => range.ids)).toEqual(
+      result.plan.entries.filter((entry) => entry.disposition === 'summarize').map((entry) => entry.id),
+    );
     for (const range of ranges) {
       const inside = result.plan.entries.slice(range.fromIndex, range.toIndex + 1);
       expect(inside.every((entry) => entry.disposition === 'summarize' || entry.role === 'system')).toBe(true);
@@ -134,9 +169,22 @@ describe('summarization', () => {
   });
 
   it('summaryRanges skips over system messages inside a run', () => {
-    const entry = (index: number, role: string, disposition: 'keep' | 'summarize') => ({ index, id: `m${index}`, role, disposition, weight: 1, tokens: 5, reason: '' });
-    expect(summaryRanges([entry(0, 'user', 'summarize'), entry(1, 'system', 'keep'), entry(2, 'assistant', 'summarize'), entry(3, 'user', 'keep')])).toEqual([
-      { fromIndex: 0, toIndex: 2, ids: ['m0', 'm2'], tokens: 10 },
-    ]);
+    const entry = (index: number, role: string, disposition: 'keep' | 'summarize') => ({
+      index,
+      id: `m${index}`,
+      role,
+      disposition,
+      weight: 1,
+      tokens: 5,
+      reason: '',
+    });
+    expect(
+      summaryRanges([
+        entry(0, 'user', 'summarize'),
+        entry(1, 'system', 'keep'),
+        entry(2, 'assistant', 'summarize'),
+        entry(3, 'user', 'keep'),
+      ]),
+    ).toEqual([{ fromIndex: 0, toIndex: 2, ids: ['m0', 'm2'], tokens: 10 }]);
   });
 });

@@ -24,7 +24,15 @@ function file(name: string, data: unknown): string {
   return path;
 }
 
-const messages = [system('Be brief.'), ...chat(10, 20), user('What about toolbox?'), toolCalls(['c1', 'toolbox']), toolResult('c1', 'done'), assistant('All done.'), user('thanks')];
+const messages = [
+  system('Be brief.'),
+  ...chat(10, 20),
+  user('What about toolbox?'),
+  toolCalls(['c1', 'toolbox']),
+  toolResult('c1', 'done'),
+  assistant('All done.'),
+  user('thanks'),
+];
 
 describe('eunoe plan', () => {
   it.each([
@@ -33,15 +41,38 @@ describe('eunoe plan', () => {
   ])('reads %s, prints a table and writes the messages it would send', (_name, data) => {
     const input = file('conversation.json', data);
     const out = join(dir, 'result.json');
-    const { code, stdout } = run(['plan', input, '--max-tokens', '200', '--model', 'gpt-4o', '--algorithm', 'greedy', '--weighting', 'keyword', '--recent', '2', '--out', out]);
+    const { code, stdout } = run([
+      'plan',
+      input,
+      '--max-tokens',
+      '200',
+      '--model',
+      'gpt-4o',
+      '--algorithm',
+      'greedy',
+      '--weighting',
+      'keyword',
+      '--recent',
+      '2',
+      '--out',
+      out,
+    ]);
     expect(code).toBe(0);
-    const expected = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 200, algorithm: 'greedy', weighting: 'keyword', recent: 2 } });
+    const expected = planContext({
+      messages,
+      model: 'gpt-4o',
+      options: { maxTokens: 200, algorithm: 'greedy', weighting: 'keyword', recent: 2 },
+    });
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(expected.messages);
     const rows = stdout.split('\n').filter((line) => /^\d+\s/.test(line));
     expect(rows.length).toBe(messages.length);
     rows.forEach((row, index) => {
       const entry = expected.plan.entries[index]!;
-      expect(row).toMatch(new RegExp(`^${index}\\s+${entry.role}\\s+${entry.disposition}\\s+${entry.weight.toFixed(3)}\\s+${entry.tokens}\\b`));
+      expect(row).toMatch(
+        new RegExp(
+          `^${index}\\s+${entry.role}\\s+${entry.disposition}\\s+${entry.weight.toFixed(3)}\\s+${entry.tokens}\\b`,
+        ),
+      );
     });
     expect(stdout).toContain('Be brief.');
     expect(stdout).toContain('[tool calls: toolbox]');

@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { insertSummary, planContext, validateMessageOrder, type PlanInput, type PlanResult } from '../../src/engine/index.js';
-import { assistant, chat, resend, system, toolCalls, toolResult, user, words, type TestMessage } from './fixtures/conversations.js';
+import {
+  insertSummary,
+  planContext,
+  validateMessageOrder,
+  type PlanInput,
+  type PlanResult,
+} from '../../src/engine/index.js';
+import {
+  assistant,
+  chat,
+  resend,
+  system,
+  toolCalls,
+  toolResult,
+  user,
+  words,
+  type TestMessage,
+} from './fixtures/conversations.js';
 
 /** Dispositions by index. */
 const fates = (result: PlanResult) => result.plan.entries.map((entry) => entry.disposition);
 /** True when every message of `indexes` shares the same fate (all sent or none). */
-const together = (result: PlanResult, indexes: number[]) => new Set(indexes.map((index) => result.plan.entries[index]!.disposition === 'drop')).size === 1;
+const together = (result: PlanResult, indexes: number[]) =>
+  new Set(indexes.map((index) => result.plan.entries[index]!.disposition === 'drop')).size === 1;
 /** The hard-limit promise: within the limit, or flagged. */
 function expectWithinOrFlagged(result: PlanResult) {
   const limit = result.plan.budget.limitTokens;
@@ -29,14 +46,17 @@ const parallel: TestMessage[] = [
 ];
 
 describe('tool calls', () => {
-  it.each([40, 60, 80, 100, 150, 200, 250, 300, 400, 1000])('parallel calls and their results stay together (budget %i)', (maxTokens) => {
-    for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
-      const result = planContext({ messages: parallel, options: { maxTokens, algorithm, recent: 2 } });
-      expect(together(result, [4, 5, 6, 7])).toBe(true);
-      expect(validateMessageOrder(result.messages)).toEqual([]);
-      expectWithinOrFlagged(result);
-    }
-  });
+  it.each([40, 60, 80, 100, 150, 200, 250, 300, 400, 1000])(
+    'parallel calls and their results stay together (budget %i)',
+    (maxTokens) => {
+      for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
+        const result = planContext({ messages: parallel, options: { maxTokens, algorithm, recent: 2 } });
+        expect(together(result, [4, 5, 6, 7])).toBe(true);
+        expect(validateMessageOrder(result.messages)).toEqual([]);
+        expectWithinOrFlagged(result);
+      }
+    },
+  );
 
   it('a call and its result are never split, even when that is the only problem', () => {
     const messages = [user('q'), toolCalls(['x', 'tiny']), toolResult('x', words(200)), assistant('a'), user('again')];
@@ -50,10 +70,26 @@ describe('tool calls', () => {
   it.each([
     ['result without call', [user('q'), toolResult('zz', 'lost'), assistant('a'), user('b')], [1]],
     ['call without result', [user('q'), toolCalls(['k', 'f']), assistant('a'), user('b')], [1]],
-    ['one of two parallel results missing', [user('q'), toolCalls(['k', 'f'], ['m', 'g']), toolResult('k', 'r'), assistant('a'), user('b')], [1, 2]],
-    ['result separated from its call by a user message', [user('q'), toolCalls(['k', 'f']), user('interrupt'), toolResult('k', 'r'), user('b')], [1, 3]],
-    ['result answering another id', [user('q'), toolCalls(['k', 'f']), toolResult('k', 'r'), toolResult('q', 'r2'), user('b')], [3]],
-    ['duplicate result for one call', [user('q'), toolCalls(['k', 'f']), toolResult('k', 'r'), toolResult('k', 'r'), user('b')], [3]],
+    [
+      'one of two parallel results missing',
+      [user('q'), toolCalls(['k', 'f'], ['m', 'g']), toolResult('k', 'r'), assistant('a'), user('b')],
+      [1, 2],
+    ],
+    [
+      'result separated from its call by a user message',
+      [user('q'), toolCalls(['k', 'f']), user('interrupt'), toolResult('k', 'r'), user('b')],
+      [1, 3],
+    ],
+    [
+      'result answering another id',
+      [user('q'), toolCalls(['k', 'f']), toolResult('k', 'r'), toolResult('q', 'r2'), user('b')],
+      [3],
+    ],
+    [
+      'duplicate result for one call',
+      [user('q'), toolCalls(['k', 'f']), toolResult('k', 'r'), toolResult('k', 'r'), user('b')],
+      [3],
+    ],
     ['trailing call without result', [user('q'), toolCalls(['k', 'f'])], [1]],
   ])('orphans are dropped and the output is valid: %s', (_name, messages, orphanIndexes) => {
     const result = planContext({ messages, options: { full: true } });
@@ -66,7 +102,14 @@ describe('tool calls', () => {
 
 describe('order and keep constraints', () => {
   it('the first chat message sent is a user message', () => {
-    const messages = [system('s'), user(words(300, 'huge')), assistant('bread bread bread'), user(words(40, 'filler')), assistant('ok'), user('bread?')];
+    const messages = [
+      system('s'),
+      user(words(300, 'huge')),
+      assistant('bread bread bread'),
+      user(words(40, 'filler')),
+      assistant('ok'),
+      user('bread?'),
+    ];
     for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
       const result = planContext({ messages, options: { maxTokens: 120, recent: 1, algorithm, weighting: 'keyword' } });
       const firstChat = (result.messages as TestMessage[]).find((message) => message.role !== 'system');
@@ -92,7 +135,13 @@ describe('order and keep constraints', () => {
   });
 
   it('the last user message is kept even after a tool turn, with the whole current turn', () => {
-    const messages = [user('old'), assistant('old reply'), user(`now ${words(50)}`), toolCalls(['t', 'search']), toolResult('t', words(80))];
+    const messages = [
+      user('old'),
+      assistant('old reply'),
+      user(`now ${words(50)}`),
+      toolCalls(['t', 'search']),
+      toolResult('t', words(80)),
+    ];
     const result = planContext({ messages, options: { maxTokens: 30, recent: 0 } });
     expect(fates(result)).toEqual(['drop', 'drop', 'keep', 'keep', 'keep']);
     expect(result.plan.overBudget).toBe(true);
@@ -120,7 +169,10 @@ describe('order and keep constraints', () => {
 
   it.each([1, 3, 5])('minChatMessages=%i keeps the newest messages by position', (minChatMessages) => {
     const messages = chat(9, 30);
-    const result = planContext({ messages, options: { maxTokens: 5, recent: 0, minChatMessages, weighting: 'keyword' } });
+    const result = planContext({
+      messages,
+      options: { maxTokens: 5, recent: 0, minChatMessages, weighting: 'keyword' },
+    });
     const keptIndexes = result.plan.entries.filter((entry) => entry.disposition !== 'drop').map((entry) => entry.index);
     const expected = Array.from({ length: minChatMessages }, (_, offset) => 9 - minChatMessages + offset);
     expect(keptIndexes.slice(-minChatMessages)).toEqual(expected);
@@ -138,7 +190,12 @@ describe('order and keep constraints', () => {
   it('pinned and tagged messages are kept, with disposition pinned', () => {
     const messages = chat(12, 20);
     const ids = planContext({ messages }).plan.entries.map((entry) => entry.id);
-    const input: PlanInput = { messages, options: { maxTokens: 120, recent: 1 }, marks: { [ids[2]!]: { pinned: true }, [ids[4]!]: { tags: ['decision'] } }, keepTags: ['decision'] };
+    const input: PlanInput = {
+      messages,
+      options: { maxTokens: 120, recent: 1 },
+      marks: { [ids[2]!]: { pinned: true }, [ids[4]!]: { tags: ['decision'] } },
+      keepTags: ['decision'],
+    };
     const result = planContext(input);
     expect(result.plan.entries[2]!.disposition).toBe('pinned');
     expect(result.plan.entries[4]!.disposition).toBe('pinned');
@@ -173,7 +230,13 @@ describe('order and keep constraints', () => {
   });
 
   it('a huge message is dropped and the rest still fits', () => {
-    const messages = [user('start'), assistant(words(5000, 'big')), user('small question'), assistant('small answer'), user('end')];
+    const messages = [
+      user('start'),
+      assistant(words(5000, 'big')),
+      user('small question'),
+      assistant('small answer'),
+      user('end'),
+    ];
     const result = planContext({ messages, options: { maxTokens: 200, recent: 2 } });
     expect(result.plan.entries[1]!.disposition).toBe('drop');
     expect(result.plan.tokensAfter).toBeLessThanOrEqual(200);
@@ -184,7 +247,12 @@ describe('order and keep constraints', () => {
 describe('pass-through', () => {
   it('kept messages are the input objects, unknown fields and images untouched, input not mutated', () => {
     const image = { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } };
-    const messages = [system('s'), user([{ type: 'text', text: 'see' }, image], { id: 'owui-1', custom: { x: 1 } }), assistant('ok', { usage: { a: 1 } }), user('more')];
+    const messages = [
+      system('s'),
+      user([{ type: 'text', text: 'see' }, image], { id: 'owui-1', custom: { x: 1 } }),
+      assistant('ok', { usage: { a: 1 } }),
+      user('more'),
+    ];
     const snapshot = resend(messages);
     const result = planContext({ messages, options: { maxTokens: 100000 } });
     result.messages.forEach((message, index) => expect(message).toBe(messages[index]));

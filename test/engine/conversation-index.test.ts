@@ -3,7 +3,22 @@ import { LruTermCache } from '../../src/engine/index.js';
 import { bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
 import { conversationIndex } from '../../src/engine/weighting/conversation-index.js';
 
-const WORDS = ['bread', 'oven', 'garden', 'soil', 'painting', 'painted', 'camping', 'lake', 'the', 'and', 'kids', 'museum', '2023', 'yesterday'];
+const WORDS = [
+  'bread',
+  'oven',
+  'garden',
+  'soil',
+  'painting',
+  'painted',
+  'camping',
+  'lake',
+  'the',
+  'and',
+  'kids',
+  'museum',
+  '2023',
+  'yesterday',
+];
 
 /** A tiny seeded generator (xorshift), so a failure can be replayed. */
 function rng(seed: number): () => number {
@@ -19,14 +34,17 @@ function rng(seed: number): () => number {
 describe("a chat's inverted index", () => {
   it('scores exactly as counting every message afresh, through appends, regenerated replies, edits and other chats', () => {
     const random = rng(7);
-    const sentence = () => Array.from({ length: 1 + Math.floor(random() * 8) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+    const sentence = () =>
+      Array.from({ length: 1 + Math.floor(random() * 8) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
     const cache = new LruTermCache();
     for (let chat = 0; chat < 5; chat += 1) {
       let documents: string[] = [`chat ${chat} opener ${sentence()}`];
       for (let step = 0; step < 40; step += 1) {
         const roll = random();
-        if (roll < 0.6) documents = [...documents, sentence(), sentence()]; // a new turn
-        else if (roll < 0.75 && documents.length > 2) documents = documents.slice(0, -1); // a regenerated reply
+        if (roll < 0.6)
+          documents = [...documents, sentence(), sentence()]; // a new turn
+        else if (roll < 0.75 && documents.length > 2)
+          documents = documents.slice(0, -1); // a regenerated reply
         else if (documents.length > 1) {
           const at = 1 + Math.floor(random() * (documents.length - 1));
           documents = documents.map((text, index) => (index === at ? `${text} edited ${sentence()}` : text)); // an edit in the middle
@@ -34,7 +52,9 @@ describe("a chat's inverted index", () => {
         // Keys stand in for content-derived message ids: the same text has the same key.
         const keys = documents.map((text) => `id:${text}`);
         const query = sentence();
-        expect(Array.from(bm25Scores(documents, query, { keys, cache }))).toEqual(Array.from(bm25Scores(documents, query)));
+        expect(Array.from(bm25Scores(documents, query, { keys, cache }))).toEqual(
+          Array.from(bm25Scores(documents, query)),
+        );
       }
     }
   });

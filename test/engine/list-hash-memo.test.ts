@@ -6,7 +6,10 @@ import { TwoGenerationMap } from '../../src/engine/cache/two-generation-map.js';
 function expectedIds(messages: Array<Record<string, unknown>>): string[] {
   const seen = new Map<string, number>();
   return messages.map((message) => {
-    const hash = contentHash({ ...message, content: message.content === undefined ? undefined : JSON.parse(JSON.stringify(message.content)) });
+    const hash = contentHash({
+      ...message,
+      content: message.content === undefined ? undefined : JSON.parse(JSON.stringify(message.content)),
+    });
     const count = seen.get(hash) ?? 0;
     seen.set(hash, count + 1);
     return count === 0 ? hash : `${hash}~${count}`;
@@ -53,13 +56,24 @@ describe('message ids across resent histories (list and text memos)', () => {
     expect(messageIds(resend(base.slice(0, 3)))).toEqual(expectedIds(base.slice(0, 3)));
     const tools = [
       ...base.slice(0, 2),
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'result' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
     ];
     messageIds(resend(tools));
     const changed = resend(tools);
-    (changed[2] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments = '{"a":2}';
+    (changed[2] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0]!.function.arguments =
+      '{"a":2}';
     expect(messageIds(changed)).toEqual(expectedIds(changed));
     expect(messageIds(changed)[2]).not.toBe(messageIds(resend(tools))[2]);
   });

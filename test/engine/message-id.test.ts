@@ -5,7 +5,16 @@ import { assistant, resend, toolCalls, toolResult, user } from './fixtures/conve
 
 describe('message ids', () => {
   it('are content-derived: the same history resent gives the same ids', () => {
-    const messages = [user('hello'), assistant('hi'), toolCalls(['c1', 'f']), toolResult('c1', 'r'), user([{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }])];
+    const messages = [
+      user('hello'),
+      assistant('hi'),
+      toolCalls(['c1', 'f']),
+      toolResult('c1', 'r'),
+      user([
+        { type: 'text', text: 'see' },
+        { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+      ]),
+    ];
     expect(messageIds(resend(messages))).toEqual(messageIds(messages));
   });
 
@@ -39,9 +48,24 @@ describe('content hash memo (by message object)', () => {
   });
 
   it.each([
-    ['content', (message: Record<string, unknown>) => { message.content = 'edited'; }],
-    ['role', (message: Record<string, unknown>) => { message.role = 'assistant'; }],
-    ['name', (message: Record<string, unknown>) => { message.name = 'ann'; }],
+    [
+      'content',
+      (message: Record<string, unknown>) => {
+        message.content = 'edited';
+      },
+    ],
+    [
+      'role',
+      (message: Record<string, unknown>) => {
+        message.role = 'assistant';
+      },
+    ],
+    [
+      'name',
+      (message: Record<string, unknown>) => {
+        message.name = 'ann';
+      },
+    ],
   ])('a message whose %s changed in place gets a new hash', (_field, mutate) => {
     const message: Record<string, unknown> = user('original text');
     const before = contentHash(message);
@@ -62,13 +86,20 @@ describe('content hash memo (by message object)', () => {
 
 describe('message ids cover everything that changes a token count', () => {
   it('two tool calls with the same id and name but different arguments get different ids', () => {
-    const call = (args: string) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: args } }] });
+    const call = (args: string) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: args } }],
+    });
     expect(contentHash(call('{"q":"a"}'))).not.toBe(contentHash(call(`{"q":"${'x'.repeat(4000)}"}`)));
     expect(contentHash(call('{"q":"a"}'))).toBe(contentHash(call('{"q":"a"}')));
   });
 
   it('an image part with another detail level gets another id', () => {
-    const image = (detail?: string) => ({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', ...(detail ? { detail } : {}) } }] });
+    const image = (detail?: string) => ({
+      role: 'user',
+      content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', ...(detail ? { detail } : {}) } }],
+    });
     expect(contentHash(image('low'))).not.toBe(contentHash(image('high')));
     expect(contentHash(image())).not.toBe(contentHash(image('low')));
   });

@@ -43,12 +43,18 @@ describe('prefix_cache recall behind the prefix', () => {
   it('the recalled block stays within PREFIX_RECALL_SHARE of the budget, and the total within the budget', () => {
     const recalledIds = new Set(second.sequence.slice(first.sequence.length + 1, -1));
     const recalled = second.plan.entries.filter((entry) => recalledIds.has(entry.id));
-    expect(recalled.reduce((sum, entry) => sum + entry.tokens, 0)).toBeLessThanOrEqual(PREFIX_RECALL_SHARE * options.maxTokens);
+    expect(recalled.reduce((sum, entry) => sum + entry.tokens, 0)).toBeLessThanOrEqual(
+      PREFIX_RECALL_SHARE * options.maxTokens,
+    );
     expect(second.plan.tokensAfter).toBeLessThanOrEqual(options.maxTokens);
   });
 
   it('on the turn after, the recalled message is chosen afresh: the cached part is still the chronological history', () => {
-    const third = planContext({ messages: resend([...next, assistant('it is 4821'), user('tell me about topic29 please')]), options, previousSequence: second.sequence });
+    const third = planContext({
+      messages: resend([...next, assistant('it is 4821'), user('tell me about topic29 please')]),
+      options,
+      previousSequence: second.sequence,
+    });
     expect(third.plan.prefixReused).toBeGreaterThanOrEqual(first.sequence.length);
     expect(third.plan.budget.cachedPrefixTokens).toBeGreaterThan(0.5 * second.plan.tokensAfter);
   });
@@ -56,26 +62,44 @@ describe('prefix_cache recall behind the prefix', () => {
   it.each([
     ['static weighting (no relevance)', { weighting: 'static' as const }],
     ['a query that matches only kept messages', {}],
-  ] as Array<[string, { weighting?: 'static' }]>)('%s: nothing is recalled and the order is chronological', (_name, extra) => {
-    const messages = resend([...history, assistant('ok'), user(extra.weighting ? 'what is my gym locker code?' : 'zzz qqq again')]);
-    expect(planContext({ messages, options: { ...options, ...extra }, previousSequence: first.sequence }).plan.notes.join()).not.toContain('after the cached prefix');
-    const result = planContext({ messages, options: { ...options, ...extra }, previousSequence: first.sequence });
-    const indexes = result.messages.map((message) => messages.indexOf(message as TestMessage));
-    expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
-    expect(result.plan.entries[1]!.disposition).toBe('drop');
-  });
+  ] as Array<[string, { weighting?: 'static' }]>)(
+    '%s: nothing is recalled and the order is chronological',
+    (_name, extra) => {
+      const messages = resend([
+        ...history,
+        assistant('ok'),
+        user(extra.weighting ? 'what is my gym locker code?' : 'zzz qqq again'),
+      ]);
+      expect(
+        planContext({
+          messages,
+          options: { ...options, ...extra },
+          previousSequence: first.sequence,
+        }).plan.notes.join(),
+      ).not.toContain('after the cached prefix');
+      const result = planContext({ messages, options: { ...options, ...extra }, previousSequence: first.sequence });
+      const indexes = result.messages.map((message) => messages.indexOf(message as TestMessage));
+      expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+      expect(result.plan.entries[1]!.disposition).toBe('drop');
+    },
+  );
 });
 
 describe('prefix_cache repairs', () => {
-  it.each([400, 600, 900, 1500])('with summaries (budget %i), the kept history stays one block ending at the current turn; recalled messages go first', (maxTokens) => {
-    const messages = [system('be brief'), ...chat(60, 20), user('what was question 4 and answer 9 and question 12')];
-    const result = planContext({ messages, options: { algorithm: 'prefix_cache', maxTokens, summarize: true } });
-    const order = result.messages.map((message) => messages.indexOf(message as TestMessage)).filter((index) => index > 0);
-    const descent = order.findIndex((index, position) => position > 0 && index < order[position - 1]!);
-    const history = descent < 0 ? order : [...order.slice(0, descent), order[order.length - 1]!];
-    expect(history).toEqual(Array.from({ length: history.length }, (_, offset) => history[0]! + offset));
-    expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
-  });
+  it.each([400, 600, 900, 1500])(
+    'with summaries (budget %i), the kept history stays one block ending at the current turn; recalled messages go first',
+    (maxTokens) => {
+      const messages = [system('be brief'), ...chat(60, 20), user('what was question 4 and answer 9 and question 12')];
+      const result = planContext({ messages, options: { algorithm: 'prefix_cache', maxTokens, summarize: true } });
+      const order = result.messages
+        .map((message) => messages.indexOf(message as TestMessage))
+        .filter((index) => index > 0);
+      const descent = order.findIndex((index, position) => position > 0 && index < order[position - 1]!);
+      const history = descent < 0 ? order : [...order.slice(0, descent), order[order.length - 1]!];
+      expect(history).toEqual(Array.from({ length: history.length }, (_, offset) => history[0]! + offset));
+      expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
+    },
+  );
 });
 
 describe('repairUnits', () => {
@@ -83,7 +107,17 @@ describe('repairUnits', () => {
     ['prefix_cache', [0, 1, 0.1], [1, 0, 1]],
     ['recency', [0.3, 1, 0.1], [0.3, 1, 0.1]],
   ])('%s: repair weights %j -> %j (recalled unit 1 goes first; history by age)', (algorithm, weights, expected) => {
-    const units = weights.map((weight, position) => ({ position, members: [position], role: 'user', tokens: 5, weight, mandatory: false, excluded: false }));
-    expect(repairUnits(units, algorithm, { kept: [true, true, true], notes: [], recalled: [1] }).map((unit) => unit.weight)).toEqual(expected);
+    const units = weights.map((weight, position) => ({
+      position,
+      members: [position],
+      role: 'user',
+      tokens: 5,
+      weight,
+      mandatory: false,
+      excluded: false,
+    }));
+    expect(
+      repairUnits(units, algorithm, { kept: [true, true, true], notes: [], recalled: [1] }).map((unit) => unit.weight),
+    ).toEqual(expected);
   });
 });

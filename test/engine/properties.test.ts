@@ -26,7 +26,9 @@ function checkInvariants(messages: unknown[], result: PlanResult) {
     const turn = order.filter((index) => index >= lastUserIndex);
     if (lastUserIndex >= 0) expect(order.slice(order.length - turn.length)).toEqual(turn);
   }
-  expect(plan.tokensAfter).toBe(sent.reduce((sum, entry) => sum + entry.tokens, 0) + 3 + plan.budget.summaryReserveTokens);
+  expect(plan.tokensAfter).toBe(
+    sent.reduce((sum, entry) => sum + entry.tokens, 0) + 3 + plan.budget.summaryReserveTokens,
+  );
   const limit = plan.budget.limitTokens;
   expect(plan.overBudget).toBe(limit > 0 && plan.tokensAfter > limit);
   if (plan.overBudget) {
@@ -52,8 +54,14 @@ describe('properties over random conversations', () => {
       seen.trimmed += Number(result.plan.entries.some((entry) => entry.reason === 'over budget'));
       seen.summarized += Number(result.plan.summaryRanges.length > 0);
       seen.orphans += Number(result.plan.entries.some((entry) => entry.reason.includes('orphan')));
-      seen.toolBlocks += Number((result.messages as Array<{ role?: string }>).some((message) => message.role === 'tool'));
-      const again = planContext({ messages: JSON.parse(JSON.stringify(messages)) as unknown[], options, model: run % 2 ? 'gpt-4o' : 'gpt-4' });
+      seen.toolBlocks += Number(
+        (result.messages as Array<{ role?: string }>).some((message) => message.role === 'tool'),
+      );
+      const again = planContext({
+        messages: JSON.parse(JSON.stringify(messages)) as unknown[],
+        options,
+        model: run % 2 ? 'gpt-4o' : 'gpt-4',
+      });
       expect({ ...again.plan, tokenCacheHits: 0 }).toEqual({ ...result.plan, tokenCacheHits: 0 });
     }
     // The generator must actually reach the interesting cases, or the invariants prove little.
@@ -66,7 +74,11 @@ describe('properties over random conversations', () => {
     let previous: string[] | undefined;
     for (let cut = 1; cut <= messages.length; cut += 1) {
       const slice = messages.slice(0, cut);
-      const result = planContext({ messages: slice, options: { algorithm: 'prefix_cache', maxTokens: 400 }, previousSequence: previous });
+      const result = planContext({
+        messages: slice,
+        options: { algorithm: 'prefix_cache', maxTokens: 400 },
+        previousSequence: previous,
+      });
       checkInvariants(slice, result);
       previous = result.sequence;
     }

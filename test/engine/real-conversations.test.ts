@@ -22,18 +22,24 @@ type Loose = { role?: string; content?: unknown; tool_calls?: Array<{ id: string
 const MODEL = 'gpt-4o';
 const BUDGETS = [1000, 2000, 4000, 8000];
 const QUESTION_STRIDE = 25;
-const SYSTEM = { role: 'system', content: 'You are a helpful assistant who remembers the conversation between two friends.' };
+const SYSTEM = {
+  role: 'system',
+  content: 'You are a helpful assistant who remembers the conversation between two friends.',
+};
 const encoder = loadEncoder('o200k_base');
 
 /** Prompt tokens of the messages sent, counted exactly as the engine counts them. */
-const promptTokens = (messages: readonly unknown[]) => messages.reduce<number>((sum, message) => sum + countMessageTokens(message, encoder), REPLY_PRIMING_TOKENS);
+const promptTokens = (messages: readonly unknown[]) =>
+  messages.reduce<number>((sum, message) => sum + countMessageTokens(message, encoder), REPLY_PRIMING_TOKENS);
 const hasCalls = (message: Loose) => Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
-const chatOnly = (messages: readonly unknown[]) => (messages as Loose[]).filter((message) => message.role !== 'system' && message.role !== 'developer');
+const chatOnly = (messages: readonly unknown[]) =>
+  (messages as Loose[]).filter((message) => message.role !== 'system' && message.role !== 'developer');
 
 /** Every question of the sample taken (every 25th), as full requests: system prompt, every turn, the question. */
 function requests(conversation: LocomoConversation): unknown[][] {
   const out: unknown[][] = [];
-  for (let index = 0; index < conversation.questions.length; index += QUESTION_STRIDE) out.push([SYSTEM, ...questionMessages(conversation, conversation.questions[index]!)]);
+  for (let index = 0; index < conversation.questions.length; index += QUESTION_STRIDE)
+    out.push([SYSTEM, ...questionMessages(conversation, conversation.questions[index]!)]);
   return out;
 }
 
@@ -50,8 +56,13 @@ function checkPlan(messages: unknown[], result: PlanResult, maxTokens: number) {
   // The input objects, in input order, exactly the entries kept.
   const order = result.messages.map((message) => messages.indexOf(message));
   expect(order.every((index) => index >= 0)).toBe(true);
-  for (let position = 1; position < order.length; position++) expect(order[position]!).toBeGreaterThan(order[position - 1]!);
-  expect(order).toEqual(plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index));
+  for (let position = 1; position < order.length; position++)
+    expect(order[position]!).toBeGreaterThan(order[position - 1]!);
+  expect(order).toEqual(
+    plan.entries
+      .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+      .map((entry) => entry.index),
+  );
   // The question last, the system prompt first, a user message first of the chat, a valid order.
   expect(result.messages.at(-1)).toBe(messages.at(-1));
   expect(result.messages[0]).toBe(messages[0]);
@@ -66,7 +77,9 @@ function checkStrict(messages: unknown[], strict: PlanResult, any: PlanResult, m
   for (let index = 1; index < sent.length; index++) {
     const [previous, current] = [sent[index - 1]!, sent[index]!];
     expect(previous.role === 'user' && current.role === 'user').toBe(false);
-    expect(previous.role === 'assistant' && current.role === 'assistant' && !hasCalls(previous) && !hasCalls(current)).toBe(false);
+    expect(
+      previous.role === 'assistant' && current.role === 'assistant' && !hasCalls(previous) && !hasCalls(current),
+    ).toBe(false);
   }
   expect(strict.plan.entries).toEqual(any.plan.entries); // the same selection, only merged
   expect(promptTokens(sent)).toBe(strict.plan.tokensAfter); // merged messages recounted: the plan counts what is sent
@@ -94,35 +107,53 @@ describe('planContext on the real LoCoMo conversations', () => {
     }
   });
 
-  it.each([0, 1, 2, 3, 4])('conversation %i: within budget, input objects in order, question last, user first, valid; strict alternates', (which) => {
-    const conversation = conversations[which]!;
-    const tokenCache = new LruTokenCache(200_000);
-    let merges = 0;
-    for (const messages of requests(conversation)) {
-      for (const maxTokens of BUDGETS) {
-        const options: Partial<EngineOptions> = { maxTokens };
-        const any = planContext({ messages, model: MODEL, options, tokenCache });
-        checkPlan(messages, any, maxTokens);
-        const strict = planContext({ messages, model: MODEL, options: { ...options, roleAlternation: 'strict' }, tokenCache });
-        checkStrict(messages, strict, any, maxTokens);
-        merges += any.messages.length - strict.messages.length;
+  it.each([0, 1, 2, 3, 4])(
+    'conversation %i: within budget, input objects in order, question last, user first, valid; strict alternates',
+    (which) => {
+      const conversation = conversations[which]!;
+      const tokenCache = new LruTokenCache(200_000);
+      let merges = 0;
+      for (const messages of requests(conversation)) {
+        for (const maxTokens of BUDGETS) {
+          const options: Partial<EngineOptions> = { maxTokens };
+          const any = planContext({ messages, model: MODEL, options, tokenCache });
+          checkPlan(messages, any, maxTokens);
+          const strict = planContext({
+            messages,
+            model: MODEL,
+            options: { ...options, roleAlternation: 'strict' },
+            tokenCache,
+          });
+          checkStrict(messages, strict, any, maxTokens);
+          merges += any.messages.length - strict.messages.length;
+        }
       }
-    }
-    // Trimming real chats does leave same-role neighbours, so strict had something to do.
-    expect(merges).toBeGreaterThan(0);
-  });
+      // Trimming real chats does leave same-role neighbours, so strict had something to do.
+      expect(merges).toBeGreaterThan(0);
+    },
+  );
 
   it('a warm turn (shared term and token caches) plans exactly like a cold run with fresh caches', () => {
     for (const conversation of conversations) {
       const [first, second] = [conversation.questions[0]!, conversation.questions[QUESTION_STRIDE]!];
       const turn1: unknown[] = [SYSTEM, ...questionMessages(conversation, first)];
-      const turn2: unknown[] = [...turn1, { role: 'assistant', content: 'I am not sure, let me think about what you both said.' }, { role: 'user', content: second.question }];
+      const turn2: unknown[] = [
+        ...turn1,
+        { role: 'assistant', content: 'I am not sure, let me think about what you both said.' },
+        { role: 'user', content: second.question },
+      ];
       const termCache = new LruTermCache();
       const tokenCache = new LruTokenCache(200_000);
       for (const maxTokens of BUDGETS) {
         planContext({ messages: turn1, model: MODEL, options: { maxTokens }, termCache, tokenCache });
         const warm = planContext({ messages: turn2, model: MODEL, options: { maxTokens }, termCache, tokenCache });
-        const cold = planContext({ messages: turn2, model: MODEL, options: { maxTokens }, termCache: new LruTermCache(), tokenCache: new LruTokenCache(200_000) });
+        const cold = planContext({
+          messages: turn2,
+          model: MODEL,
+          options: { maxTokens },
+          termCache: new LruTermCache(),
+          tokenCache: new LruTokenCache(200_000),
+        });
         expect(warm.plan.tokenCacheHits).toBeGreaterThanOrEqual(turn1.length);
         expect(cold.plan.tokenCacheHits).toBe(0);
         expect({ ...warm.plan, tokenCacheHits: 0 }).toEqual({ ...cold.plan, tokenCacheHits: 0 });
@@ -151,8 +182,21 @@ describe('planContext on the real LoCoMo conversations', () => {
         const parallel = calls % 2 === 1 ? 2 : 1;
         const ids = Array.from({ length: parallel }, (_, offset) => `call_${calls}_${offset}`);
         const topic = calls % 3 === 0 ? questions[calls % questions.length]! : `weather report for day ${calls}`;
-        messages.push({ role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'search_notes', arguments: JSON.stringify({ query: topic }) } })) });
-        for (const id of ids) messages.push({ role: 'tool', tool_call_id: id, content: `notes found for ${topic}: ${String(turn.content).slice(0, 200)}` });
+        messages.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: ids.map((id) => ({
+            id,
+            type: 'function',
+            function: { name: 'search_notes', arguments: JSON.stringify({ query: topic }) },
+          })),
+        });
+        for (const id of ids)
+          messages.push({
+            role: 'tool',
+            tool_call_id: id,
+            content: `notes found for ${topic}: ${String(turn.content).slice(0, 200)}`,
+          });
         calls += 1;
       });
       return { messages, calls };
@@ -161,18 +205,27 @@ describe('planContext on the real LoCoMo conversations', () => {
     it('tool calls and their results are kept or dropped together, within budget, in a valid order', () => {
       const seen = { keptPairs: 0, droppedPairs: 0, parallelKept: 0 };
       for (const conversation of conversations.slice(0, 3)) {
-        const questions = conversation.questions.filter((_, index) => index % QUESTION_STRIDE === 0).map((question) => question.question);
+        const questions = conversation.questions
+          .filter((_, index) => index % QUESTION_STRIDE === 0)
+          .map((question) => question.question);
         const { messages: base, calls } = withTools(conversation, questions);
         expect(calls).toBeGreaterThanOrEqual(5);
         const tokenCache = new LruTokenCache(200_000);
         for (const question of questions.slice(0, 4)) {
           const messages = [...base, { role: 'user', content: question }];
           // The inserted pairs are well-formed (some real conversations open with speaker_b, an assistant message).
-          expect(validateMessageOrder(messages).filter((violation) => violation.rule !== 'first-chat-not-user')).toEqual([]);
+          expect(
+            validateMessageOrder(messages).filter((violation) => violation.rule !== 'first-chat-not-user'),
+          ).toEqual([]);
           for (const maxTokens of BUDGETS) {
             for (const roleAlternation of ['any', 'strict'] as const) {
               for (const weighting of ['keyword', 'smart'] as const) {
-                const result = planContext({ messages, model: MODEL, options: { maxTokens, roleAlternation, weighting }, tokenCache });
+                const result = planContext({
+                  messages,
+                  model: MODEL,
+                  options: { maxTokens, roleAlternation, weighting },
+                  tokenCache,
+                });
                 const { entries } = result.plan;
                 expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
                 expect(promptTokens(result.messages)).toBeLessThanOrEqual(maxTokens);
@@ -184,12 +237,16 @@ describe('planContext on the real LoCoMo conversations', () => {
                   const sentCall = entries[index]!.disposition === 'keep' || entries[index]!.disposition === 'pinned';
                   const results = message.tool_calls!.map((_, offset) => entries[index + 1 + offset]!);
                   for (const result of results) expect(result.role).toBe('tool');
-                  for (const result of results) expect(result.disposition === 'keep' || result.disposition === 'pinned').toBe(sentCall);
+                  for (const result of results)
+                    expect(result.disposition === 'keep' || result.disposition === 'pinned').toBe(sentCall);
                   expect(result.messages.includes(message)).toBe(sentCall);
-                  for (let offset = 1; offset <= results.length; offset++) expect(result.messages.includes(messages[index + offset])).toBe(sentCall);
+                  for (let offset = 1; offset <= results.length; offset++)
+                    expect(result.messages.includes(messages[index + offset])).toBe(sentCall);
                   if (sentCall) {
                     const at = result.messages.indexOf(message);
-                    expect(result.messages.slice(at + 1, at + 1 + results.length)).toEqual(messages.slice(index + 1, index + 1 + results.length));
+                    expect(result.messages.slice(at + 1, at + 1 + results.length)).toEqual(
+                      messages.slice(index + 1, index + 1 + results.length),
+                    );
                     seen.keptPairs += 1;
                     if (results.length > 1) seen.parallelKept += 1;
                   } else seen.droppedPairs += 1;

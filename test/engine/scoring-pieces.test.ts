@@ -34,7 +34,10 @@ describe('term analysis: stop words and Porter2 stems', () => {
   });
 
   it('a question matches the inflections of its words and ignores shared function words', () => {
-    const raw = bm25Scores(['Melanie: we painted the sunset together', 'the of and it was so', 'Caroline: I went to a support group'], 'What did Melanie paint?');
+    const raw = bm25Scores(
+      ['Melanie: we painted the sunset together', 'the of and it was so', 'Caroline: I went to a support group'],
+      'What did Melanie paint?',
+    );
     expect(raw[0]).toBeGreaterThan(0);
     expect(raw[1]).toBe(0);
     expect(raw[2]).toBe(0);
@@ -43,7 +46,13 @@ describe('term analysis: stop words and Porter2 stems', () => {
 
 describe('neighbour smoothing', () => {
   it('lends a decaying share of a score to the messages around it, within the window', () => {
-    const smoothed = smoothNeighbours(Float64Array.from([0, 0, 0, 0, 1, 0, 0, 0, 0]), 3, NEIGHBOUR_SHARE, NEIGHBOUR_DECAY, 0);
+    const smoothed = smoothNeighbours(
+      Float64Array.from([0, 0, 0, 0, 1, 0, 0, 0, 0]),
+      3,
+      NEIGHBOUR_SHARE,
+      NEIGHBOUR_DECAY,
+      0,
+    );
     expect(smoothed[4]).toBe(1);
     expect(smoothed[3]).toBeCloseTo(NEIGHBOUR_SHARE);
     expect(smoothed[5]).toBeCloseTo(NEIGHBOUR_SHARE);
@@ -73,7 +82,18 @@ describe('neighbour smoothing', () => {
 
 describe('passage scores', () => {
   it('a short exchange that holds all the question words scores for each of its messages', () => {
-    const documents = ['Melanie: guess where we went', 'Caroline: where?', 'Melanie: camping at the lake', 'Caroline: how nice', 'Melanie: unrelated weather talk', 'x', 'y', 'z', 'Melanie: nothing', 'Caroline: lake view'];
+    const documents = [
+      'Melanie: guess where we went',
+      'Caroline: where?',
+      'Melanie: camping at the lake',
+      'Caroline: how nice',
+      'Melanie: unrelated weather talk',
+      'x',
+      'y',
+      'z',
+      'Melanie: nothing',
+      'Caroline: lake view',
+    ];
     const passages = passageScores(termMatrix(documents, 'Where did Melanie go camping at the lake?'));
     // The best passages contain the camping message; a message four or more away only gets weaker ones.
     expect(passages[0]).toBeGreaterThan(passages[6]!);
@@ -112,7 +132,9 @@ describe('repairs give back the room they free', () => {
     const messages = [
       user('tell me about the weather'),
       assistant(`the answer about gardening soil is loam: ${long}`),
-      ...Array.from({ length: 8 }, (_, index) => (index % 2 ? assistant(`weather reply ${index}`) : user(`weather note ${index}`))),
+      ...Array.from({ length: 8 }, (_, index) =>
+        index % 2 ? assistant(`weather reply ${index}`) : user(`weather note ${index}`),
+      ),
       user('what about gardening soil?'),
     ];
     const full = planContext({ messages }).plan;
@@ -120,7 +142,9 @@ describe('repairs give back the room they free', () => {
     const plan = planContext({ messages, options: { maxTokens: budget, recent: 1 } }).plan;
     expect(plan.tokensAfter).toBeLessThanOrEqual(budget);
     const unused = budget - plan.tokensAfter;
-    const smallestDropped = Math.min(...plan.entries.filter((entry) => entry.disposition === 'drop' && entry.index > 1).map((entry) => entry.tokens));
+    const smallestDropped = Math.min(
+      ...plan.entries.filter((entry) => entry.disposition === 'drop' && entry.index > 1).map((entry) => entry.tokens),
+    );
     expect(unused).toBeLessThan(smallestDropped);
   });
 });

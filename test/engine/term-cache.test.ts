@@ -29,10 +29,15 @@ describe('term tables (cached word counts)', () => {
     ['30 May 2026, 300 days, 30th', { 30: 1, may: 1, 2026: 1, day: 1, '30th': 1 }],
     ['emoji 😀 between words, 𝒳 letters', { emoji: 1, word: 1, letter: 1, between: 0 }],
     ['', { nothing: 0 }],
-  ] as Array<[string, Record<string, number>]>)('the table of %j counts indexed terms (stemmed, stop words out)', (text, expected) => {
-    const table = termFrequencies(text);
-    expect(Object.fromEntries(Object.keys(expected).map((term) => [term, termCount(table, termKey(term))]))).toEqual(expected);
-  });
+  ] as Array<[string, Record<string, number>]>)(
+    'the table of %j counts indexed terms (stemmed, stop words out)',
+    (text, expected) => {
+      const table = termFrequencies(text);
+      expect(Object.fromEntries(Object.keys(expected).map((term) => [term, termCount(table, termKey(term))]))).toEqual(
+        expected,
+      );
+    },
+  );
 
   it('a table of many distinct words still finds each one', () => {
     const text = Array.from({ length: 500 }, (_, index) => `w${index}`).join(' ');
@@ -43,7 +48,12 @@ describe('term tables (cached word counts)', () => {
   });
 
   it('cached and scanned BM25 scores are equal, and a second run counts nothing again', () => {
-    const documents = ['how do I bake bread', 'use flour water yeast and bake bread', 'sunny and warm', 'Bread again, BREAD!'];
+    const documents = [
+      'how do I bake bread',
+      'use flour water yeast and bake bread',
+      'sunny and warm',
+      'Bread again, BREAD!',
+    ];
     const keys = documents.map((_, index) => `k${index}`);
     const cache = new CountingCache();
     const scanned = Array.from(bm25Scores(documents, 'more on bread and yeast please'));
@@ -58,7 +68,9 @@ describe('term tables (cached word counts)', () => {
   it('a stale entry (same key, other text) is recounted', () => {
     const cache = new LruTermCache();
     bm25Scores(['bread', 'weather'], 'bread', { keys: ['a', 'b'], cache });
-    expect(Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather', { keys: ['a', 'b'], cache }))).toEqual(Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather')));
+    expect(Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather', { keys: ['a', 'b'], cache }))).toEqual(
+      Array.from(bm25Scores(['sunny weather today', 'bread'], 'weather')),
+    );
   });
 
   it('planContext: a term cache hit gives the same plan, and a warm turn only counts what it had not scored before', () => {

@@ -44,7 +44,10 @@ describe('date expressions', () => {
 });
 
 const chatter = (from: number, pairs: number): TestMessage[] =>
-  Array.from({ length: pairs }, (_, index) => [user(`tell me about topic${from + index} and gardening tips`), assistant(`topic${from + index}: water the plants early and mulch the beds`)]).flat();
+  Array.from({ length: pairs }, (_, index) => [
+    user(`tell me about topic${from + index} and gardening tips`),
+    assistant(`topic${from + index}: water the plants early and mulch the beds`),
+  ]).flat();
 
 /** A dated session opener, chatter (so the opener is no neighbour of the event), an event, more chatter, then the question. */
 function session(question: string): TestMessage[] {
@@ -68,7 +71,9 @@ describe('temporal anchors', () => {
   const budgetFor = (messages: TestMessage[]): number => {
     const entries = planContext({ messages }).plan.entries;
     // System, the question, the event with its reply, and the opener: everything else must go.
-    return [0, OPENER, EVENT, EVENT + 1, messages.length - 1].reduce((sum, index) => sum + entries[index]!.tokens, 0) + 3;
+    return (
+      [0, OPENER, EVENT, EVENT + 1, messages.length - 1].reduce((sum, index) => sum + entries[index]!.tokens, 0) + 3
+    );
   };
 
   it.each([

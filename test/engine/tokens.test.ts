@@ -55,7 +55,12 @@ describe('fast counter matches js-tiktoken encode exactly', () => {
   const random = prng(7);
   const alphabet = 'abc XYZ 123 ,.;:!? éü東京 👍\n\t-_/\\"\'';
   for (let index = 0; index < 40; index += 1) {
-    samples.push(Array.from({ length: Math.floor(random() * 120) }, () => [...alphabet][Math.floor(random() * [...alphabet].length)]).join(''));
+    samples.push(
+      Array.from(
+        { length: Math.floor(random() * 120) },
+        () => [...alphabet][Math.floor(random() * [...alphabet].length)],
+      ).join(''),
+    );
   }
   it.each([
     ['o200k_base', o200k],
@@ -70,24 +75,56 @@ describe('countMessageTokens', () => {
   const encoder = loadEncoder('o200k_base');
   const count = (text: string) => o200k.encode(text).length;
   it.each([
-    ['plain text', { role: 'user', content: 'Hello there, how are you today?' }, 3 + count('user') + count('Hello there, how are you today?')],
-    ['name adds its tokens + 1', { role: 'user', name: 'alice', content: 'hi' }, 3 + count('user') + count('hi') + count('alice') + 1],
+    [
+      'plain text',
+      { role: 'user', content: 'Hello there, how are you today?' },
+      3 + count('user') + count('Hello there, how are you today?'),
+    ],
+    [
+      'name adds its tokens + 1',
+      { role: 'user', name: 'alice', content: 'hi' },
+      3 + count('user') + count('hi') + count('alice') + 1,
+    ],
     ['empty content', { role: 'assistant', content: '' }, 3 + count('assistant')],
     ['null content', { role: 'assistant', content: null }, 3 + count('assistant')],
-    ['text parts', { role: 'user', content: [{ type: 'text', text: 'one two' }, { type: 'text', text: 'three' }] }, 3 + count('user') + count('one two') + count('three')],
-    ['special-token text counted as text', { role: 'user', content: '<|endoftext|>' }, 3 + count('user') + o200k.encode('<|endoftext|>', [], []).length],
+    [
+      'text parts',
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one two' },
+          { type: 'text', text: 'three' },
+        ],
+      },
+      3 + count('user') + count('one two') + count('three'),
+    ],
+    [
+      'special-token text counted as text',
+      { role: 'user', content: '<|endoftext|>' },
+      3 + count('user') + o200k.encode('<|endoftext|>', [], []).length,
+    ],
   ])('%s', (_name, message, expected) => {
     expect(countMessageTokens(message, encoder)).toBe(expected);
   });
 
   it('counts tool_calls as JSON and tool_call_id', () => {
     const calls = [{ id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }];
-    expect(countMessageTokens({ role: 'assistant', content: null, tool_calls: calls }, encoder)).toBe(3 + count('assistant') + count(JSON.stringify(calls)));
-    expect(countMessageTokens({ role: 'tool', tool_call_id: 'call_1', content: 'ok' }, encoder)).toBe(3 + count('tool') + count('ok') + count('call_1'));
+    expect(countMessageTokens({ role: 'assistant', content: null, tool_calls: calls }, encoder)).toBe(
+      3 + count('assistant') + count(JSON.stringify(calls)),
+    );
+    expect(countMessageTokens({ role: 'tool', tool_call_id: 'call_1', content: 'ok' }, encoder)).toBe(
+      3 + count('tool') + count('ok') + count('call_1'),
+    );
   });
 
   it('image parts count by tiles and the encoding depends on the model', () => {
-    const withImage = { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }] };
+    const withImage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } },
+      ],
+    };
     expect(countMessageTokens(withImage, encoder)).toBe(3 + count('user') + count('look') + 85);
     const text = 'Übergrößenträger 東京都 supercalifragilistic';
     expect(o200k.encode(text).length).not.toBe(cl100k.encode(text).length);
@@ -124,8 +161,16 @@ describe('image tokens', () => {
 
   it.each([
     ['low detail', { url: dataUrl('image/png', buildPng(2000, 2000)), detail: 'low' }, 85],
-    ['base64 png by its size', { url: dataUrl('image/png', buildPng(300, 1200)) }, tileTokens({ width: 300, height: 1200 })],
-    ['remote url: documented 1024×1024 default', { url: 'https://example.com/cat.jpg' }, tileTokens({ width: 1024, height: 1024 })],
+    [
+      'base64 png by its size',
+      { url: dataUrl('image/png', buildPng(300, 1200)) },
+      tileTokens({ width: 300, height: 1200 }),
+    ],
+    [
+      'remote url: documented 1024×1024 default',
+      { url: 'https://example.com/cat.jpg' },
+      tileTokens({ width: 1024, height: 1024 }),
+    ],
   ])('%s', (_name, part, expected) => {
     expect(imageTokens(part)).toBe(expected);
   });
@@ -161,10 +206,17 @@ describe('token cache', () => {
     const first = planContext({ messages, model: 'gpt-4o', tokenCache: cache, options: { maxTokens: 100 } });
     expect(first.plan.tokenCacheHits).toBe(0);
     expect(cache.size).toBe(12);
-    const second = planContext({ messages: [...messages, user('one more')], model: 'gpt-4o', tokenCache: cache, options: { maxTokens: 100 } });
+    const second = planContext({
+      messages: [...messages, user('one more')],
+      model: 'gpt-4o',
+      tokenCache: cache,
+      options: { maxTokens: 100 },
+    });
     expect(second.plan.tokenCacheHits).toBe(12);
     expect(cache.size).toBe(13);
-    expect(second.plan.entries.slice(0, 12).map((entry) => entry.tokens)).toEqual(first.plan.entries.map((entry) => entry.tokens));
+    expect(second.plan.entries.slice(0, 12).map((entry) => entry.tokens)).toEqual(
+      first.plan.entries.map((entry) => entry.tokens),
+    );
   });
 
   it('cached counts are keyed by encoding', () => {
@@ -186,7 +238,9 @@ describe('token cache', () => {
     const messages = [user(chat(1, 50)[0]!.content), assistant('fine')];
     const base = planContext({ messages });
     const corrected = planContext({ messages, correction });
-    corrected.plan.entries.forEach((entry, index) => expect(entry.tokens).toBe(Math.ceil(base.plan.entries[index]!.tokens * factor)));
+    corrected.plan.entries.forEach((entry, index) =>
+      expect(entry.tokens).toBe(Math.ceil(base.plan.entries[index]!.tokens * factor)),
+    );
   });
 
   it('tokensBefore includes reply priming', () => {

@@ -10,10 +10,26 @@ import { queryTerms, MAX_QUERY_TERMS } from '../../src/engine/weighting/query-te
 import { assistant, system, toolCalls, toolResult, user, type TestMessage } from './fixtures/conversations.js';
 
 /** Scores of a strategy over messages, the query being the last user message. */
-function scores(strategy: typeof staticWeighting, messages: TestMessage[], options: Partial<EngineOptions> = {}, externalScores?: Record<string, number>) {
+function scores(
+  strategy: typeof staticWeighting,
+  messages: TestMessage[],
+  options: Partial<EngineOptions> = {},
+  externalScores?: Record<string, number>,
+) {
   const conversation = parseConversation(messages);
   const query = conversation.nodes[conversation.lastUserIndex]!.text;
-  return { conversation, values: Array.from(strategy.score({ nodes: conversation.nodes, query, queryIndex: conversation.lastUserIndex, options: { ...defaultEngineOptions(), ...options }, externalScores })) };
+  return {
+    conversation,
+    values: Array.from(
+      strategy.score({
+        nodes: conversation.nodes,
+        query,
+        queryIndex: conversation.lastUserIndex,
+        options: { ...defaultEngineOptions(), ...options },
+        externalScores,
+      }),
+    ),
+  };
 }
 
 const kitchen: TestMessage[] = [
@@ -89,8 +105,15 @@ describe('weighting strategies', () => {
   });
 
   it('keyword: a message far from every match gets the floor; its neighbours borrow from it', () => {
-    const filler = Array.from({ length: 30 }, (_, index) => (index % 2 ? assistant(`weather talk ${index}`) : user(`weather note ${index}`)));
-    const { values } = scores(keywordWeighting, [user('the sourdough starter lives in the fridge'), assistant('noted'), ...filler, user('where does my sourdough starter live?')]);
+    const filler = Array.from({ length: 30 }, (_, index) =>
+      index % 2 ? assistant(`weather talk ${index}`) : user(`weather note ${index}`),
+    );
+    const { values } = scores(keywordWeighting, [
+      user('the sourdough starter lives in the fridge'),
+      assistant('noted'),
+      ...filler,
+      user('where does my sourdough starter live?'),
+    ]);
     expect(values[0]).toBe(1);
     expect(values[1]).toBeGreaterThan(0.5);
     expect(values[20]).toBe(KEYWORD_FLOOR);
@@ -102,8 +125,16 @@ describe('weighting strategies', () => {
   });
 
   it('smart: an answer inherits pairCoherence × its question', () => {
-    const messages = [user('bread question'), assistant('unrelated reply'), user('weather'), assistant('sunny'), user('bread')];
-    expect(scores(smartWeighting, messages, { pairCoherence: 1 }).values[1]).toBe(scores(smartWeighting, messages, { pairCoherence: 1 }).values[0]);
+    const messages = [
+      user('bread question'),
+      assistant('unrelated reply'),
+      user('weather'),
+      assistant('sunny'),
+      user('bread'),
+    ];
+    expect(scores(smartWeighting, messages, { pairCoherence: 1 }).values[1]).toBe(
+      scores(smartWeighting, messages, { pairCoherence: 1 }).values[0],
+    );
     const { values } = scores(smartWeighting, messages, { pairCoherence: 0.95 });
     expect(values[1]).toBeGreaterThanOrEqual(0.95 * values[0]! - 1e-12);
     expect(values[1]).toBeLessThan(values[0]!);
@@ -111,7 +142,13 @@ describe('weighting strategies', () => {
   });
 
   it.each([0.5, 0.2, 1])('smart: tool calls and results are multiplied by toolPenalty %s', (toolPenalty) => {
-    const messages = [user('bread'), toolCalls(['c1', 'bread']), toolResult('c1', 'bread'), assistant('bread'), user('bread')];
+    const messages = [
+      user('bread'),
+      toolCalls(['c1', 'bread']),
+      toolResult('c1', 'bread'),
+      assistant('bread'),
+      user('bread'),
+    ];
     const plain = scores(smartWeighting, messages, { toolPenalty: 1 }).values;
     const penalised = scores(smartWeighting, messages, { toolPenalty }).values;
     expect(penalised[1]).toBeCloseTo(plain[1]! * toolPenalty, 10);
@@ -135,8 +172,13 @@ describe('weighting strategies', () => {
   });
 
   it('with equal weights, greedy keeps the newest messages, not the oldest', () => {
-    const messages = Array.from({ length: 10 }, (_, index) => (index % 2 ? assistant(`reply ${index}`) : user(`message ${index}`)));
-    const result = planContext({ messages, options: { algorithm: 'greedy', weighting: 'static', recent: 0, maxTokens: 40 } });
+    const messages = Array.from({ length: 10 }, (_, index) =>
+      index % 2 ? assistant(`reply ${index}`) : user(`message ${index}`),
+    );
+    const result = planContext({
+      messages,
+      options: { algorithm: 'greedy', weighting: 'static', recent: 0, maxTokens: 40 },
+    });
     const kept = result.plan.entries.filter((entry) => entry.disposition !== 'drop').map((entry) => entry.index);
     const dropped = result.plan.entries.filter((entry) => entry.disposition === 'drop').map((entry) => entry.index);
     expect(kept.length).toBeGreaterThan(1);
@@ -146,7 +188,10 @@ describe('weighting strategies', () => {
   it('!weight base weights multiply relevance', () => {
     const messages = [user('alpha'), assistant('beta'), user('gamma')];
     const ids = planContext({ messages }).plan.entries.map((entry) => entry.id);
-    const result = planContext({ messages, options: { weighting: 'static', maxTokens: 1, messageWeights: { [ids[1]!]: 0.25 } } });
+    const result = planContext({
+      messages,
+      options: { weighting: 'static', maxTokens: 1, messageWeights: { [ids[1]!]: 0.25 } },
+    });
     expect(result.plan.entries.map((entry) => entry.weight)).toEqual([1, 0.25, 1]);
   });
 });

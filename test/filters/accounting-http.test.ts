@@ -15,8 +15,16 @@ describe('accounting + spend-limit over HTTP', () => {
     runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts'] });
     // The runtime wires pricing (bundled snapshot, PRICING_FETCH=false), the ledger and corrections itself.
     expect(runtime.services.pricing && runtime.services.ledger && runtime.services.corrections).toBeTruthy();
-    await request(runtime.app).post('/accounting/valves/update').set(runtime.auth).send({ show_usage: true }).expect(200);
-    await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ daily_limit_usd: 0.01 }).expect(200);
+    await request(runtime.app)
+      .post('/accounting/valves/update')
+      .set(runtime.auth)
+      .send({ show_usage: true })
+      .expect(200);
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({ daily_limit_usd: 0.01 })
+      .expect(200);
   });
   afterAll(async () => {
     await runtime.dispose();
@@ -24,7 +32,12 @@ describe('accounting + spend-limit over HTTP', () => {
 
   it('lists both filters with their priorities', async () => {
     const response = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
-    const byId = Object.fromEntries(response.body.data.map((model: { id: string; pipeline: { priority: number } }) => [model.id, model.pipeline.priority]));
+    const byId = Object.fromEntries(
+      response.body.data.map((model: { id: string; pipeline: { priority: number } }) => [
+        model.id,
+        model.pipeline.priority,
+      ]),
+    );
     expect(byId).toEqual({ accounting: 100, 'spend-limit': -50 });
   });
 
@@ -33,18 +46,45 @@ describe('accounting + spend-limit over HTTP', () => {
       model: 'openai/gpt-4o',
       messages: [
         { id: 'u-1', role: 'user', content: 'Hi' },
-        { id: 'a-1', role: 'assistant', content: 'Hello!', usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 } },
+        {
+          id: 'a-1',
+          role: 'assistant',
+          content: 'Hello!',
+          usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 },
+        },
       ],
-      chat_id: 'c-http', session_id: 's-http', id: 'a-1',
+      chat_id: 'c-http',
+      session_id: 's-http',
+      id: 'a-1',
     };
-    const inletBody = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hi' }], metadata: { chat_id: 'c-http' } };
-    await request(runtime.app).post('/spend-limit/filter/inlet').set(runtime.auth).send({ body: inletBody, user }).expect(200);
-    const outlet = await request(runtime.app).post('/accounting/filter/outlet').set(runtime.auth).send({ body, user }).expect(200);
+    const inletBody = {
+      model: 'openai/gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+      metadata: { chat_id: 'c-http' },
+    };
+    await request(runtime.app)
+      .post('/spend-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: inletBody, user })
+      .expect(200);
+    const outlet = await request(runtime.app)
+      .post('/accounting/filter/outlet')
+      .set(runtime.auth)
+      .send({ body, user })
+      .expect(200);
     expect(outlet.body.messages[1].content).toBe('Hello!\n\n*1,200 in · 350 out · $0.0123*');
     expect(outlet.body).toMatchObject({ chat_id: 'c-http', session_id: 's-http', id: 'a-1' });
-    const blocked = await request(runtime.app).post('/v1/spend-limit/filter/inlet').set(runtime.auth).send({ body: inletBody, user }).expect(429);
+    const blocked = await request(runtime.app)
+      .post('/v1/spend-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: inletBody, user })
+      .expect(429);
     expect(blocked.body.detail).toBe('Your daily budget of $0.01 is used up; it resets at 00:00 UTC.');
     const task = { ...inletBody, metadata: { chat_id: 'c-http', task: 'title_generation' } };
-    await request(runtime.app).post('/spend-limit/filter/inlet').set(runtime.auth).send({ body: task, user }).expect(200);
+    await request(runtime.app)
+      .post('/spend-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: task, user })
+      .expect(200);
   });
 });

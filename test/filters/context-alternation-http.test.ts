@@ -3,16 +3,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alternateRoles } from '../../src/engine/constraints/alternate-roles.js';
 import { validateMessageOrder } from '../../src/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { fillerText, labelOf, labels, promptTokens, SimulatedChat, SYSTEM, type Message } from './helpers/flag-chats.js';
+import {
+  fillerText,
+  labelOf,
+  labels,
+  promptTokens,
+  SimulatedChat,
+  SYSTEM,
+  type Message,
+} from './helpers/flag-chats.js';
 
-type Loose = { role?: string; content?: unknown; tool_calls?: Array<{ id: string }>; tool_call_id?: string; [key: string]: unknown };
+type Loose = {
+  role?: string;
+  content?: unknown;
+  tool_calls?: Array<{ id: string }>;
+  tool_call_id?: string;
+  [key: string]: unknown;
+};
 
 const hasCalls = (message: Loose) => Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
 const plain = (message: Loose, role: 'user' | 'assistant') => message.role === role && !hasCalls(message);
 
 /** Positions where a plain message of `role` follows another plain one of the same role. */
 function adjacent(messages: readonly Loose[], role: 'user' | 'assistant'): number[] {
-  return messages.flatMap((message, index) => (index > 0 && plain(message, role) && plain(messages[index - 1]!, role) ? [index] : []));
+  return messages.flatMap((message, index) =>
+    index > 0 && plain(message, role) && plain(messages[index - 1]!, role) ? [index] : [],
+  );
 }
 
 /** Every assistant tool_calls message is followed by exactly its results, and every result follows its call. */
@@ -29,11 +45,21 @@ function expectToolPairsIntact(messages: readonly Loose[]) {
 
 describe('alternateRoles (unit)', () => {
   it('merges adjacent plain user strings with a blank line and returns the merged count', () => {
-    const input = [SYSTEM, { role: 'user', content: 'first' }, { role: 'user', content: 'second' }, { role: 'user', content: 'third' }, { role: 'assistant', content: 'reply' }];
+    const input = [
+      SYSTEM,
+      { role: 'user', content: 'first' },
+      { role: 'user', content: 'second' },
+      { role: 'user', content: 'third' },
+      { role: 'assistant', content: 'reply' },
+    ];
     const snapshot = structuredClone(input);
     const { messages, merged } = alternateRoles(input);
     expect(merged).toBe(2);
-    expect(messages).toEqual([SYSTEM, { role: 'user', content: 'first\n\nsecond\n\nthird' }, { role: 'assistant', content: 'reply' }]);
+    expect(messages).toEqual([
+      SYSTEM,
+      { role: 'user', content: 'first\n\nsecond\n\nthird' },
+      { role: 'assistant', content: 'reply' },
+    ]);
     expect(input).toEqual(snapshot); // not mutated
     expect(messages[0]).toBe(input[0]); // untouched messages are the same objects
     expect(messages[2]).toBe(input[4]);
@@ -42,7 +68,11 @@ describe('alternateRoles (unit)', () => {
 
   it('merges adjacent plain assistant messages, keeping the first one’s other fields', () => {
     const first = { role: 'assistant', content: 'a', name: 'bot', extra: 1 };
-    const { messages, merged } = alternateRoles([{ role: 'user', content: 'q' }, first, { role: 'assistant', content: 'b', name: 'other' }]);
+    const { messages, merged } = alternateRoles([
+      { role: 'user', content: 'q' },
+      first,
+      { role: 'assistant', content: 'b', name: 'other' },
+    ]);
     expect(merged).toBe(1);
     expect(messages[1]).toEqual({ role: 'assistant', content: 'a\n\nb', name: 'bot', extra: 1 });
     expect(first).toEqual({ role: 'assistant', content: 'a', name: 'bot', extra: 1 });
@@ -66,14 +96,28 @@ describe('alternateRoles (unit)', () => {
       { role: 'assistant', content: 'ok' },
       { role: 'user', content: [{ type: 'text', text: 'plain' }, image] },
       { role: 'assistant', content: 'ok' },
-      { role: 'user', content: [{ type: 'text', text: 'parts' }, { type: 'text', text: 'then a string' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'parts' },
+          { type: 'text', text: 'then a string' },
+        ],
+      },
     ]);
     expect(partsFirst).toEqual([{ type: 'text', text: 'look' }, image]);
   });
 
   it('never merges an assistant message with tool_calls; tool results and system messages pass unchanged', () => {
-    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] };
-    const call2 = { role: 'assistant', content: 'checking', tool_calls: [{ id: 'c2', type: 'function', function: { name: 'g', arguments: '{}' } }] };
+    const call = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    };
+    const call2 = {
+      role: 'assistant',
+      content: 'checking',
+      tool_calls: [{ id: 'c2', type: 'function', function: { name: 'g', arguments: '{}' } }],
+    };
     const input = [
       { role: 'system', content: 's1' },
       { role: 'system', content: 's2' },
@@ -101,11 +145,20 @@ describe('alternateRoles (unit)', () => {
     expect(messages.slice(-3)).toEqual(input.slice(-3));
     // A plain assistant message after one with tool_calls (no results in between) is not absorbed either.
     const after = alternateRoles([{ role: 'user', content: 'q' }, call, { role: 'assistant', content: 'plain' }]);
-    expect(after).toEqual({ messages: [{ role: 'user', content: 'q' }, call, { role: 'assistant', content: 'plain' }], merged: 0, sources: [[0], [1], [2]] });
+    expect(after).toEqual({
+      messages: [{ role: 'user', content: 'q' }, call, { role: 'assistant', content: 'plain' }],
+      merged: 0,
+      sources: [[0], [1], [2]],
+    });
   });
 
   it('returns the same objects and 0 when roles already alternate; handles empty input', () => {
-    const input = [SYSTEM, { role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }];
+    const input = [
+      SYSTEM,
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+    ];
     const result = alternateRoles(input);
     expect(result.merged).toBe(0);
     result.messages.forEach((message, index) => expect(message).toBe(input[index]));
@@ -136,17 +189,25 @@ describe('context filter: role_alternation over HTTP', () => {
     return response.body.messages as Message[];
   };
   const setValves = async (values: Record<string, string | number>) => {
-    const form = Object.fromEntries(Object.entries({ max_tokens: MAX, recent: 4, algorithm: 'recency', weighting: 'keyword', ...values }).map(([key, value]) => [key, String(value)]));
+    const form = Object.fromEntries(
+      Object.entries({ max_tokens: MAX, recent: 4, algorithm: 'recency', weighting: 'keyword', ...values }).map(
+        ([key, value]) => [key, String(value)],
+      ),
+    );
     await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
   };
 
   /** A chat whose every inlet call (history as typed) is recorded, to be replayed with the other setting. */
   function recordedChat(chatId: string, start?: Message[]) {
     const histories: Message[][] = [];
-    const chat = new SimulatedChat(async (messages, id) => {
-      histories.push(structuredClone(messages));
-      return inlet(messages, id);
-    }, chatId, start);
+    const chat = new SimulatedChat(
+      async (messages, id) => {
+        histories.push(structuredClone(messages));
+        return inlet(messages, id);
+      },
+      chatId,
+      start,
+    );
     return { chat, histories };
   }
 
@@ -168,8 +229,12 @@ describe('context filter: role_alternation over HTTP', () => {
       expect(promptTokens(strict)).toBeLessThanOrEqual(MAX);
       expect(promptTokens(strict)).toBeLessThanOrEqual(promptTokens(any));
       // Nothing lost: every text sent with `any` is in the strict output, verbatim and in order.
-      const strictText = strict.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n\n');
-      const anyTexts = any.map((message) => (typeof message.content === 'string' ? message.content : '')).filter(Boolean);
+      const strictText = strict
+        .map((message) => (typeof message.content === 'string' ? message.content : ''))
+        .join('\n\n');
+      const anyTexts = any
+        .map((message) => (typeof message.content === 'string' ? message.content : ''))
+        .filter(Boolean);
       let from = 0;
       for (const text of anyTexts) {
         const at = strictText.indexOf(text, from);
@@ -225,18 +290,28 @@ describe('context filter: role_alternation over HTTP', () => {
     const [at] = adjacent(chat.sent[turn]!, 'assistant');
     const pair = chat.sent[turn]!.slice(at! - 1, at! + 1);
     const joined = `${pair[0]!.content}\n\n${pair[1]!.content}`;
-    expect(strict[turn]!.some((message) => message.role === 'assistant' && String(message.content).includes(joined))).toBe(true);
+    expect(
+      strict[turn]!.some((message) => message.role === 'assistant' && String(message.content).includes(joined)),
+    ).toBe(true);
   });
 
   it('tool calls and results stay whole next to merges (smart weighting, a relevant tool exchange)', async () => {
     currentWeighting = 'smart';
     await setValves({ role_alternation: 'any', weighting: 'smart' });
-    const call = (id: string, invoice: string): Message => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_invoice', arguments: `{"invoice":"${invoice}"}` } }] });
+    const call = (id: string, invoice: string): Message => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'get_invoice', arguments: `{"invoice":"${invoice}"}` } }],
+    });
     const opening: Message[] = [
       SYSTEM,
       { role: 'user', content: '!pin Look up invoice 4411 for ACME please.' },
       call('call_4411', '4411'),
-      { role: 'tool', tool_call_id: 'call_4411', content: 'invoice 4411 status: paid in full on March 2nd, 1200 EUR, customer ACME' },
+      {
+        role: 'tool',
+        tool_call_id: 'call_4411',
+        content: 'invoice 4411 status: paid in full on March 2nd, 1200 EUR, customer ACME',
+      },
       { role: 'assistant', content: 'Done: I fetched it for you.' },
       { role: 'user', content: '!pin And invoice 4412 and 4413, both at once.' },
       {
@@ -248,7 +323,11 @@ describe('context filter: role_alternation over HTTP', () => {
         ],
       },
       { role: 'tool', tool_call_id: 'call_4412', content: 'invoice 4412 status: open, 300 EUR, customer ACME' },
-      { role: 'tool', tool_call_id: 'call_4413', content: 'invoice 4413 status: overdue since May, 950 EUR, customer ACME' },
+      {
+        role: 'tool',
+        tool_call_id: 'call_4413',
+        content: 'invoice 4413 status: overdue since May, 950 EUR, customer ACME',
+      },
       { role: 'assistant', content: 'Both fetched.' },
     ];
     const { chat, histories } = recordedChat('alt-tools', opening);
@@ -258,7 +337,9 @@ describe('context filter: role_alternation over HTTP', () => {
     await chat.turn({ text: 'Remind me about invoice 4413 for ACME once more.' });
     const sawTool = chat.sent.some((sent) => sent.some((message) => message.role === 'tool'));
     expect(sawTool).toBe(true);
-    expect(chat.sent.some((sent) => adjacent(sent, 'user').length > 0 || adjacent(sent, 'assistant').length > 0)).toBe(true);
+    expect(chat.sent.some((sent) => adjacent(sent, 'user').length > 0 || adjacent(sent, 'assistant').length > 0)).toBe(
+      true,
+    );
     await replayStrict('alt-tools', histories, chat.sent);
   });
 });

@@ -2,7 +2,16 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAGS_LINE_PREFIX } from '../../src/flags/describe-flags.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { fillerText, label, labelOf, labels, promptTokens, SimulatedChat, SYSTEM, type Message } from './helpers/flag-chats.js';
+import {
+  fillerText,
+  label,
+  labelOf,
+  labels,
+  promptTokens,
+  SimulatedChat,
+  SYSTEM,
+  type Message,
+} from './helpers/flag-chats.js';
 
 /**
  * Every built-in flag, through the real HTTP inlet, over several turns of one chat. Open WebUI
@@ -24,12 +33,18 @@ describe('context filter: every built-in flag changes the selection over HTTP', 
   };
   const outlet = async (messages: Message[], chatId: string, reply: string): Promise<string> => {
     const body = { model: 'gpt-4o', chat_id: chatId, messages: [...messages, { role: 'assistant', content: reply }] };
-    const response = await request(runtime.app).post('/context/filter/outlet').set(runtime.auth).send({ body, user }).expect(200);
+    const response = await request(runtime.app)
+      .post('/context/filter/outlet')
+      .set(runtime.auth)
+      .send({ body, user })
+      .expect(200);
     return response.body.messages.at(-1).content as string;
   };
   /** Admin valves: a 700-token budget (system + 10 ordinary messages) unless overridden. */
   const setValves = async (overrides: Record<string, string | number> = {}) => {
-    const values = Object.fromEntries(Object.entries({ max_tokens: 700, ...overrides }).map(([key, value]) => [key, String(value)]));
+    const values = Object.fromEntries(
+      Object.entries({ max_tokens: 700, ...overrides }).map(([key, value]) => [key, String(value)]),
+    );
     await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(values).expect(200);
   };
   const chat = (chatId: string, start?: Message[]) => new SimulatedChat(inlet, chatId, start);
@@ -201,7 +216,10 @@ describe('context filter: every built-in flag changes the selection over HTTP', 
     // Control: the same chat and the same keep_tag flags, but message 2 was never tagged.
     const flagged = chat('tag');
     const control = chat('tag-control');
-    for (const [played, tag] of [[flagged, '!tag=decision '], [control, '']] as const) {
+    for (const [played, tag] of [
+      [flagged, '!tag=decision '],
+      [control, ''],
+    ] as const) {
       await played.turn();
       await played.turn({ prefix: tag });
       await played.turns(7);
@@ -245,13 +263,24 @@ describe('context filter: every built-in flag changes the selection over HTTP', 
 
   describe('smart weighting', () => {
     /** Shares no word with the question it answers; longer than an ordinary message, so it never just fills a gap. */
-    const ANSWER = 'Go with Postgres: it handles transactions well, replicates cleanly, has mature tooling for backups and point-in-time recovery, supports JSON columns when a schema is still moving, and every hosting provider you might pick offers a managed version with automated failover and monitoring.';
+    const ANSWER =
+      'Go with Postgres: it handles transactions well, replicates cleanly, has mature tooling for backups and point-in-time recovery, supports JSON columns when a schema is still moving, and every hosting provider you might pick offers a managed version with automated failover and monitoring.';
     /** A chat that opens with a tool call about invoice 4411 and a question about the database. */
     const opening = (): Message[] => [
       SYSTEM,
       { role: 'user', content: 'Look up invoice 4411 for ACME please.' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_4411', type: 'function', function: { name: 'get_invoice', arguments: '{"invoice":"4411"}' } }] },
-      { role: 'tool', tool_call_id: 'call_4411', content: 'invoice 4411 status: paid in full on March 2nd, 1200 EUR, customer ACME' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_4411', type: 'function', function: { name: 'get_invoice', arguments: '{"invoice":"4411"}' } },
+        ],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_4411',
+        content: 'invoice 4411 status: paid in full on March 2nd, 1200 EUR, customer ACME',
+      },
       { role: 'assistant', content: 'Done: I fetched it for you.' },
       { role: 'user', content: 'Which database engine should the billing service use?' },
       { role: 'assistant', content: ANSWER },
@@ -325,7 +354,8 @@ describe('context filter: every built-in flag changes the selection over HTTP', 
   it('a combined block `!recent=4,+pin,-nosum Explain…` applies every item and only the block is stripped', async () => {
     await setValves({ recent: 1, max_tokens: 520 });
     // Longer than an ordinary message, so it never just fills a gap the others leave.
-    const explain = 'Explain the kubernetes ingress again, step by step: why "-nosum" appears here, how the ingress controller routes each host and path to its service, which annotations set timeouts, body sizes and TLS redirects, where the certificates live, and how to roll out a new ingress rule without dropping traffic.';
+    const explain =
+      'Explain the kubernetes ingress again, step by step: why "-nosum" appears here, how the ingress controller routes each host and path to its service, which annotations set timeouts, body sizes and TLS redirects, where the certificates live, and how to roll out a new ingress rule without dropping traffic.';
     const flagged = chat('combined');
     const control = chat('combined-control');
     await flagged.turn({ prefix: '!+nosum ', topic: true, topicReply: true });

@@ -12,8 +12,14 @@ function longChat(turns: number): Message[] {
   const messages: Message[] = [{ role: 'system', content: 'You are a helpful assistant.' }];
   for (let turn = 0; turn < turns; turn++) {
     const topic = topics[turn % topics.length]!;
-    messages.push({ role: 'user', content: `Question ${turn} about the ${topic}: ${'please explain the details '.repeat(12)}` });
-    messages.push({ role: 'assistant', content: `Answer ${turn} on the ${topic}: ${'here are the relevant details '.repeat(14)}` });
+    messages.push({
+      role: 'user',
+      content: `Question ${turn} about the ${topic}: ${'please explain the details '.repeat(12)}`,
+    });
+    messages.push({
+      role: 'assistant',
+      content: `Answer ${turn} on the ${topic}: ${'here are the relevant details '.repeat(14)}`,
+    });
   }
   return messages;
 }
@@ -34,14 +40,24 @@ describe('context filter over HTTP', () => {
 
   beforeAll(async () => {
     runtime = await createTestRuntime({ filters: ['context.ts'] });
-    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: '1200' }).expect(200);
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({ max_tokens: '1200' })
+      .expect(200);
   });
   afterAll(async () => runtime.dispose());
 
   it('trims an over-budget history to the budget, keeping the system prompt, the last user message and kept messages byte-for-byte', async () => {
     const messages = longChat(30);
     expect(promptTokens(messages)).toBeGreaterThan(4000);
-    const response = await inlet({ model: 'gpt-4o', messages, metadata: { chat_id: 'chat-trim' }, stream: true, custom_key: 1 });
+    const response = await inlet({
+      model: 'gpt-4o',
+      messages,
+      metadata: { chat_id: 'chat-trim' },
+      stream: true,
+      custom_key: 1,
+    });
     const sent = response.body.messages as Message[];
     expect(promptTokens(sent)).toBeLessThanOrEqual(1200);
     expect(sent[0]).toEqual(messages[0]);
@@ -72,7 +88,10 @@ describe('context filter over HTTP', () => {
   it('!pin keeps the message that carried it on later turns, also after a restart', async () => {
     const messages = longChat(2);
     // Long and off-topic, so nothing but the pin can keep it under this budget.
-    messages.push({ role: 'user', content: `!pin The launch code is ZEBRA-42. ${'Unrelated filler text. '.repeat(30)}` });
+    messages.push({
+      role: 'user',
+      content: `!pin The launch code is ZEBRA-42. ${'Unrelated filler text. '.repeat(30)}`,
+    });
     messages.push({ role: 'assistant', content: 'Noted.' });
     messages.push(...longChat(25).slice(1));
     const first = await inlet({ model: 'gpt-4o', messages, metadata: { chat_id: 'chat-pin' } });
@@ -80,11 +99,17 @@ describe('context filter over HTTP', () => {
     const pinned = `The launch code is ZEBRA-42. ${'Unrelated filler text. '.repeat(30)}`;
     expect(kept).toContain(pinned);
     runtime = await runtime.restart();
-    const later = [...messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Tell me about cat photos again' }];
+    const later = [
+      ...messages,
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'Tell me about cat photos again' },
+    ];
     const second = await inlet({ model: 'gpt-4o', messages: later, metadata: { chat_id: 'chat-pin' } });
     expect((second.body.messages as Message[]).map((message) => message.content)).toContain(pinned);
     // Control: the same history without the pin loses that message under this budget.
-    const unpinned = later.map((message) => (message.content === `!pin ${pinned}` ? { ...message, content: pinned } : message));
+    const unpinned = later.map((message) =>
+      message.content === `!pin ${pinned}` ? { ...message, content: pinned } : message,
+    );
     const control = await inlet({ model: 'gpt-4o', messages: unpinned, metadata: { chat_id: 'chat-nopin' } });
     expect((control.body.messages as Message[]).map((message) => message.content)).not.toContain(pinned);
   });
@@ -97,7 +122,11 @@ describe('context filter over HTTP', () => {
     const chat = (response.body.messages as Message[]).filter((message) => message.role !== 'system');
     expect(chat.filter((message) => message.role === 'user')).toHaveLength(2);
     expect(chat[0]!.role).toBe('user');
-    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: '1200' }).expect(200);
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({ max_tokens: '1200' })
+      .expect(200);
   });
 
   it('on outlet, !flags lists the persistent flags and a rejected value is reported, keeping ids', async () => {
@@ -106,7 +135,11 @@ describe('context filter over HTTP', () => {
       { role: 'assistant', content: 'hi', id: 'm2' },
       { role: 'user', content: '!flags,recent=abc what now?', id: 'm3' },
     ];
-    await inlet({ model: 'gpt-4o', messages: messages.map(({ id: _id, ...rest }) => rest), metadata: { chat_id: 'chat-show' } });
+    await inlet({
+      model: 'gpt-4o',
+      messages: messages.map(({ id: _id, ...rest }) => rest),
+      metadata: { chat_id: 'chat-show' },
+    });
     const outletBody = {
       model: 'gpt-4o',
       chat_id: 'chat-show',
@@ -132,7 +165,10 @@ describe('context filter outlet keeps the user messages as typed', () => {
     const runtime = await createTestRuntime({ filters: ['context.ts'] });
     try {
       const body = {
-        model: 'gpt-4o', chat_id: 'c-keep', session_id: 's', id: 'a2',
+        model: 'gpt-4o',
+        chat_id: 'c-keep',
+        session_id: 's',
+        id: 'a2',
         messages: [
           { id: 'u1', role: 'user', content: '!+nosum hello' },
           { id: 'a1', role: 'assistant', content: 'hi' },
@@ -140,7 +176,11 @@ describe('context filter outlet keeps the user messages as typed', () => {
           { id: 'a2', role: 'assistant', content: 'done' },
         ],
       };
-      const response = await request(runtime.app).post('/context/filter/outlet').set(runtime.auth).send({ body, user: { id: 'u' } }).expect(200);
+      const response = await request(runtime.app)
+        .post('/context/filter/outlet')
+        .set(runtime.auth)
+        .send({ body, user: { id: 'u' } })
+        .expect(200);
       expect(response.body).toEqual(body);
     } finally {
       await runtime.dispose();

@@ -32,17 +32,30 @@ describe('context filter: show_context_note over HTTP', () => {
   /** The outlet as Open WebUI calls it: the history (user message last) plus the reply; returns the reply as it comes back. */
   const outlet = async (history: Message[], chatId: string, reply = 'Sure.'): Promise<string> => {
     const body = { model: 'gpt-4o', chat_id: chatId, messages: [...history, { role: 'assistant', content: reply }] };
-    const response = await request(runtime.app).post('/context/filter/outlet').set(runtime.auth).send({ body, user: user() }).expect(200);
+    const response = await request(runtime.app)
+      .post('/context/filter/outlet')
+      .set(runtime.auth)
+      .send({ body, user: user() })
+      .expect(200);
     const messages = response.body.messages as Message[];
     expect(messages).toHaveLength(history.length + 1);
     return messages.at(-1)!.content as string;
   };
   const setValves = async (values: Record<string, string | number | boolean>) => {
-    const form = Object.fromEntries(Object.entries({ max_tokens: MAX, recent: 4, algorithm: 'recency', weighting: 'keyword', ...values }).map(([key, value]) => [key, String(value)]));
+    const form = Object.fromEntries(
+      Object.entries({ max_tokens: MAX, recent: 4, algorithm: 'recency', weighting: 'keyword', ...values }).map(
+        ([key, value]) => [key, String(value)],
+      ),
+    );
     await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
   };
   const setUserNote = async (value: 'default' | 'on' | 'off') => {
-    const response = await request(runtime.app).post('/context/valves/user/update').query({ user_id: userId }).set(runtime.auth).send({ show_context_note: value }).expect(200);
+    const response = await request(runtime.app)
+      .post('/context/valves/user/update')
+      .query({ user_id: userId })
+      .set(runtime.auth)
+      .send({ show_context_note: value })
+      .expect(200);
     expect(response.body.show_context_note).toBe(value);
   };
   /** The note lines of a reply (the reply itself is the first line). */
@@ -196,7 +209,9 @@ describe('context filter: show_context_note over HTTP', () => {
     expect(num(flaggedMatch[2]!)).toBe(promptTokens(flagged));
     expect(num(flaggedMatch[3]!)).toBe(flaggedHistory.length - flagged.length);
     // The model saw the stripped text: "before" counts the history without the block.
-    const stripped = flaggedHistory.map((message, index) => (index === flaggedHistory.length - 1 ? { ...message, content: fillerText('u', 12) } : message));
+    const stripped = flaggedHistory.map((message, index) =>
+      index === flaggedHistory.length - 1 ? { ...message, content: fillerText('u', 12) } : message,
+    );
     expect(num(flaggedMatch[1]!)).toBe(promptTokens(stripped));
 
     // A flags-only message (`!+pin`) is still a turn; the next turn with no block matches too.

@@ -7,7 +7,10 @@ type Message = { role: string; content: string };
 function chat(turns: number): Message[] {
   const messages: Message[] = [{ role: 'system', content: 'You are terse.' }];
   for (let turn = 0; turn < turns; turn++) {
-    messages.push({ role: 'user', content: `Turn ${turn}: tell me about item ${turn} ${'and its details '.repeat(10)}` });
+    messages.push({
+      role: 'user',
+      content: `Turn ${turn}: tell me about item ${turn} ${'and its details '.repeat(10)}`,
+    });
     messages.push({ role: 'assistant', content: `Item ${turn} is described here ${'with many words '.repeat(12)}` });
   }
   return messages;
@@ -32,7 +35,11 @@ describe('prefix_cache across HTTP requests: the previous prefix is matched and 
 
   beforeAll(async () => {
     runtime = await createTestRuntime({ filters: ['context.ts'] });
-    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: '1500', algorithm: 'prefix_cache' }).expect(200);
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({ max_tokens: '1500', algorithm: 'prefix_cache' })
+      .expect(200);
   });
   afterAll(async () => runtime.dispose());
 

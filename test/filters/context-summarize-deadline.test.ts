@@ -13,7 +13,16 @@ describe('a summarizer slower than the hook timeout', () => {
     await request(runtime.app)
       .post('/context/valves/update')
       .set(runtime.auth)
-      .send({ max_tokens: '700', summary_min_budget: '0', weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_timeout_ms: '20000', summary_retries: '0', ahead_of_time: 'false' })
+      .send({
+        max_tokens: '700',
+        summary_min_budget: '0',
+        weighting: 'static',
+        summary_base_url: server.url,
+        summary_model: 'mini',
+        summary_timeout_ms: '20000',
+        summary_retries: '0',
+        ahead_of_time: 'false',
+      })
       .expect(200);
   });
   afterAll(async () => {
@@ -29,7 +38,9 @@ describe('a summarizer slower than the hook timeout', () => {
       .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: 'slow' } }, user: { id: 'u' } });
     expect(response.status).toBe(200);
     expect(server.chatCalls()).toBeGreaterThan(0);
-    expect(response.body.messages.some((message: { content?: string }) => String(message.content).includes('too late'))).toBe(false);
+    expect(
+      response.body.messages.some((message: { content?: string }) => String(message.content).includes('too late')),
+    ).toBe(false);
     expect(promptTokens(response.body.messages)).toBeLessThanOrEqual(700);
   });
 });

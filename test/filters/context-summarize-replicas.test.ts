@@ -24,9 +24,30 @@ async function replica(server: LoopbackServer): Promise<{ runtime: Runtime; root
   mkdirSync(path.join(root, 'filters'), { recursive: true });
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
   copyShippedFilter('context.ts', path.join(root, 'filters'));
-  const config = loadConfig({ PIPELINES_API_KEY: TEST_API_KEY, LOG_LEVEL: 'silent', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', REDIS_URL: redisUrl, REDIS_PREFIX: prefix }, root);
+  const config = loadConfig(
+    {
+      PIPELINES_API_KEY: TEST_API_KEY,
+      LOG_LEVEL: 'silent',
+      WATCH_FILTERS: 'false',
+      PRICING_FETCH: 'false',
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+    },
+    root,
+  );
   const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
-  await request(runtime.app).post('/context/valves/update').set(auth).send({ max_tokens: '800', summary_min_budget: 0, weighting: 'static', summary_base_url: server.url, summary_model: 'mini', ahead_of_time: false }).expect(200);
+  await request(runtime.app)
+    .post('/context/valves/update')
+    .set(auth)
+    .send({
+      max_tokens: '800',
+      summary_min_budget: 0,
+      weighting: 'static',
+      summary_base_url: server.url,
+      summary_model: 'mini',
+      ahead_of_time: false,
+    })
+    .expect(200);
   return { runtime, root };
 }
 
@@ -50,7 +71,12 @@ describe.runIf(redisUrl)('summaries shared by replicas through Redis', () => {
 
   it('a history summarized on one replica is not summarized again on the other', async () => {
     const messages = orderChat(12);
-    const send = (index: number) => request(replicas[index]!.runtime.app).post('/context/filter/inlet').set(auth).send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: `r${index}` } }, user }).expect(200);
+    const send = (index: number) =>
+      request(replicas[index]!.runtime.app)
+        .post('/context/filter/inlet')
+        .set(auth)
+        .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: `r${index}` } }, user })
+        .expect(200);
     const first = await send(0);
     const calls = server.chatCalls();
     expect(calls).toBeGreaterThan(0);

@@ -9,29 +9,54 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createLogger } from '../../src/util/logger.js';
 import { copyShippedFilter, TEST_API_KEY } from '../helpers/create-test-runtime.js';
-import { embeddingReply, startLoopback, summaryInput, type LoopbackServer, type Script } from '../llm/helpers/loopback-openai.js';
+import {
+  embeddingReply,
+  startLoopback,
+  summaryInput,
+  type LoopbackServer,
+  type Script,
+} from '../llm/helpers/loopback-openai.js';
 import { faithfulSummary, orderChat, promptTokens, type Message } from '../compress/helpers/order-chat.js';
 
 const MODEL_KEY = 'sk-live-DO-NOT-LOG-7c1e99';
 const BUDGET = 800;
 const logs: string[] = [];
 const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-summarize-'));
-const config = loadConfig({ PIPELINES_API_KEY: TEST_API_KEY, LOG_LEVEL: 'debug', WATCH_FILTERS: 'false', PRICING_FETCH: 'false' }, root);
-const logger = createLogger({ level: 'debug', destination: new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) }) });
+const config = loadConfig(
+  { PIPELINES_API_KEY: TEST_API_KEY, LOG_LEVEL: 'debug', WATCH_FILTERS: 'false', PRICING_FETCH: 'false' },
+  root,
+);
+const logger = createLogger({
+  level: 'debug',
+  destination: new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) }),
+});
 const user = { id: 'u1', email: 'u1@example.com', name: 'U', role: 'user' };
 const auth = { Authorization: `Bearer ${TEST_API_KEY}` };
 
 let runtime: Runtime;
 let server: LoopbackServer;
-const inlet = async (messages: unknown[], chatId: string) => (await request(runtime.app).post('/context/filter/inlet').set(auth).send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user }).expect(200)).body.messages as Message[];
-const outlet = (messages: unknown[], chatId: string) => request(runtime.app).post('/context/filter/outlet').set(auth).send({ body: { model: 'gpt-4o', messages, chat_id: chatId }, user }).expect(200);
+const inlet = async (messages: unknown[], chatId: string) =>
+  (
+    await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(auth)
+      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
+      .expect(200)
+  ).body.messages as Message[];
+const outlet = (messages: unknown[], chatId: string) =>
+  request(runtime.app)
+    .post('/context/filter/outlet')
+    .set(auth)
+    .send({ body: { model: 'gpt-4o', messages, chat_id: chatId }, user })
+    .expect(200);
 let current: Record<string, unknown> = {};
 /** Updates valves (the route replaces the whole set, so the values so far are resent). */
 const valves = (values: Record<string, unknown>) => {
   current = { ...current, ...values };
   return request(runtime.app).post('/context/valves/update').set(auth).send(current).expect(200);
 };
-const blockOf = (messages: Message[]) => messages.find((message) => message.role === 'system' && message.content.startsWith('[Earlier in this conversation'));
+const blockOf = (messages: Message[]) =>
+  messages.find((message) => message.role === 'system' && message.content.startsWith('[Earlier in this conversation'));
 const calls = async <T>(work: () => Promise<T>): Promise<{ result: T; calls: number }> => {
   const before = server.chatCalls();
   const result = await work();
@@ -59,7 +84,15 @@ beforeAll(async () => {
   copyShippedFilter('context.ts', path.join(root, 'filters'));
   await start();
   // Static weighting: what is summarized depends on budget and recency only, not on engine keyword tuning.
-  await valves({ max_tokens: String(BUDGET), summary_min_budget: 0, weighting: 'static', summary_base_url: server.url, summary_model: 'mini', summary_api_key: MODEL_KEY, ahead_of_time: false });
+  await valves({
+    max_tokens: String(BUDGET),
+    summary_min_budget: 0,
+    weighting: 'static',
+    summary_base_url: server.url,
+    summary_model: 'mini',
+    summary_api_key: MODEL_KEY,
+    ahead_of_time: false,
+  });
 });
 afterAll(async () => {
   await runtime.close();
@@ -67,7 +100,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 beforeEach(() => {
-  server.script = (seen) => (seen.path.endsWith('/embeddings') ? embeddingReply(seen.body.input) : faithfulSummary(seen));
+  server.script = (seen) =>
+    seen.path.endsWith('/embeddings') ? embeddingReply(seen.body.input) : faithfulSummary(seen);
 });
 
 describe('context filter with a summarizer, over HTTP', () => {
@@ -107,13 +141,25 @@ describe('context filter with a summarizer, over HTTP', () => {
     const { result, calls: made } = await calls(() => inlet(messages, 'sum-none'));
     expect(made).toBe(0);
     await valves({ summary_base_url: server.url });
-    const valveDefaults = { algorithm: 'recency', weighting: 'static', recencyFactor: 1.5, recent: 4, toolPenalty: 0.5, pairCoherence: 0.8, minChatMessages: 1 } as const;
-    expect(result).toEqual(planContext({ messages, model: 'gpt-4o', options: { ...valveDefaults, maxTokens: BUDGET } }).messages);
+    const valveDefaults = {
+      algorithm: 'recency',
+      weighting: 'static',
+      recencyFactor: 1.5,
+      recent: 4,
+      toolPenalty: 0.5,
+      pairCoherence: 0.8,
+      minChatMessages: 1,
+    } as const;
+    expect(result).toEqual(
+      planContext({ messages, model: 'gpt-4o', options: { ...valveDefaults, maxTokens: BUDGET } }).messages,
+    );
   });
 
   it('a failing summarizer (500) falls back to dropping; the inlet still answers within budget', async () => {
     server.script = () => ({ status: 500, json: { error: 'down' } });
-    const fresh = orderChat(13).map((message) => (message.role === 'system' ? message : { ...message, content: `${message.content} again` }));
+    const fresh = orderChat(13).map((message) =>
+      message.role === 'system' ? message : { ...message, content: `${message.content} again` },
+    );
     const result = await inlet(fresh, 'sum-down');
     expect(blockOf(result)).toBeUndefined();
     expect(promptTokens(result)).toBeLessThanOrEqual(BUDGET);
@@ -123,7 +169,9 @@ describe('context filter with a summarizer, over HTTP', () => {
   it('summarizing in an inlet stops at its deadline: no retry after it, dropped instead', async () => {
     await valves({ summary_timeout_ms: 300, summary_retries: 5 });
     server.script = () => ({ status: 429, headers: { 'retry-after': '1' }, json: { error: 'slow down' } });
-    const fresh = orderChat(13).map((message) => (message.role === 'system' ? message : { ...message, content: `${message.content} (third shop)` }));
+    const fresh = orderChat(13).map((message) =>
+      message.role === 'system' ? message : { ...message, content: `${message.content} (third shop)` },
+    );
     const first = server.requests.length;
     try {
       const result = await inlet(fresh, 'sum-deadline');
@@ -141,13 +189,18 @@ describe('context filter with a summarizer, over HTTP', () => {
     await valves({ ahead_of_time: true });
     const history = orderChat(15, 'how are the orders going?');
     await inlet(history, 'sum-aot');
-    const withReply = [...history, { role: 'assistant', content: 'all orders are on track and nothing needs your attention right now' }];
+    const withReply = [
+      ...history,
+      { role: 'assistant', content: 'all orders are on track and nothing needs your attention right now' },
+    ];
     const background = await calls(async () => {
       await outlet(withReply, 'sum-aot');
       await aheadOfTimeDone('sum-aot');
     });
     expect(background.calls).toBeGreaterThan(0);
-    const next = await calls(() => inlet([...withReply, { role: 'user', content: 'how are the payments going?' }], 'sum-aot'));
+    const next = await calls(() =>
+      inlet([...withReply, { role: 'user', content: 'how are the payments going?' }], 'sum-aot'),
+    );
     expect(next.calls).toBe(0);
     expect(blockOf(next.result)).toBeDefined();
     expect(promptTokens(next.result)).toBeLessThanOrEqual(BUDGET);
@@ -156,7 +209,9 @@ describe('context filter with a summarizer, over HTTP', () => {
 
   it('an inlet arriving while the background job of its chat still runs waits for it instead of summarizing the same text twice', async () => {
     await valves({ ahead_of_time: true });
-    const history = orderChat(17, 'anything new on the orders?').map((message) => (message.role === 'system' ? message : { ...message, content: `${message.content} (second shop)` }));
+    const history = orderChat(17, 'anything new on the orders?').map((message) =>
+      message.role === 'system' ? message : { ...message, content: `${message.content} (second shop)` },
+    );
     const slow: Script = (seen) => ({ ...faithfulSummary(seen), delayMs: 200 });
     server.script = slow;
     const withReply = [...history, { role: 'assistant', content: 'the orders of the second shop are fine' }];
@@ -176,9 +231,13 @@ describe('context filter with a summarizer, over HTTP', () => {
     const before = server.embeddingCalls();
     const scored = await inlet(orderChat(12, 'what budget did order ORD-1003 have?'), 'sum-embed');
     expect(server.embeddingCalls()).toBe(before + 1);
-    expect(server.requests.at(-3)?.body?.model === 'embed-small' || server.requests.some((seen) => seen.body?.model === 'embed-small')).toBe(true);
+    expect(
+      server.requests.at(-3)?.body?.model === 'embed-small' ||
+        server.requests.some((seen) => seen.body?.model === 'embed-small'),
+    ).toBe(true);
     expect(promptTokens(scored)).toBeLessThanOrEqual(BUDGET);
-    const failing: Script = (seen) => (seen.path.endsWith('/embeddings') ? { status: 400, json: { error: 'no such model' } } : faithfulSummary(seen));
+    const failing: Script = (seen) =>
+      seen.path.endsWith('/embeddings') ? { status: 400, json: { error: 'no such model' } } : faithfulSummary(seen);
     server.script = failing;
     const fallback = await inlet(orderChat(12, 'what budget did order ORD-1004 have?'), 'sum-embed-2');
     expect(promptTokens(fallback)).toBeLessThanOrEqual(BUDGET);
@@ -199,4 +258,3 @@ describe('context filter with a summarizer, over HTTP', () => {
     expect(text).not.toContain(MODEL_KEY.slice(3));
   });
 });
-

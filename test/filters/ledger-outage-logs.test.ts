@@ -23,17 +23,36 @@ const outletBody = (id: string): FilterBody => ({
   model: 'anthropic/claude-3.5-sonnet',
   messages: [
     { id: `u-${id}`, role: 'user', content: 'Hi' },
-    { id, role: 'assistant', content: 'Hello!', usage: { prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230 } },
+    {
+      id,
+      role: 'assistant',
+      content: 'Hello!',
+      usage: { prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230 },
+    },
   ],
-  chat_id: 'c-1', id,
+  chat_id: 'c-1',
+  id,
 });
 
 async function downStore(queueMax = 1000) {
   const { dir, remove } = tempDir('eunoe-outage-logs-');
   const port = await freePort();
-  const store = new RedisStateStore({ url: `redis://127.0.0.1:${port}`, prefix: 'eunoe-outage:', logger: captureLogger().logger, timeoutMs: 200, queueMax, maxRetryDelayMs: 100, flushRetryMs: 100, journalFile: path.join(dir, 'ledger-journal.db') });
+  const store = new RedisStateStore({
+    url: `redis://127.0.0.1:${port}`,
+    prefix: 'eunoe-outage:',
+    logger: captureLogger().logger,
+    timeoutMs: 200,
+    queueMax,
+    maxRetryDelayMs: 100,
+    flushRetryMs: 100,
+    journalFile: path.join(dir, 'ledger-journal.db'),
+  });
   const { services, pricing } = await realServices(store, dir);
-  cleanups.push(remove, () => store.close(), () => pricing.stop());
+  cleanups.push(
+    remove,
+    () => store.close(),
+    () => pricing.stop(),
+  );
   return { store, services, port };
 }
 
@@ -42,7 +61,11 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
     const { store, services, port } = await downStore();
     const filter = createAccountingFilter({ now: () => NOW });
     const { logger, lines } = captureLogger();
-    const outlet = (id: string) => filter.outlet!({ ...hookArgs(filter, { body: outletBody(id), store, services, hook: 'outlet', filterId: 'accounting' }), logger });
+    const outlet = (id: string) =>
+      filter.outlet!({
+        ...hookArgs(filter, { body: outletBody(id), store, services, hook: 'outlet', filterId: 'accounting' }),
+        logger,
+      });
     for (let index = 0; index < 20; index++) await outlet(`a-${index}`);
 
     expect(store.health().queued).toBe(20);
@@ -56,19 +79,37 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
     await waitFor(() => store.health().queued === 0, 15_000);
     await outlet('a-after');
     expect(lines.filter((line) => line.level === 30 && /answers again/.test(line.msg))).toHaveLength(1);
-    expect((await services.ledger.list({})).map((record) => record.messageId).sort()).toEqual([...Array.from({ length: 20 }, (_, index) => `a-${index}`), 'a-after'].sort());
+    expect((await services.ledger.list({})).map((record) => record.messageId).sort()).toEqual(
+      [...Array.from({ length: 20 }, (_, index) => `a-${index}`), 'a-after'].sort(),
+    );
   });
 
   it('accounting: a record neither Redis nor the journal takes is logged in full, and answered 503 with reject_unrecorded', async () => {
     const { store, services } = await downStore(1);
     const filter = createAccountingFilter({ now: () => NOW });
     const { logger, lines } = captureLogger();
-    const outlet = (id: string) => filter.outlet!({ ...hookArgs(filter, { body: outletBody(id), store, services, hook: 'outlet', filterId: 'accounting', valves: { reject_unrecorded: true } }), logger });
+    const outlet = (id: string) =>
+      filter.outlet!({
+        ...hookArgs(filter, {
+          body: outletBody(id),
+          store,
+          services,
+          hook: 'outlet',
+          filterId: 'accounting',
+          valves: { reject_unrecorded: true },
+        }),
+        logger,
+      });
     await outlet('kept');
-    const error = await Promise.resolve(outlet('refused')).then(() => undefined, (caught: unknown) => caught);
+    const error = await Promise.resolve(outlet('refused')).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(FilterError);
     expect((error as FilterError).status).toBe(503);
-    expect(lines.find((line) => line.level === 50 && (line.record as { messageId?: string })?.messageId === 'refused')).toBeDefined();
+    expect(
+      lines.find((line) => line.level === 50 && (line.record as { messageId?: string })?.messageId === 'refused'),
+    ).toBeDefined();
   });
 
   it('spend-limit: requests pass while the ledger cannot be read, with one warning for the whole outage', async () => {
@@ -77,7 +118,14 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
     const { logger, lines } = captureLogger();
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     for (let index = 0; index < 10; index++) {
-      const args = hookArgs(filter, { body, store, services, valves: { monthly_limit_usd: 5 }, hook: 'inlet', filterId: 'spend-limit' });
+      const args = hookArgs(filter, {
+        body,
+        store,
+        services,
+        valves: { monthly_limit_usd: 5 },
+        hook: 'inlet',
+        filterId: 'spend-limit',
+      });
       expect(await filter.inlet!({ ...args, logger })).toEqual(body);
     }
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);

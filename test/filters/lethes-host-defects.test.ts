@@ -28,7 +28,8 @@ function chat(turns: number, secretAt = -1): Message[] {
   return messages;
 }
 
-const tokens = (messages: Message[]) => messages.reduce((sum, message) => sum + countMessageTokens(message, loadEncoder('o200k_base')), REPLY_PRIMING_TOKENS);
+const tokens = (messages: Message[]) =>
+  messages.reduce((sum, message) => sum + countMessageTokens(message, loadEncoder('o200k_base')), REPLY_PRIMING_TOKENS);
 
 describe('defects of the Python library lethes that the host and filters do not repeat', () => {
   let root: string;
@@ -41,7 +42,10 @@ describe('defects of the Python library lethes that the host and filters do not 
     mkdirSync(path.join(root, 'filters'));
     copyShippedFilter('context.ts', path.join(root, 'filters'));
     const sink = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
-    const config = loadConfig({ PIPELINES_API_KEY: TEST_API_KEY, WATCH_FILTERS: 'false', PRICING_FETCH: 'false', LOG_LEVEL: 'info' }, root);
+    const config = loadConfig(
+      { PIPELINES_API_KEY: TEST_API_KEY, WATCH_FILTERS: 'false', PRICING_FETCH: 'false', LOG_LEVEL: 'info' },
+      root,
+    );
     runtime = await createRuntime({ config, logger: createLogger({ level: 'info', destination: sink }), watch: false });
     await request(runtime.app).post('/context/valves/update').set(auth).send({ max_tokens: '3000' }).expect(200);
   });
@@ -58,19 +62,29 @@ describe('defects of the Python library lethes that the host and filters do not 
       .send({ body: { model: 'gpt-4o', messages: chat(40, 3), metadata: { chat_id: 'o1' } }, user: { id: 'u' } })
       .expect(200);
     expect(response.body.messages.length).toBeGreaterThan(0);
-    const lines = logs.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; reqId?: string });
+    const lines = logs
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; reqId?: string });
     expect(lines.some((line) => line.msg === 'context planned' && line.reqId)).toBe(true);
     expect(logs).not.toContain(SECRET);
   });
 
   it('concurrent chats with different budgets never see each other’s request state', async () => {
-    await request(runtime.app).post('/context/valves/user/update?user_id=small').set(auth).send({ max_tokens: '600', recent: '', default_flags: '' }).expect(200);
+    await request(runtime.app)
+      .post('/context/valves/user/update?user_id=small')
+      .set(auth)
+      .send({ max_tokens: '600', recent: '', default_flags: '' })
+      .expect(200);
     const calls = Array.from({ length: 12 }, (_, index) => {
       const user = index % 2 === 0 ? 'small' : 'large';
       return request(runtime.app)
         .post('/context/filter/inlet')
         .set(auth)
-        .send({ body: { model: 'gpt-4o', messages: chat(30 + index), metadata: { chat_id: `u2-${index}` } }, user: { id: user } })
+        .send({
+          body: { model: 'gpt-4o', messages: chat(30 + index), metadata: { chat_id: `u2-${index}` } },
+          user: { id: user },
+        })
         .then((response) => ({ user, sent: response.body.messages as Message[] }));
     });
     const results = await Promise.all(calls);
@@ -82,7 +96,8 @@ describe('defects of the Python library lethes that the host and filters do not 
 
   it('/health reports the version from package.json', async () => {
     const response = await request(runtime.app).get('/v1/health').set(auth).expect(200);
-    const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
+      .version;
     expect(response.body.version).toBe(version);
   });
 });
@@ -94,7 +109,13 @@ describe.runIf(redisUrl || process.env.CI)('Redis keys carry the deployment pref
     if (!redisUrl) throw new Error('CI needs a Redis');
     const prefix = `eunoe-s3-${randomBytes(4).toString('hex')}:`;
     const store = await createStateStore({
-      config: { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, STATE_TIMEOUT_MS: 500, LEDGER_QUEUE_MAX: 10, sqlitePath: '' },
+      config: {
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: prefix,
+        STATE_TIMEOUT_MS: 500,
+        LEDGER_QUEUE_MAX: 10,
+        sqlitePath: '',
+      },
       logger: silentLogger(),
     });
     const client = new Redis(redisUrl);

@@ -1,7 +1,13 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { chatInletBody, legacyOutletBody, multimodalInletBody, openWebUiUser, taskInletBody } from '../fixtures/openwebui-bodies.js';
+import {
+  chatInletBody,
+  legacyOutletBody,
+  multimodalInletBody,
+  openWebUiUser,
+  taskInletBody,
+} from '../fixtures/openwebui-bodies.js';
 
 /** The shipped example filters, through the real loader and HTTP, with Open WebUI's bodies. */
 describe('shipped filters', () => {
@@ -12,7 +18,12 @@ describe('shipped filters', () => {
   afterAll(async () => runtime.dispose());
 
   const conversation = (turns: number) =>
-    Array.from({ length: turns }, (_, turn) => [{ role: 'user', content: `q${turn}` }, { role: 'assistant', content: `a${turn}` }]).flat().slice(0, -1);
+    Array.from({ length: turns }, (_, turn) => [
+      { role: 'user', content: `q${turn}` },
+      { role: 'assistant', content: `a${turn}` },
+    ])
+      .flat()
+      .slice(0, -1);
   const inlet = (id: string, body: Record<string, unknown>, user: Record<string, unknown> | null = openWebUiUser()) =>
     request(runtime.app).post(`/${id}/filter/inlet`).set(runtime.auth).send({ body, user });
 
@@ -21,11 +32,17 @@ describe('shipped filters', () => {
       const body = { ...chatInletBody(), messages: conversation(40) };
       await inlet('turn-limit', body).expect(200, body);
       const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
-      expect(models.body.data.find((model: { id: string }) => model.id === 'turn-limit').pipeline.pipelines).toEqual([]);
+      expect(models.body.data.find((model: { id: string }) => model.id === 'turn-limit').pipeline.pipelines).toEqual(
+        [],
+      );
     });
 
     it('once targeted through the admin form, it applies', async () => {
-      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ pipelines: ['*'], priority: 0, max_turns: '3', target_user_roles: ['user', 'pending'] }).expect(200);
+      await request(runtime.app)
+        .post('/turn-limit/valves/update')
+        .set(runtime.auth)
+        .send({ pipelines: ['*'], priority: 0, max_turns: '3', target_user_roles: ['user', 'pending'] })
+        .expect(200);
     });
 
     it('max_turns is used: a conversation at the limit passes unchanged and one over it gets a JSON 429', async () => {
@@ -50,7 +67,11 @@ describe('shipped filters', () => {
     });
 
     it('has no outlet: the outlet body comes back unchanged', async () => {
-      await request(runtime.app).post('/turn-limit/filter/outlet').set(runtime.auth).send({ body: legacyOutletBody(), user: openWebUiUser() }).expect(200, legacyOutletBody());
+      await request(runtime.app)
+        .post('/turn-limit/filter/outlet')
+        .set(runtime.auth)
+        .send({ body: legacyOutletBody(), user: openWebUiUser() })
+        .expect(200, legacyOutletBody());
     });
   });
 
@@ -60,18 +81,35 @@ describe('shipped filters', () => {
     });
 
     it('puts the admin prefix, then the user prefix, in front of the system prompt', async () => {
-      await request(runtime.app).post('/system-prefix/valves/update').set(runtime.auth).send({ prefix: 'Be concise.' }).expect(200);
+      await request(runtime.app)
+        .post('/system-prefix/valves/update')
+        .set(runtime.auth)
+        .send({ prefix: 'Be concise.' })
+        .expect(200);
       const user = openWebUiUser();
-      await request(runtime.app).post('/system-prefix/valves/user/update').query({ user_id: user.id }).set(runtime.auth).send({ prefix: 'Answer in French.' }).expect(200);
+      await request(runtime.app)
+        .post('/system-prefix/valves/user/update')
+        .query({ user_id: user.id })
+        .set(runtime.auth)
+        .send({ prefix: 'Answer in French.' })
+        .expect(200);
       const response = await inlet('system-prefix', chatInletBody(), user).expect(200);
       const expected = chatInletBody();
-      expected.messages[0] = { role: 'system', content: `Be concise.\nAnswer in French.\n\n${expected.messages[0]!.content}` };
+      expected.messages[0] = {
+        role: 'system',
+        content: `Be concise.\nAnswer in French.\n\n${expected.messages[0]!.content}`,
+      };
       expect(response.body).toStrictEqual(expected);
 
       // Another user gets only the admin prefix; a user who disabled theirs too.
       const other = await inlet('system-prefix', chatInletBody(), { ...user, id: 'someone-else' }).expect(200);
       expect(other.body.messages[0].content.startsWith('Be concise.\n\n')).toBe(true);
-      await request(runtime.app).post('/system-prefix/valves/user/update').query({ user_id: user.id }).set(runtime.auth).send({ prefix: 'Answer in French.', enabled: 'false' }).expect(200);
+      await request(runtime.app)
+        .post('/system-prefix/valves/user/update')
+        .query({ user_id: user.id })
+        .set(runtime.auth)
+        .send({ prefix: 'Answer in French.', enabled: 'false' })
+        .expect(200);
       const disabled = await inlet('system-prefix', chatInletBody(), user).expect(200);
       expect(disabled.body.messages[0].content.startsWith('Be concise.\n\n')).toBe(true);
     });
@@ -79,7 +117,10 @@ describe('shipped filters', () => {
     it('adds a system message when there is none, keeping the rest of the body', async () => {
       const body = multimodalInletBody();
       const response = await inlet('system-prefix', body, null).expect(200);
-      expect(response.body).toStrictEqual({ ...body, messages: [{ role: 'system', content: 'Be concise.' }, ...body.messages] });
+      expect(response.body).toStrictEqual({
+        ...body,
+        messages: [{ role: 'system', content: 'Be concise.' }, ...body.messages],
+      });
     });
   });
 });

@@ -22,16 +22,33 @@ afterEach(async () => cleanup());
 const user: PipelineUser = { id: 'u1', email: 'ann@example.com', name: 'Ann', role: 'user' };
 const chatBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], metadata: { chat_id: 'c1' } };
 
-async function inlet(now: number, options: { valves?: Record<string, unknown>; user?: PipelineUser; body?: Record<string, unknown> } = {}) {
+async function inlet(
+  now: number,
+  options: { valves?: Record<string, unknown>; user?: PipelineUser; body?: Record<string, unknown> } = {},
+) {
   const filter = createSpendLimitFilter({ now: () => now });
-  return filter.inlet!(hookArgs(filter, { body: options.body ?? chatBody, user: options.user ?? user, store, services: { ledger }, valves: options.valves, hook: 'inlet', filterId: 'spend-limit' }));
+  return filter.inlet!(
+    hookArgs(filter, {
+      body: options.body ?? chatBody,
+      user: options.user ?? user,
+      store,
+      services: { ledger },
+      valves: options.valves,
+      hook: 'inlet',
+      filterId: 'spend-limit',
+    }),
+  );
 }
 async function rejection(promise: Promise<unknown>): Promise<FilterError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(FilterError);
   return error as FilterError;
 }
-const spend = (id: string, cost: string, time: number, userId = 'u1') => ledger.record(usageRecord({ messageId: id, userId, cost, time }));
+const spend = (id: string, cost: string, time: number, userId = 'u1') =>
+  ledger.record(usageRecord({ messageId: id, userId, cost, time }));
 
 describe('spend limits', () => {
   const nov = (day: number, hour = 12) => Date.UTC(2026, 10, day, hour);
@@ -83,14 +100,26 @@ describe('spend limits', () => {
     await spend('a', '6', nov(5));
     const roleCap = { role_limits: { user: { monthly_usd: 5 } } };
     expect((await rejection(inlet(nov(6), { valves: roleCap }))).message).toMatch(/monthly budget of \$5\.00/);
-    expect(await inlet(nov(6), { valves: { ...roleCap, user_limits: { 'ann@example.com': { monthly_usd: 10 } } } })).toEqual(chatBody);
+    expect(
+      await inlet(nov(6), { valves: { ...roleCap, user_limits: { 'ann@example.com': { monthly_usd: 10 } } } }),
+    ).toEqual(chatBody);
     expect(await inlet(nov(6), { valves: { ...roleCap, user_limits: { u1: { monthly_usd: 0 } } } })).toEqual(chatBody);
-    expect((await rejection(inlet(nov(5, 18), { valves: { monthly_limit_usd: 100, user_limits: { u1: { daily_usd: 6 } } } }))).message).toMatch(/daily budget of \$6\.00/);
+    expect(
+      (
+        await rejection(
+          inlet(nov(5, 18), { valves: { monthly_limit_usd: 100, user_limits: { u1: { daily_usd: 6 } } } }),
+        )
+      ).message,
+    ).toMatch(/daily budget of \$6\.00/);
   });
 
   it('no caps configured: never blocks, and valves parse from {}', async () => {
     await spend('a', '1000', nov(5));
     expect(await inlet(nov(6))).toEqual(chatBody);
-    expect(spendLimitDefault.valves!.parse({})).toMatchObject({ daily_limit_usd: 0, monthly_limit_usd: 0, exempt_roles: ['admin'] });
+    expect(spendLimitDefault.valves!.parse({})).toMatchObject({
+      daily_limit_usd: 0,
+      monthly_limit_usd: 0,
+      exempt_roles: ['admin'],
+    });
   });
 });

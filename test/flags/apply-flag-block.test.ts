@@ -19,7 +19,14 @@ function run(steps: Array<[messageId: string, block: string]>, start: FlagStateD
 
 describe('applyBlock', () => {
   it.each([
-    ['+ then - on later messages', [['a', '!+nosum'], ['b', '!-nosum']], {}],
+    [
+      '+ then - on later messages',
+      [
+        ['a', '!+nosum'],
+        ['b', '!-nosum'],
+      ],
+      {},
+    ],
     ['- then + in one block', [['a', '!-recent,+recent=3']], { recent: 3 }],
     ['+ then - in one block', [['a', '!+recent=3,-recent']], {}],
     ['plain flags are not persistent', [['a', '!full,recent=2']], {}],
@@ -30,19 +37,52 @@ describe('applyBlock', () => {
   it.each([
     ['tags replace, last wins', [['m', '!tag=a,tag=b']], { m: { tags: ['b'] } }],
     ['a quoted list gives several tags', [['m', '!tag="a, b"']], { m: { tags: ['a', 'b'] } }],
-    ['-tag=x removes one label', [['m', '!tag="a,b"'], ['m', '!-tag=a']], { m: { tags: ['b'] } }],
-    ['-tag removes every label', [['m', '!tag="a,b"'], ['m', '!-tag']], {}],
+    [
+      '-tag=x removes one label',
+      [
+        ['m', '!tag="a,b"'],
+        ['m', '!-tag=a'],
+      ],
+      { m: { tags: ['b'] } },
+    ],
+    [
+      '-tag removes every label',
+      [
+        ['m', '!tag="a,b"'],
+        ['m', '!-tag'],
+      ],
+      {},
+    ],
     ['pins and tags live together', [['m', '!+pin,tag=x']], { m: { pinned: true, tags: ['x'] } }],
-    ['marks stay on their own message', [['m', '!pin'], ['n', '!tag=x']], { m: { pinned: true }, n: { tags: ['x'] } }],
+    [
+      'marks stay on their own message',
+      [
+        ['m', '!pin'],
+        ['n', '!tag=x'],
+      ],
+      { m: { pinned: true }, n: { tags: ['x'] } },
+    ],
     ['a registered message-scoped flag', [['m', '!remember=3']], { m: { flags: { remember: 3 } } }],
-    ['... removed again', [['m', '!remember=3'], ['m', '!-remember']], {}],
+    [
+      '... removed again',
+      [
+        ['m', '!remember=3'],
+        ['m', '!-remember'],
+      ],
+      {},
+    ],
   ] as const)('marks: %s', (_, steps, marks) => {
     expect(run(steps.map(([id, text]) => [id, text])).marks).toEqual(marks);
   });
 
   it('-key also hides a default until +key sets it again', () => {
     expect(run([['a', '!-nosum']]).cleared).toEqual(['nosum']);
-    expect(run([['a', '!-nosum'], ['b', '!+nosum']]).cleared).toEqual([]);
+    expect(
+      run([
+        ['a', '!-nosum'],
+        ['b', '!+nosum'],
+      ]).cleared,
+    ).toEqual([]);
   });
 
   it('records the applied key once', () => {

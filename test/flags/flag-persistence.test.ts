@@ -77,7 +77,10 @@ describe('flag state on SQLite', () => {
 
   it('the outlet reads but never writes', async () => {
     const store = flagsNamespace(await openStore());
-    const messages: ChatMessage[] = [{ role: 'user', content: '!+nosum,flags hi' }, { role: 'assistant', content: 'hello' }];
+    const messages: ChatMessage[] = [
+      { role: 'user', content: '!+nosum,flags hi' },
+      { role: 'assistant', content: 'hello' },
+    ];
     const { flags } = await resolve({ store }, { messages, chat_id: 'chat-1', id: 'r' }, 'outlet');
     expect(flags.temporary).toEqual({ flags: true });
     expect(flags.persistent).toEqual({ nosum: true });
@@ -121,7 +124,10 @@ describe.runIf(redisUrl)('flag state on Redis', () => {
     };
     await turn(first, '!+nosum,+recent=6 start');
     await turn(second, '!pin,-recent pinned on the other replica');
-    expect((await turn(first, 'back on the first')).flags).toMatchObject({ source: 'store', persistent: { nosum: true } });
+    expect((await turn(first, 'back on the first')).flags).toMatchObject({
+      source: 'store',
+      persistent: { nosum: true },
+    });
     await Promise.all(open.splice(0).map((store) => store.close()));
 
     const restarted = await replica(prefix);
@@ -136,13 +142,20 @@ describe.runIf(redisUrl)('flag state on Redis', () => {
     const [first, second] = [await replica(prefix), await replica(prefix)];
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, index) =>
-        resolve({ store: index % 2 ? first : second }, inletBody([{ role: 'user', content: `!+tag=t${index},+target=${100 + index} m${index}` }])),
+        resolve(
+          { store: index % 2 ? first : second },
+          inletBody([{ role: 'user', content: `!+tag=t${index},+target=${100 + index} m${index}` }]),
+        ),
       ),
     );
     expect(results.every((result) => result.flags.notices.length === 0)).toBe(true);
     const stored = (await first.get('chat:chat-1')) as { marks: Record<string, { tags: string[] }>; applied: string[] };
     expect(stored.applied).toHaveLength(6);
-    expect(Object.values(stored.marks).flatMap((mark) => mark.tags).sort()).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
+    expect(
+      Object.values(stored.marks)
+        .flatMap((mark) => mark.tags)
+        .sort(),
+    ).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
   });
 
   it('sets the TTL on the Redis key', async () => {

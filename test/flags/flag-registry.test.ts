@@ -13,21 +13,35 @@ const costFilter = defineFilter({
 });
 
 describe('FlagRegistry', () => {
-  it.each(['full', 'nosum', 'target', 'context', 'recent', 'pin', 'tag', 'keep_tag', 'weight', 'tool_penalty', 'pair_coherence', 'flags'])(
-    'knows the built-in %s',
-    (key) => {
-      const registry = new FlagRegistry();
-      expect(registry.get(key)?.owner).toBe(BUILTIN_OWNER);
-      expect(registry.has(key.toUpperCase())).toBe(true);
-    },
-  );
+  it.each([
+    'full',
+    'nosum',
+    'target',
+    'context',
+    'recent',
+    'pin',
+    'tag',
+    'keep_tag',
+    'weight',
+    'tool_penalty',
+    'pair_coherence',
+    'flags',
+  ])('knows the built-in %s', (key) => {
+    const registry = new FlagRegistry();
+    expect(registry.get(key)?.owner).toBe(BUILTIN_OWNER);
+    expect(registry.has(key.toUpperCase())).toBe(true);
+  });
 
   it('registers the flags a filter declares with defineFilter, keys in lower case', () => {
     const registry = new FlagRegistry();
     registry.register('cost', costFilter.flags ?? []);
     expect(registry.get('nocost')).toMatchObject({ owner: 'cost', kind: 'boolean' });
     expect(registry.get('BUDGET')).toMatchObject({ key: 'budget', owner: 'cost', min: 0 });
-    expect(registry.list().map((flag) => flag.key)).toEqual([...builtinFlags.map((flag) => flag.key), 'nocost', 'budget']);
+    expect(registry.list().map((flag) => flag.key)).toEqual([
+      ...builtinFlags.map((flag) => flag.key),
+      'nocost',
+      'budget',
+    ]);
   });
 
   it('re-registering (hot reload) replaces the previous set, unregister removes it', () => {
@@ -43,10 +57,23 @@ describe('FlagRegistry', () => {
 
   it.each([
     ['a built-in key', 'other', [{ key: 'full', kind: 'boolean', description: '' }], /already registered by builtin/],
-    ["another filter's key", 'other', [{ key: 'nocost', kind: 'boolean', description: '' }], /already registered by cost/],
+    [
+      "another filter's key",
+      'other',
+      [{ key: 'nocost', kind: 'boolean', description: '' }],
+      /already registered by cost/,
+    ],
     ['a key the grammar cannot express', 'other', [{ key: '9lives', kind: 'boolean', description: '' }], /not valid/],
     ['a key with a sign', 'other', [{ key: '+x', kind: 'boolean', description: '' }], /not valid/],
-    ['the same key twice', 'other', [{ key: 'x', kind: 'boolean', description: '' }, { key: 'X', kind: 'boolean', description: '' }], /declared twice/],
+    [
+      'the same key twice',
+      'other',
+      [
+        { key: 'x', kind: 'boolean', description: '' },
+        { key: 'X', kind: 'boolean', description: '' },
+      ],
+      /declared twice/,
+    ],
     ['the reserved owner name', BUILTIN_OWNER, [{ key: 'x', kind: 'boolean', description: '' }], /cannot be called/],
   ] as const)('rejects %s with a ConfigError and keeps the old set', (_, owner, specs, message) => {
     const registry = new FlagRegistry();

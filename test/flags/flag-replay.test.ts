@@ -1,14 +1,27 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/state/types.js';
-import { deadRedisStore, flagsNamespace, hangingStore, rejectingStore, sqliteStore, tempDir } from './helpers/flag-stores.js';
+import {
+  deadRedisStore,
+  flagsNamespace,
+  hangingStore,
+  rejectingStore,
+  sqliteStore,
+  tempDir,
+} from './helpers/flag-stores.js';
 import { inletBody, outletBody, resolve, type ChatMessage } from './helpers/chat.js';
 
 /** A history whose older messages carry persistent flags, a pin and a tag. */
 const history: ChatMessage[] = [
   { role: 'user', content: '!+nosum,+recent=6 start' },
   { role: 'assistant', content: 'ok' },
-  { role: 'user', content: [{ type: 'text', text: '!pin,tag=decision We use Postgres' }, { type: 'image_url', image_url: { url: 'data:x' } }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: '!pin,tag=decision We use Postgres' },
+      { type: 'image_url', image_url: { url: 'data:x' } },
+    ],
+  },
   { role: 'assistant', content: 'noted' },
   { role: 'user', content: '!-recent,+target=900 less' },
   { role: 'assistant', content: 'fine' },
@@ -39,7 +52,10 @@ describe('replay when the store has nothing or is down', () => {
     expect((body.messages as ChatMessage[]).map((message) => message.content)).toEqual([
       'start',
       'ok',
-      [{ type: 'text', text: 'We use Postgres' }, { type: 'image_url', image_url: { url: 'data:x' } }],
+      [
+        { type: 'text', text: 'We use Postgres' },
+        { type: 'image_url', image_url: { url: 'data:x' } },
+      ],
       'noted',
       'less',
       'fine',
@@ -63,7 +79,10 @@ describe('replay when the store has nothing or is down', () => {
   });
 
   it('with the store down and flags only on the newest message, temporary flags still apply', async () => {
-    const { flags } = await resolve({ store: flagsNamespace(rejectingStore()) }, inletBody([{ role: 'user', content: '!recent=3,+nosum go' }]));
+    const { flags } = await resolve(
+      { store: flagsNamespace(rejectingStore()) },
+      inletBody([{ role: 'user', content: '!recent=3,+nosum go' }]),
+    );
     expect(flags).toMatchObject({ source: 'none', effective: { recent: 3, nosum: true } });
   });
 
@@ -74,8 +93,14 @@ describe('replay when the store has nothing or is down', () => {
     open.push(store);
     const flagsStore = flagsNamespace(store);
     await flagsStore.set('chat:chat-1', { persistent: 'garbage' });
-    expect((await resolve({ store: flagsStore }, inletBody(history))).flags).toMatchObject({ source: 'replay', effective: replayed });
-    expect((await resolve({ store: flagsStore }, inletBody(history))).flags).toMatchObject({ source: 'store', effective: replayed });
+    expect((await resolve({ store: flagsStore }, inletBody(history))).flags).toMatchObject({
+      source: 'replay',
+      effective: replayed,
+    });
+    expect((await resolve({ store: flagsStore }, inletBody(history))).flags).toMatchObject({
+      source: 'store',
+      effective: replayed,
+    });
   });
 
   it('with a stored state the outlet does not re-apply blocks the inlet saw under other ids', async () => {
@@ -86,8 +111,14 @@ describe('replay when the store has nothing or is down', () => {
     const flagsStore = flagsNamespace(store);
     await resolve({ store: flagsStore }, inletBody(history));
     // The outlet body carries the image message as plain text (other id) and the reply.
-    const outlet = history.map((message, index) => (index === 2 ? { role: 'user', content: '!+recent=2,pin,tag=decision We use Postgres' } : message));
-    const { flags } = await resolve({ store: flagsStore }, outletBody([...outlet, { role: 'assistant', content: 'answer' }]), 'outlet');
+    const outlet = history.map((message, index) =>
+      index === 2 ? { role: 'user', content: '!+recent=2,pin,tag=decision We use Postgres' } : message,
+    );
+    const { flags } = await resolve(
+      { store: flagsStore },
+      outletBody([...outlet, { role: 'assistant', content: 'answer' }]),
+      'outlet',
+    );
     expect(flags).toMatchObject({ source: 'store', effective: replayed });
     expect(Object.keys(flags.marks)).toHaveLength(1);
   });

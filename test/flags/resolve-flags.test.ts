@@ -42,7 +42,11 @@ describe('resolveFlags: turns', () => {
 
   it("Open WebUI's filter chain: the next filter's request (already stripped) still gets this turn's flags", async () => {
     const options = { store: flagsNamespace(store) };
-    const history: ChatMessage[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: '!full,recent=abc,flags,+nosum Go on' }];
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+      { role: 'user', content: '!full,recent=abc,flags,+nosum Go on' },
+    ];
     const first = await resolve(options, inletBody(history));
     const second = await resolve(options, first.body);
     expect(contents(second.body.messages)).toEqual(['hello', 'hi', 'Go on']);
@@ -53,14 +57,21 @@ describe('resolveFlags: turns', () => {
     const reply = { role: 'assistant', content: 'answer' };
     const outlet = await resolve(options, outletBody([...(second.body.messages as ChatMessage[]), reply]), 'outlet');
     expect(outlet.flags.has('flags')).toBe(true);
-    const nextTurn = await resolve(options, inletBody([...(second.body.messages as ChatMessage[]), reply, { role: 'user', content: 'Go on' }]));
+    const nextTurn = await resolve(
+      options,
+      inletBody([...(second.body.messages as ChatMessage[]), reply, { role: 'user', content: 'Go on' }]),
+    );
     expect(nextTurn.flags.effective).toEqual({ nosum: true });
   });
 
   it('temporary flags hold when a tool call and its result follow the user message', async () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: '!nosum,target=900 Look this up' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'search', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call-1', content: 'result' },
     ];
     const { flags } = await resolve({ store: flagsNamespace(store) }, inletBody(messages));
@@ -144,7 +155,9 @@ describe('resolveFlags: turns', () => {
   });
 
   it('repeated keys: the last one wins', async () => {
-    const { flags } = await new SimulatedChat({ store: flagsNamespace(store) }).say('!recent=2,recent=5,+target=100,+target=200 x');
+    const { flags } = await new SimulatedChat({ store: flagsNamespace(store) }).say(
+      '!recent=2,recent=5,+target=100,+target=200 x',
+    );
     expect(flags.temporary).toEqual({ recent: 5 });
     expect(flags.persistent).toEqual({ target: 200 });
     expect(flags.effective).toEqual({ recent: 5, target: 200 });
@@ -158,9 +171,14 @@ describe('resolveFlags: turns', () => {
   });
 
   it('!recent=abc is rejected with a notice, the rest of the block still applies', async () => {
-    const { flags, body } = await new SimulatedChat({ store: flagsNamespace(store) }).say('!recent=abc,nosum,weight=99 Go');
+    const { flags, body } = await new SimulatedChat({ store: flagsNamespace(store) }).say(
+      '!recent=abc,nosum,weight=99 Go',
+    );
     expect(flags.effective).toEqual({ nosum: true });
-    expect(flags.notices).toEqual([expect.stringMatching(/^Flag !recent=abc ignored: recent expects a whole number/), expect.stringMatching(/weight must be at most 10/)]);
+    expect(flags.notices).toEqual([
+      expect.stringMatching(/^Flag !recent=abc ignored: recent expects a whole number/),
+      expect.stringMatching(/weight must be at most 10/),
+    ]);
     expect(contents(body.messages)).toEqual(['Go']);
   });
 
@@ -174,7 +192,10 @@ describe('resolveFlags: turns', () => {
   });
 
   it('bad default flags become notices, never errors', async () => {
-    const { flags } = await new SimulatedChat({ store: flagsNamespace(store), defaults: 'nosum,bogus,recent=x,pin' }).say('hi');
+    const { flags } = await new SimulatedChat({
+      store: flagsNamespace(store),
+      defaults: 'nosum,bogus,recent=x,pin',
+    }).say('hi');
     expect(flags.effective).toEqual({ nosum: true });
     expect(flags.notices).toHaveLength(3);
   });
@@ -193,7 +214,12 @@ describe('resolveFlags: turns', () => {
     expect(result.body).not.toBe(body);
     expect(result.body.metadata).toEqual(body.metadata);
     const out = result.body.messages as ChatMessage[];
-    expect([out[0] === messages[0], out[1] === messages[1], out[2] === messages[2], out[3] === messages[3]]).toEqual([true, true, true, false]);
+    expect([out[0] === messages[0], out[1] === messages[1], out[2] === messages[2], out[3] === messages[3]]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     expect(out[3]).toEqual({ role: 'user', content: FLAG_ONLY_TEXT });
   });
 
@@ -202,7 +228,10 @@ describe('resolveFlags: turns', () => {
     const chat = new SimulatedChat({ store: flagsNamespace(store), registry });
     const before = await chat.say('!nocost hello');
     expect(contents(before.body.messages)).toEqual(['!nocost hello']);
-    registry.register('cost', [{ key: 'nocost', kind: 'boolean', description: 'hide cost' }, { key: 'budget', kind: 'number', min: 0, description: 'cap' }]);
+    registry.register('cost', [
+      { key: 'nocost', kind: 'boolean', description: 'hide cost' },
+      { key: 'budget', kind: 'number', min: 0, description: 'cap' },
+    ]);
     const after = await chat.say('!nocost,+budget=2.5 again');
     expect(after.flags.get('nocost')).toBe(true);
     expect(after.flags.persistent).toEqual({ budget: 2.5 });

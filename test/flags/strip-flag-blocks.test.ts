@@ -25,17 +25,30 @@ describe('stripFlagBlocks', () => {
   });
 
   it('strips the block and passes the rest on unchanged', () => {
-    const messages = [{ role: 'user', content: '!recent=4,+pin,-nosum Explain the migration again\n\n```sql\nselect 1;\n```', id: 'm1' }];
+    const messages = [
+      {
+        role: 'user',
+        content: '!recent=4,+pin,-nosum Explain the migration again\n\n```sql\nselect 1;\n```',
+        id: 'm1',
+      },
+    ];
     const result = stripFlagBlocks(messages, known);
-    expect(result.messages[0]).toEqual({ role: 'user', content: 'Explain the migration again\n\n```sql\nselect 1;\n```', id: 'm1' });
+    expect(result.messages[0]).toEqual({
+      role: 'user',
+      content: 'Explain the migration again\n\n```sql\nselect 1;\n```',
+      id: 'm1',
+    });
     expect(result.blocks.map((found) => found.index)).toEqual([0]);
     expect(messages[0]?.content).toMatch(/^!recent=4/);
   });
 
-  it.each([['!full'], ['!+nosum,recent=3'], ['!flags   ']])('the flag-only message %j becomes the neutral text', (content) => {
-    const result = stripFlagBlocks([{ role: 'user', content }], known);
-    expect(result.messages[0]).toEqual({ role: 'user', content: FLAG_ONLY_TEXT });
-  });
+  it.each([['!full'], ['!+nosum,recent=3'], ['!flags   ']])(
+    'the flag-only message %j becomes the neutral text',
+    (content) => {
+      const result = stripFlagBlocks([{ role: 'user', content }], known);
+      expect(result.messages[0]).toEqual({ role: 'user', content: FLAG_ONLY_TEXT });
+    },
+  );
 
   it.each([
     ['assistant', '!full text'],
@@ -47,9 +60,21 @@ describe('stripFlagBlocks', () => {
   });
 
   it('the first text part of multimodal content is parsed and stripped', () => {
-    const messages = [{ role: 'user', content: [image, { type: 'text', text: '!pin What is in this picture?' }, { type: 'text', text: '!full second part' }] }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          image,
+          { type: 'text', text: '!pin What is in this picture?' },
+          { type: 'text', text: '!full second part' },
+        ],
+      },
+    ];
     const result = stripFlagBlocks(messages, known);
-    expect(result.messages[0]).toEqual({ role: 'user', content: [image, { type: 'text', text: 'What is in this picture?' }, { type: 'text', text: '!full second part' }] });
+    expect(result.messages[0]).toEqual({
+      role: 'user',
+      content: [image, { type: 'text', text: 'What is in this picture?' }, { type: 'text', text: '!full second part' }],
+    });
     expect(result.blocks[0]?.block.items.map((item) => item.key)).toEqual(['pin']);
     expect((messages[0]?.content[1] as { text: string }).text).toBe('!pin What is in this picture?');
   });
@@ -76,7 +101,11 @@ describe('stripFlagBlocks', () => {
       { role: 'user', content: '!recent=2 second' },
     ];
     const result = stripFlagBlocks(messages, known);
-    expect(result.messages.map((message) => (message as { content: string }).content)).toEqual(['first', '!full is how you do it', 'second']);
+    expect(result.messages.map((message) => (message as { content: string }).content)).toEqual([
+      'first',
+      '!full is how you do it',
+      'second',
+    ]);
     expect(result.messages[1]).toBe(messages[1]);
     expect(result.blocks.map((found) => found.index)).toEqual([0, 2]);
   });

@@ -29,13 +29,15 @@ export interface TestRuntime extends Runtime {
  * extra filter files by name. Filters in the temp dir import the SDK by absolute path, so
  * shipped files are rewritten to point at this checkout's `src/sdk.js`.
  */
-export async function createTestRuntime(options: {
-  filters?: string[];
-  sources?: Record<string, string>;
-  env?: Record<string, string>;
-  watch?: boolean;
-  root?: string;
-} = {}): Promise<TestRuntime> {
+export async function createTestRuntime(
+  options: {
+    filters?: string[];
+    sources?: Record<string, string>;
+    env?: Record<string, string>;
+    watch?: boolean;
+    root?: string;
+  } = {},
+): Promise<TestRuntime> {
   const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), 'eunoe-test-'));
   const filtersDir = path.join(root, 'filters');
   mkdirSync(filtersDir, { recursive: true });
@@ -43,7 +45,8 @@ export async function createTestRuntime(options: {
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
   if (!options.root) {
     for (const name of options.filters ?? []) copyShippedFilter(name, filtersDir);
-    for (const [name, source] of Object.entries(options.sources ?? {})) writeFileSync(path.join(filtersDir, name), source);
+    for (const [name, source] of Object.entries(options.sources ?? {}))
+      writeFileSync(path.join(filtersDir, name), source);
   }
   const config = loadConfig(
     {
@@ -88,4 +91,3 @@ export function copyShippedFilter(name: string, dir: string): void {
   const text = readFileSync(target, 'utf8').replaceAll("'../src/", `'${path.join(repoRoot, 'src')}/`);
   writeFileSync(target, text);
 }
-

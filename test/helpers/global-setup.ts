@@ -26,4 +26,3 @@ export default async function setup(project: TestProject) {
     await owned?.stop();
   };
 }
-

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmClient } from '../../src/llm/llm-client.js';
 import { LlmError } from '../../src/llm/llm-errors.js';
-import { bagOfWords, chatReply, embeddingReply, startLoopback, type LoopbackServer } from './helpers/loopback-openai.js';
+import {
+  bagOfWords,
+  chatReply,
+  embeddingReply,
+  startLoopback,
+  type LoopbackServer,
+} from './helpers/loopback-openai.js';
 
 const KEY = 'sk-test-SECRET-4f9a2c';
 let server: LoopbackServer;
@@ -9,9 +15,13 @@ afterEach(async () => server?.close());
 
 const client = (options: Partial<ConstructorParameters<typeof LlmClient>[0]> = {}) =>
   new LlmClient({ baseUrl: server.url, apiKey: KEY, model: 'mini', backoffMs: 5, maxRetryDelayMs: 50, ...options });
-const ask = (llm: LlmClient, signal?: AbortSignal) => llm.chat({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 20, signal });
+const ask = (llm: LlmClient, signal?: AbortSignal) =>
+  llm.chat({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 20, signal });
 const failure = async (promise: Promise<unknown>): Promise<LlmError> => {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(LlmError);
   return error as LlmError;
 };
@@ -24,7 +34,12 @@ describe('LlmClient', () => {
     const [request] = server.requests;
     expect(request!.path).toBe('/v1/chat/completions');
     expect(request!.authorization).toBe(`Bearer ${KEY}`);
-    expect(request!.body).toMatchObject({ model: 'mini', max_tokens: 20, provider: { sort: 'price' }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(request!.body).toMatchObject({
+      model: 'mini',
+      max_tokens: 20,
+      provider: { sort: 'price' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('sends no authorization header without a key (local servers)', async () => {
@@ -34,7 +49,13 @@ describe('LlmClient', () => {
   });
 
   it('retries a 500 and a 429 (honouring a Retry-After cut to the bound) and then succeeds', async () => {
-    server = await startLoopback((_, n) => (n === 0 ? { status: 500, json: { error: 'boom' } } : n === 1 ? { status: 429, headers: { 'retry-after': '3600' }, json: {} } : chatReply('fine')));
+    server = await startLoopback((_, n) =>
+      n === 0
+        ? { status: 500, json: { error: 'boom' } }
+        : n === 1
+          ? { status: 429, headers: { 'retry-after': '3600' }, json: {} }
+          : chatReply('fine'),
+    );
     expect(await ask(client({ retries: 2 }))).toBe('fine');
     expect(server.chatCalls()).toBe(3);
   });
@@ -85,7 +106,10 @@ describe('LlmClient', () => {
   });
 
   it('never puts the key into an error message, even when the server echoes it', async () => {
-    server = await startLoopback(() => ({ status: 401, json: { error: { message: `Incorrect API key provided: ${KEY}` } } }));
+    server = await startLoopback(() => ({
+      status: 401,
+      json: { error: { message: `Incorrect API key provided: ${KEY}` } },
+    }));
     const error = await failure(ask(client()));
     expect(error.message).toContain('401');
     expect(error.message).toContain('[redacted]');

@@ -15,7 +15,9 @@ const cost = (model: ModelPrice, usage: Parameters<typeof computeCost>[1], at = 
 
 describe('computeCost: worked examples on the fixture price list', () => {
   it('gpt-4o with 1024 of 1200 prompt tokens cached', () => {
-    expect(cost(price('openai/gpt-4o'), { promptTokens: 1200, cachedTokens: 1024, completionTokens: 350 })).toBe('0.00522');
+    expect(cost(price('openai/gpt-4o'), { promptTokens: 1200, cachedTokens: 1024, completionTokens: 350 })).toBe(
+      '0.00522',
+    );
   });
   it('gpt-4o without cache', () => {
     expect(cost(price('openai/gpt-4o'), { promptTokens: 1200, completionTokens: 350 })).toBe('0.0065');
@@ -25,7 +27,12 @@ describe('computeCost: worked examples on the fixture price list', () => {
   });
   it('claude-3.5-sonnet with cache read and cache write at their own prices', () => {
     expect(
-      cost(price('anthropic/claude-3.5-sonnet'), { promptTokens: 3000, cachedTokens: 2048, cacheWriteTokens: 500, completionTokens: 400 }),
+      cost(price('anthropic/claude-3.5-sonnet'), {
+        promptTokens: 3000,
+        cachedTokens: 2048,
+        cacheWriteTokens: 500,
+        completionTokens: 400,
+      }),
     ).toBe('0.0098454');
   });
   it('long-context override prices the whole request at the higher tier', () => {
@@ -48,18 +55,34 @@ describe('computeCost: unknown prices and cached tokens', () => {
     expect(cached).not.toBe(plain);
   });
   it('free variants cost exactly zero', () => {
-    expect(cost(price('meta-llama/llama-3.2-3b-instruct:free'), { promptTokens: 5000, completionTokens: 5000 })).toBe('0');
+    expect(cost(price('meta-llama/llama-3.2-3b-instruct:free'), { promptTokens: 5000, completionTokens: 5000 })).toBe(
+      '0',
+    );
   });
 });
 
 describe('computeCost: extras', () => {
-  const base: ModelPrice = { id: 'x/y', prompt: '0.000001', completion: '0.000002', request: '0.01', internalReasoning: '0.000004', webSearch: '0.004' };
+  const base: ModelPrice = {
+    id: 'x/y',
+    prompt: '0.000001',
+    completion: '0.000002',
+    request: '0.01',
+    internalReasoning: '0.000004',
+    webSearch: '0.004',
+  };
   it('adds request fees, web searches and separately priced reasoning', () => {
     // 100×1e-6 + (50−20)×2e-6 + 20×4e-6 + 0.01 + 2×0.004
-    expect(cost(base, { promptTokens: 100, completionTokens: 50, reasoningTokens: 20, webSearches: 2 })).toBe('0.01824');
+    expect(cost(base, { promptTokens: 100, completionTokens: 50, reasoningTokens: 20, webSearches: 2 })).toBe(
+      '0.01824',
+    );
   });
   it('applies the discount to the total', () => {
-    expect(cost({ ...base, request: '0', internalReasoning: undefined, discount: 0.25 }, { promptTokens: 1000, completionTokens: 1000 })).toBe('0.00225');
+    expect(
+      cost(
+        { ...base, request: '0', internalReasoning: undefined, discount: 0.25 },
+        { promptTokens: 1000, completionTokens: 1000 },
+      ),
+    ).toBe('0.00225');
   });
 });
 
@@ -84,10 +107,25 @@ describe('applyOverrides', () => {
   });
   it('later entries win key by key; omitted keys inherit; malformed conditions never apply', () => {
     const night = Date.UTC(2026, 0, 1, 23, 30);
-    expect(applyOverrides(windowed, { promptTokens: 10, at: noon })).toMatchObject({ prompt: '0.000001', completion: '0.000002' });
-    expect(applyOverrides(windowed, { promptTokens: 10, at: night })).toMatchObject({ prompt: '0.0000005', completion: '0.000002' });
-    expect(applyOverrides(windowed, { promptTokens: 1000, at: night })).toMatchObject({ prompt: '0.0000005', completion: '0.000002' });
-    expect(applyOverrides(windowed, { promptTokens: 1001, at: night })).toMatchObject({ prompt: '0.0000007', completion: '0.000003' });
-    expect(applyOverrides(windowed, { promptTokens: 1001, at: noon })).toMatchObject({ prompt: '0.000001', completion: '0.000003' });
+    expect(applyOverrides(windowed, { promptTokens: 10, at: noon })).toMatchObject({
+      prompt: '0.000001',
+      completion: '0.000002',
+    });
+    expect(applyOverrides(windowed, { promptTokens: 10, at: night })).toMatchObject({
+      prompt: '0.0000005',
+      completion: '0.000002',
+    });
+    expect(applyOverrides(windowed, { promptTokens: 1000, at: night })).toMatchObject({
+      prompt: '0.0000005',
+      completion: '0.000002',
+    });
+    expect(applyOverrides(windowed, { promptTokens: 1001, at: night })).toMatchObject({
+      prompt: '0.0000007',
+      completion: '0.000003',
+    });
+    expect(applyOverrides(windowed, { promptTokens: 1001, at: noon })).toMatchObject({
+      prompt: '0.000001',
+      completion: '0.000003',
+    });
   });
 });

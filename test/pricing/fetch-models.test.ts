@@ -25,9 +25,17 @@ describe('fetchModels against a loopback OpenRouter', () => {
 
   it('retries a 500 with backoff and succeeds', async () => {
     const delays: number[] = [];
-    const server = await startOpenRouter((_request, response, count) => (count < 3 ? sendJson(response, { error: 'boom' }, 500) : sendJson(response, modelList(3))));
+    const server = await startOpenRouter((_request, response, count) =>
+      count < 3 ? sendJson(response, { error: 'boom' }, 500) : sendJson(response, modelList(3)),
+    );
     close = server.close;
-    const result = await fetchModels({ url: server.url, timeoutMs: 2000, retries: 2, backoffMs: 100, sleep: async (ms) => void delays.push(ms) });
+    const result = await fetchModels({
+      url: server.url,
+      timeoutMs: 2000,
+      retries: 2,
+      backoffMs: 100,
+      sleep: async (ms) => void delays.push(ms),
+    });
     expect(result.models).toHaveLength(3);
     expect(server.requests()).toBe(3);
     expect(delays).toEqual([100, 200]);
@@ -36,7 +44,9 @@ describe('fetchModels against a loopback OpenRouter', () => {
   it('gives up after the retries with an UpstreamError carrying the status', async () => {
     const server = await startOpenRouter((_request, response) => sendJson(response, { error: 'down' }, 503));
     close = server.close;
-    const failure = await fetchModels({ url: server.url, timeoutMs: 2000, retries: 1, sleep: noSleep }).catch((error: unknown) => error);
+    const failure = await fetchModels({ url: server.url, timeoutMs: 2000, retries: 1, sleep: noSleep }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).upstreamStatus).toBe(503);
     expect(server.requests()).toBe(2);
@@ -45,7 +55,9 @@ describe('fetchModels against a loopback OpenRouter', () => {
   it('does not retry a 404', async () => {
     const server = await startOpenRouter((_request, response) => sendJson(response, { error: 'nope' }, 404));
     close = server.close;
-    await expect(fetchModels({ url: server.url, timeoutMs: 2000, retries: 3, sleep: noSleep })).rejects.toThrow(/HTTP 404/);
+    await expect(fetchModels({ url: server.url, timeoutMs: 2000, retries: 3, sleep: noSleep })).rejects.toThrow(
+      /HTTP 404/,
+    );
     expect(server.requests()).toBe(1);
   });
 
@@ -53,7 +65,9 @@ describe('fetchModels against a loopback OpenRouter', () => {
     const server = await startOpenRouter(() => {});
     close = server.close;
     const started = Date.now();
-    await expect(fetchModels({ url: server.url, timeoutMs: 200, retries: 1, sleep: noSleep })).rejects.toBeInstanceOf(UpstreamError);
+    await expect(fetchModels({ url: server.url, timeoutMs: 200, retries: 1, sleep: noSleep })).rejects.toBeInstanceOf(
+      UpstreamError,
+    );
     expect(Date.now() - started).toBeLessThan(3000);
     expect(server.requests()).toBe(2);
   });

@@ -17,7 +17,13 @@ afterEach(async () => {
 
 async function redisStore(prefix: string): Promise<StateStore> {
   const store = await createStateStore({
-    config: { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, STATE_TIMEOUT_MS: 1000, LEDGER_QUEUE_MAX: 100, sqlitePath: '' },
+    config: {
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      STATE_TIMEOUT_MS: 1000,
+      LEDGER_QUEUE_MAX: 100,
+      sqlitePath: '',
+    },
     logger: silentLogger(),
   });
   cleanups.push(() => store.close());
@@ -27,7 +33,18 @@ async function redisStore(prefix: string): Promise<StateStore> {
 describe.skipIf(!redisUrl)('pricing refresh lease on a real Redis', () => {
   it('two replicas: one refresh per interval, the other adopts the new table from the store', async () => {
     const server = await startOpenRouter((_request, response) =>
-      setTimeout(() => sendJson(response, modelList(undefined, (model) => (model.id === 'openai/gpt-4o' ? { ...model, pricing: { prompt: '0.000002', completion: '0.00001' } } : model))), 150),
+      setTimeout(
+        () =>
+          sendJson(
+            response,
+            modelList(undefined, (model) =>
+              model.id === 'openai/gpt-4o'
+                ? { ...model, pricing: { prompt: '0.000002', completion: '0.00001' } }
+                : model,
+            ),
+          ),
+        150,
+      ),
     );
     cleanups.push(server.close);
     const prefix = `eunoe-test-${process.pid}-${Date.now()}:`;
@@ -35,9 +52,24 @@ describe.skipIf(!redisUrl)('pricing refresh lease on a real Redis', () => {
     const a = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     const b = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     cleanups.push(a.cleanup, b.cleanup);
-    const replicaA = createPricingService({ config: a.config(), logger: a.logger, store: storeA, fetch: { retries: 0 }, leaseMs: 60_000 });
-    const replicaB = createPricingService({ config: b.config(), logger: b.logger, store: storeB, fetch: { retries: 0 }, leaseMs: 60_000 });
-    cleanups.push(() => replicaA.stop(), () => replicaB.stop());
+    const replicaA = createPricingService({
+      config: a.config(),
+      logger: a.logger,
+      store: storeA,
+      fetch: { retries: 0 },
+      leaseMs: 60_000,
+    });
+    const replicaB = createPricingService({
+      config: b.config(),
+      logger: b.logger,
+      store: storeB,
+      fetch: { retries: 0 },
+      leaseMs: 60_000,
+    });
+    cleanups.push(
+      () => replicaA.stop(),
+      () => replicaB.stop(),
+    );
     await replicaA.start();
     await replicaB.start();
 
@@ -60,15 +92,27 @@ describe.skipIf(!redisUrl)('pricing refresh lease on a real Redis', () => {
   });
 
   it('a failed refresh releases the lease so the other replica may try', async () => {
-    const server = await startOpenRouter((_request, response, count) => (count === 1 ? sendJson(response, {}, 500) : sendJson(response, modelList())));
+    const server = await startOpenRouter((_request, response, count) =>
+      count === 1 ? sendJson(response, {}, 500) : sendJson(response, modelList()),
+    );
     cleanups.push(server.close);
     const prefix = `eunoe-test-${process.pid}-${Date.now()}-f:`;
     const [storeA, storeB] = [await redisStore(prefix), await redisStore(prefix)];
     const a = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     const b = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     cleanups.push(a.cleanup, b.cleanup);
-    const replicaA = createPricingService({ config: a.config(), logger: a.logger, store: storeA, fetch: { retries: 0 } });
-    const replicaB = createPricingService({ config: b.config(), logger: b.logger, store: storeB, fetch: { retries: 0 } });
+    const replicaA = createPricingService({
+      config: a.config(),
+      logger: a.logger,
+      store: storeA,
+      fetch: { retries: 0 },
+    });
+    const replicaB = createPricingService({
+      config: b.config(),
+      logger: b.logger,
+      store: storeB,
+      fetch: { retries: 0 },
+    });
     await replicaA.start();
     await replicaB.start();
     expect((await replicaA.refresh()).status).toBe('failed');

@@ -16,7 +16,13 @@ describe('pricing refresh schedule', () => {
     cleanups.push(server.close);
     const h = harness({ PRICING_URL: server.url, PRICING_CRON: '*/5 * * * *' });
     cleanups.push(h.cleanup);
-    const created: Array<{ expression: string; options: TaskOptions; run: () => Promise<unknown>; started: boolean; stopped: boolean }> = [];
+    const created: Array<{
+      expression: string;
+      options: TaskOptions;
+      run: () => Promise<unknown>;
+      started: boolean;
+      stopped: boolean;
+    }> = [];
     const scheduler: CronScheduler = {
       validate: (expression) => expression === '*/5 * * * *',
       createTask(expression, run, options) {
@@ -34,7 +40,11 @@ describe('pricing refresh schedule', () => {
     await service.start();
     await service.idle();
     expect(created).toHaveLength(1);
-    expect(created[0]).toMatchObject({ expression: '*/5 * * * *', started: true, options: { noOverlap: true, timezone: 'UTC' } });
+    expect(created[0]).toMatchObject({
+      expression: '*/5 * * * *',
+      started: true,
+      options: { noOverlap: true, timezone: 'UTC' },
+    });
     expect(server.requests()).toBe(1);
     expect(service.status().nextRefresh).toBe('2026-01-01T00:05:00.000Z');
     await created[0]!.run();

@@ -74,7 +74,11 @@ describe('pricing service', () => {
     ['500', (response: import('node:http').ServerResponse) => sendJson(response, { error: 'x' }, 500), /HTTP 500/],
     ['garbage', (response: import('node:http').ServerResponse) => response.end('not json'), /not JSON/],
     ['empty table', (response: import('node:http').ServerResponse) => sendJson(response, { data: [] }), /suspicious/],
-    ['shrunken table', (response: import('node:http').ServerResponse) => sendJson(response, modelList(160)), /suspicious table: 160 models \(current 335\)/],
+    [
+      'shrunken table',
+      (response: import('node:http').ServerResponse) => sendJson(response, modelList(160)),
+      /suspicious table: 160 models \(current 335\)/,
+    ],
   ])('a %s refresh keeps the current table', async (_name, respond, error) => {
     const server = await startOpenRouter((_request, response) => respond(response));
     cleanups.push(server.close);
@@ -102,7 +106,12 @@ describe('pricing service', () => {
   it('an older last-good table yields to a newer bundled snapshot; a newer one wins', async () => {
     const h = harness({ PRICING_FETCH: 'false' });
     cleanups.push(h.cleanup);
-    const table = (fetchedAt: number) => ({ source: 'live', fetchedAt, models: { 'openai/gpt-4o': { id: 'openai/gpt-4o', prompt: '0.000009', completion: '0.00001' } }, aliases: {} });
+    const table = (fetchedAt: number) => ({
+      source: 'live',
+      fetchedAt,
+      models: { 'openai/gpt-4o': { id: 'openai/gpt-4o', prompt: '0.000009', completion: '0.00001' } },
+      aliases: {},
+    });
     writeFileSync(path.join(h.dir, 'last-good.json'), JSON.stringify(table(Date.UTC(2025, 0, 1))));
     const old = track(createPricingService({ config: h.config(), logger: h.logger }));
     await old.start();
@@ -119,12 +128,22 @@ describe('pricing service', () => {
     cleanups.push(h.cleanup);
     const customFile = path.join(h.dir, 'custom.json');
     const aliasFile = path.join(h.dir, 'aliases.json');
-    writeFileSync(customFile, JSON.stringify({ 'acme/house-model': { prompt: '0.000001', completion: '0.000004', context_length: 32768 }, 'openai/gpt-4o': { prompt: '0.000002' } }));
+    writeFileSync(
+      customFile,
+      JSON.stringify({
+        'acme/house-model': { prompt: '0.000001', completion: '0.000004', context_length: 32768 },
+        'openai/gpt-4o': { prompt: '0.000002' },
+      }),
+    );
     writeFileSync(aliasFile, JSON.stringify({ 'company-gpt': 'openai/gpt-4o', house: 'acme/house-model' }));
     const config = h.config({ CUSTOM_PRICING_FILE: customFile, MODEL_ALIASES_FILE: aliasFile });
     const service = track(createPricingService({ config, logger: h.logger }));
     await service.start();
-    expect(service.resolve('company-gpt')).toMatchObject({ id: 'openai/gpt-4o', prompt: '0.000002', completion: '0.00001' });
+    expect(service.resolve('company-gpt')).toMatchObject({
+      id: 'openai/gpt-4o',
+      prompt: '0.000002',
+      completion: '0.00001',
+    });
     expect(service.resolve('house')).toMatchObject({ id: 'acme/house-model', contextLength: 32768 });
     expect(service.lookup.estimateCost('house', { promptTokens: 1000, completionTokens: 1000 })).toBe('0.005');
     expect(service.status()).toMatchObject({ customModels: 2, aliases: 2, models: 336 });
@@ -135,10 +154,14 @@ describe('pricing service', () => {
     cleanups.push(h.cleanup);
     const bad = path.join(h.dir, 'bad.json');
     writeFileSync(bad, '{oops');
-    await expect(createPricingService({ config: h.config({ CUSTOM_PRICING_FILE: bad }), logger: h.logger }).start()).rejects.toThrow(/CUSTOM_PRICING_FILE/);
+    await expect(
+      createPricingService({ config: h.config({ CUSTOM_PRICING_FILE: bad }), logger: h.logger }).start(),
+    ).rejects.toThrow(/CUSTOM_PRICING_FILE/);
     const cron = createPricingService({ config: h.config({ PRICING_CRON: '61 * * * *' }), logger: h.logger }).start();
     await expect(cron).rejects.toBeInstanceOf(ConfigError);
-    await expect(createPricingService({ config: h.config({ PRICING_CRON: '61 * * * *' }), logger: h.logger }).start()).rejects.toThrow(/PRICING_CRON/);
+    await expect(
+      createPricingService({ config: h.config({ PRICING_CRON: '61 * * * *' }), logger: h.logger }).start(),
+    ).rejects.toThrow(/PRICING_CRON/);
   });
 
   it('saves the table in the store and a fresh instance without the file starts from it', async () => {
@@ -156,11 +179,15 @@ describe('pricing service', () => {
     await second.start();
     expect(second.status()).toMatchObject({ source: 'last-good', models: 335 });
     expect(second.resolve('gpt-4o')?.prompt).toBe('0.000002');
-    expect(JSON.parse(readFileSync(path.join(a.dir, 'last-good.json'), 'utf8')).models['openai/gpt-4o'].prompt).toBe('0.000002');
+    expect(JSON.parse(readFileSync(path.join(a.dir, 'last-good.json'), 'utf8')).models['openai/gpt-4o'].prompt).toBe(
+      '0.000002',
+    );
   });
 
   it('concurrent refresh calls share one request', async () => {
-    const server = await startOpenRouter((_request, response) => setTimeout(() => sendJson(response, modelList()), 100));
+    const server = await startOpenRouter((_request, response) =>
+      setTimeout(() => sendJson(response, modelList()), 100),
+    );
     cleanups.push(server.close);
     const h = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     cleanups.push(h.cleanup);
@@ -171,4 +198,3 @@ describe('pricing service', () => {
     expect(server.requests()).toBe(1);
   });
 });
-

@@ -29,7 +29,9 @@ describe('model id normalisation against the real capture', () => {
     expect(resolve('openrouter.openai/gpt-4o')).toBe('openai/gpt-4o');
     expect(resolve('openai.gpt-4.1')).toBe('openai/gpt-4.1');
     expect(resolve('mycorp.gpt-4o')).toBeUndefined();
-    expect(resolveModelId('mycorp.gpt-4o', new ModelIndex(table.models, table.aliases, ['mycorp']))).toBe('openai/gpt-4o');
+    expect(resolveModelId('mycorp.gpt-4o', new ModelIndex(table.models, table.aliases, ['mycorp']))).toBe(
+      'openai/gpt-4o',
+    );
   });
 
   it('a foreign provider path segment is dropped when the rest resolves', () => {
@@ -79,7 +81,10 @@ describe('workspace models', () => {
   const lookup = createPricingLookup(() => index);
   it('resolve through the base model id from metadata or model_item', () => {
     const chatBody = { model: 'my-assistant', metadata: { model: { info: { base_model_id: 'gpt-4o' } } } };
-    const outletBody = { model: 'my-assistant', model_item: { id: 'my-assistant', info: { base_model_id: 'openai/gpt-4.1' } } };
+    const outletBody = {
+      model: 'my-assistant',
+      model_item: { id: 'my-assistant', info: { base_model_id: 'openai/gpt-4.1' } },
+    };
     expect(baseModelIdOf(chatBody)).toBe('gpt-4o');
     expect(baseModelIdOf(outletBody)).toBe('openai/gpt-4.1');
     expect(baseModelIdOf({ model_item: { info: { base_model_id: null } } })).toBeUndefined();

@@ -30,10 +30,17 @@ async function call(server: ServerProcess, method: string, route: string, body?:
 }
 
 const outletBody = (id: string, prompt: number) => ({
-  model: 'openai/gpt-4o', chat_id: 'chat-crash', id,
+  model: 'openai/gpt-4o',
+  chat_id: 'chat-crash',
+  id,
   messages: [
     { id: `${id}-q`, role: 'user', content: 'question' },
-    { id, role: 'assistant', content: 'answer', usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10, cost: prompt / 1e7 } },
+    {
+      id,
+      role: 'assistant',
+      content: 'answer',
+      usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10, cost: prompt / 1e7 },
+    },
   ],
 });
 
@@ -49,16 +56,32 @@ describe.runIf(canRun)('an answered record is never lost', () => {
     const redis = await startOwnedRedis(undefined, { persistDir: path.join(root, 'redis') });
     cleanups.push(() => redis.stop());
     const prefix = `eunoe-crash-${randomBytes(4).toString('hex')}:`;
-    const env = (name: string) => ({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, PIPELINES_API_KEY: KEY, FILTERS_DIR: filters, DATA_DIR: path.join(root, name, 'data'), VALVES_DIR: path.join(root, name, 'valves'), STATE_TIMEOUT_MS: '300', WATCH_FILTERS: 'false' });
+    const env = (name: string) => ({
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      PIPELINES_API_KEY: KEY,
+      FILTERS_DIR: filters,
+      DATA_DIR: path.join(root, name, 'data'),
+      VALVES_DIR: path.join(root, name, 'valves'),
+      STATE_TIMEOUT_MS: '300',
+      WATCH_FILTERS: 'false',
+    });
     let server = await startServerProcess(env('a'));
     const other = await startServerProcess(env('b'));
-    cleanups.push(() => server.stop(), () => other.stop());
+    cleanups.push(
+      () => server.stop(),
+      () => other.stop(),
+    );
 
     const answered: Array<{ id: string; cost: string }> = [];
     const send = async (id: string, prompt: number, retry = false) => {
       const replica = (prompt % 2 === 0) !== retry ? server : other;
-      const response = await call(replica, 'POST', '/accounting/filter/outlet', { user: USER, body: outletBody(id, prompt) });
-      if (response.status === 200 && !answered.some((entry) => entry.id === id)) answered.push({ id, cost: String(prompt / 1e7) });
+      const response = await call(replica, 'POST', '/accounting/filter/outlet', {
+        user: USER,
+        body: outletBody(id, prompt),
+      });
+      if (response.status === 200 && !answered.some((entry) => entry.id === id))
+        answered.push({ id, cost: String(prompt / 1e7) });
       return response.status;
     };
     for (let index = 0; index < 20; index++) expect(await send(`up-${index}`, 1000 + index)).toBe(200);
@@ -72,10 +95,14 @@ describe.runIf(canRun)('an answered record is never lost', () => {
 
     await redis.start(); // the surviving replica replays its own journal by itself
     server = await startServerProcess(env('a')); // the killed one replays its journal at start
-    await waitFor(async () => {
-      const usage = await call(server, 'GET', `/usage?user=${USER.id}`);
-      return usage.status === 200 && usage.body.totals.records >= answered.length;
-    }, 30_000, 100);
+    await waitFor(
+      async () => {
+        const usage = await call(server, 'GET', `/usage?user=${USER.id}`);
+        return usage.status === 200 && usage.body.totals.records >= answered.length;
+      },
+      30_000,
+      100,
+    );
 
     await waitFor(async () => (await call(other, 'GET', '/health')).body.store.queued === 0, 30_000, 100);
     const usage = await call(server, 'GET', `/usage?user=${USER.id}&limit=5000`);

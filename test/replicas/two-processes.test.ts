@@ -60,13 +60,20 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
   it('a valve change made through one replica takes effect on the other without a restart', async () => {
     const updated = await call(a, 'POST', '/context/valves/update', { max_tokens: '777', recent: '5' });
     expect(updated.status).toBe(200);
-    const seen = await eventually(() => call(b, 'GET', '/v1/context/valves'), (value) => value.body.max_tokens === 777);
+    const seen = await eventually(
+      () => call(b, 'GET', '/v1/context/valves'),
+      (value) => value.body.max_tokens === 777,
+    );
     expect(seen.body.max_tokens).toBe(777);
     expect(seen.body.recent).toBe(5);
   });
 
   it('per-user valves saved through one replica are served by the other', async () => {
-    const saved = await call(a, 'POST', '/context/valves/user/update?user_id=u-42', { max_tokens: '500', recent: '', default_flags: '' });
+    const saved = await call(a, 'POST', '/context/valves/user/update?user_id=u-42', {
+      max_tokens: '500',
+      recent: '',
+      default_flags: '',
+    });
     expect(saved.status).toBe(200);
     const read = await call(b, 'GET', '/context/valves/user?user_id=u-42');
     expect(read.body.max_tokens).toBe(500);
@@ -85,7 +92,10 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
     const outlet = await call(b, 'POST', '/context/filter/outlet', {
       user,
       body: {
-        model: 'gpt-4o', chat_id: chat, id: 'm3', session_id: 's',
+        model: 'gpt-4o',
+        chat_id: chat,
+        id: 'm3',
+        session_id: 's',
         messages: [
           { id: 'm1', role: 'user', content: 'hello (edited)' },
           { id: 'm2', role: 'assistant', content: 'hi' },
@@ -102,16 +112,30 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
     const user = { id: 'u-ledger', role: 'user' };
     const chat = `chat-${randomBytes(3).toString('hex')}`;
     const outletBody = (id: string, prompt: number) => ({
-      model: 'openai/gpt-4o', chat_id: chat, session_id: 's', id,
+      model: 'openai/gpt-4o',
+      chat_id: chat,
+      session_id: 's',
+      id,
       messages: [
         { id: `${id}-q`, role: 'user', content: 'question' },
-        { id, role: 'assistant', content: 'answer', usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 } },
+        {
+          id,
+          role: 'assistant',
+          content: 'answer',
+          usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 },
+        },
       ],
     });
-    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r1', 1000) })).status).toBe(200);
-    expect((await call(b, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(200);
+    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r1', 1000) })).status).toBe(
+      200,
+    );
+    expect((await call(b, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(
+      200,
+    );
     // A repeated outlet (Open WebUI retries, or both generations of outlet) never counts twice.
-    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(200);
+    expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r2', 2000) })).status).toBe(
+      200,
+    );
     for (const server of [a, b]) {
       const usage = await call(server, 'GET', `/usage?user=u-ledger&chat=${chat}`);
       expect(usage.status).toBe(200);

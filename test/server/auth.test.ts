@@ -66,9 +66,19 @@ describe('auth matrix', () => {
 
   it('the right key opens the read routes at both prefixes', async () => {
     for (const prefix of PREFIXES) {
-      for (const route of ['/models', '/pipelines', '/turn-limit/valves', '/turn-limit/valves/spec', '/turn-limit/valves/user/spec', '/turn-limit/valves/user?user_id=alice']) {
+      for (const route of [
+        '/models',
+        '/pipelines',
+        '/turn-limit/valves',
+        '/turn-limit/valves/spec',
+        '/turn-limit/valves/user/spec',
+        '/turn-limit/valves/user?user_id=alice',
+      ]) {
         const response = await request(runtime.app).get(`${prefix}${route}`).set(runtime.auth);
-        expect({ route: `${prefix}${route}`, status: response.status }).toEqual({ route: `${prefix}${route}`, status: 200 });
+        expect({ route: `${prefix}${route}`, status: response.status }).toEqual({
+          route: `${prefix}${route}`,
+          status: 200,
+        });
       }
       await request(runtime.app).post(`${prefix}/turn-limit/filter/inlet`).set(runtime.auth).send(body).expect(200);
       await request(runtime.app).post(`${prefix}/turn-limit/filter/outlet`).set(runtime.auth).send(body).expect(200);

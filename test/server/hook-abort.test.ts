@@ -34,7 +34,13 @@ describe('the hook signal', () => {
   afterAll(async () => runtime.dispose());
 
   it('is aborted when the client goes away', async () => {
-    await expect(request(runtime.app).post('/waiting/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).timeout(1000)).rejects.toThrow();
+    await expect(
+      request(runtime.app)
+        .post('/waiting/filter/inlet')
+        .set(runtime.auth)
+        .send({ body: { model: 'm' } })
+        .timeout(1000),
+    ).rejects.toThrow();
     const log = await pollUntil(
       async () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
       (text) => text.includes('aborted'),

@@ -5,7 +5,8 @@ import { openWebUiUser } from '../fixtures/openwebui-bodies.js';
 import { filterSource } from './helpers/filter-source.js';
 
 /** Reports what its hook received; counts calls in its state store. */
-const inspector = (name: string) => filterSource(`export default defineFilter({
+const inspector = (name: string) =>
+  filterSource(`export default defineFilter({
   name: ${JSON.stringify(name)},
   valves: baseValves.extend({ level: z.number().int().default(3) }),
   userValves: z.object({ nickname: z.string().default('anon') }),
@@ -46,12 +47,20 @@ describe('what a hook receives', () => {
   it('user, valves, userValves, flags, requestId, filterId, hook, signal, logger', async () => {
     const user = openWebUiUser();
     await request(runtime.app).post('/alpha/valves/update').set(runtime.auth).send({ level: '7' }).expect(200);
-    await request(runtime.app).post('/alpha/valves/user/update').query({ user_id: user.id }).set(runtime.auth).send({ nickname: 'Ada L.' }).expect(200);
+    await request(runtime.app)
+      .post('/alpha/valves/user/update')
+      .query({ user_id: user.id })
+      .set(runtime.auth)
+      .send({ nickname: 'Ada L.' })
+      .expect(200);
     const response = await request(runtime.app)
       .post('/v1/alpha/filter/inlet')
       .set(runtime.auth)
       .set('X-Request-Id', 'req-42.abc')
-      .send({ body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], metadata: { chat_id: 'c1' } }, user })
+      .send({
+        body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], metadata: { chat_id: 'c1' } },
+        user,
+      })
       .expect(200);
     expect(response.headers['x-request-id']).toBe('req-42.abc');
     expect(response.body.seen).toMatchObject({
@@ -67,14 +76,22 @@ describe('what a hook receives', () => {
       services: 'object',
     });
     expect(typeof response.body.seen.flags.source).toBe('string');
-    const outlet = await request(runtime.app).post('/alpha/filter/outlet').set(runtime.auth).send({ body: { model: 'gpt-4o' }, user }).expect(200);
+    const outlet = await request(runtime.app)
+      .post('/alpha/filter/outlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o' }, user })
+      .expect(200);
     expect(outlet.body.seen.hook).toBe('outlet');
   });
 
   it('a fresh requestId per request when none is sent', async () => {
     const ids = new Set<string>();
     for (let index = 0; index < 3; index++) {
-      const response = await request(runtime.app).post('/alpha/filter/outlet').set(runtime.auth).send({ body: {} }).expect(200);
+      const response = await request(runtime.app)
+        .post('/alpha/filter/outlet')
+        .set(runtime.auth)
+        .send({ body: {} })
+        .expect(200);
       expect(response.body.seen.requestId).toBe(response.headers['x-request-id']);
       ids.add(response.body.seen.requestId);
     }
@@ -82,8 +99,16 @@ describe('what a hook receives', () => {
   });
 
   it('state is a store scoped to the filter: writes are read back, other filters do not see them', async () => {
-    const first = await request(runtime.app).post('/alpha/filter/inlet').set(runtime.auth).send({ body: { write: 'from-alpha' } }).expect(200);
-    const second = await request(runtime.app).post('/alpha/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
+    const first = await request(runtime.app)
+      .post('/alpha/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { write: 'from-alpha' } })
+      .expect(200);
+    const second = await request(runtime.app)
+      .post('/alpha/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: {} })
+      .expect(200);
     expect(second.body.seen.calls).toBe(first.body.seen.calls + 1);
     expect(second.body.seen.sharedKey).toBe('from-alpha');
     const beta = await request(runtime.app).post('/beta/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
@@ -92,10 +117,18 @@ describe('what a hook receives', () => {
   });
 
   it('state survives a restart', async () => {
-    const before = await request(runtime.app).post('/beta/filter/outlet').set(runtime.auth).send({ body: {} }).expect(200);
+    const before = await request(runtime.app)
+      .post('/beta/filter/outlet')
+      .set(runtime.auth)
+      .send({ body: {} })
+      .expect(200);
     expect(before.body.seen.calls).toBeGreaterThan(0);
     runtime = await runtime.restart();
-    const after = await request(runtime.app).post('/beta/filter/outlet').set(runtime.auth).send({ body: {} }).expect(200);
+    const after = await request(runtime.app)
+      .post('/beta/filter/outlet')
+      .set(runtime.auth)
+      .send({ body: {} })
+      .expect(200);
     expect(after.body.seen.calls).toBe(before.body.seen.calls);
   });
 });

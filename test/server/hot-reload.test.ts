@@ -11,30 +11,54 @@ type Model = { id: string; name: string };
 describe('hot reload (watch: true)', () => {
   let runtime: TestRuntime;
   beforeAll(async () => {
-    runtime = await createTestRuntime({ watch: true, sources: { 'first.ts': markerFilter({ name: 'First v1', marker: 'v1' }), 'steady.ts': markerFilter({ name: 'Steady', marker: 'steady' }) } });
+    runtime = await createTestRuntime({
+      watch: true,
+      sources: {
+        'first.ts': markerFilter({ name: 'First v1', marker: 'v1' }),
+        'steady.ts': markerFilter({ name: 'Steady', marker: 'steady' }),
+      },
+    });
   });
   afterAll(async () => runtime.dispose());
 
-  const models = async () => ((await request(runtime.app).get('/models').set(runtime.auth).expect(200)).body.data as Model[]);
-  const pipelines = async () => ((await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200)).body.data as Array<{ id: string; status: string; error?: string }>);
+  const models = async () =>
+    (await request(runtime.app).get('/models').set(runtime.auth).expect(200)).body.data as Model[];
+  const pipelines = async () =>
+    (await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200)).body.data as Array<{
+      id: string;
+      status: string;
+      error?: string;
+    }>;
 
   it('a new file appears without a restart', async () => {
     writeFileSync(path.join(runtime.filtersDir, 'second.ts'), markerFilter({ name: 'Second', marker: 'two' }));
     const found = await pollUntil(models, (list) => list.some((model) => model.id === 'second'));
     expect(found.find((model) => model.id === 'second')?.name).toBe('Second');
-    const inlet = await request(runtime.app).post('/second/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200);
+    const inlet = await request(runtime.app)
+      .post('/second/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200);
     expect(inlet.body.marker).toBe('two');
   });
 
   it('a changed file is re-imported: new name and new behaviour', async () => {
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v2', marker: 'v2' }));
     await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v2'));
-    const inlet = await request(runtime.app).post('/first/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200);
+    const inlet = await request(runtime.app)
+      .post('/first/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200);
     expect(inlet.body.marker).toBe('v2');
   });
 
   it('saved valves survive a hot reload of the file', async () => {
-    await request(runtime.app).post('/first/valves/update').set(runtime.auth).send({ pipelines: ['gpt-4o', 'llama3'] }).expect(200);
+    await request(runtime.app)
+      .post('/first/valves/update')
+      .set(runtime.auth)
+      .send({ pipelines: ['gpt-4o', 'llama3'] })
+      .expect(200);
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v2b', marker: 'v2b' }));
     await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v2b'));
     const valves = await request(runtime.app).get('/first/valves').set(runtime.auth).expect(200);
@@ -43,7 +67,10 @@ describe('hot reload (watch: true)', () => {
   });
 
   it('an edit that breaks the file marks it failed; fixing it brings it back', async () => {
-    writeFileSync(path.join(runtime.filtersDir, 'first.ts'), filterSource('export default defineFilter({ name: "oops", inlet( });'));
+    writeFileSync(
+      path.join(runtime.filtersDir, 'first.ts'),
+      filterSource('export default defineFilter({ name: "oops", inlet( });'),
+    );
     await pollUntil(pipelines, (list) => list.some((entry) => entry.id === 'first' && entry.status === 'failed'));
     expect((await models()).map((model) => model.id)).not.toContain('first');
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v3', marker: 'v3' }));
@@ -54,7 +81,10 @@ describe('hot reload (watch: true)', () => {
   it('a deleted file disappears', async () => {
     rmSync(path.join(runtime.filtersDir, 'second.ts'));
     await pollUntil(models, (list) => !list.some((model) => model.id === 'second'));
-    const response = await request(runtime.app).post('/second/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } });
+    const response = await request(runtime.app)
+      .post('/second/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } });
     expect(response.status).toBe(404);
   });
 
@@ -65,7 +95,11 @@ describe('hot reload (watch: true)', () => {
     await pollUntil(models, (list) => list.some((model) => model.id === 'third'));
     const list = await pipelines();
     expect(list.map((entry) => entry.id).sort()).toEqual(['first', 'steady', 'third']);
-    const inlet = await request(runtime.app).post('/steady/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200);
+    const inlet = await request(runtime.app)
+      .post('/steady/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200);
     expect(inlet.body.marker).toBe('steady');
   });
 });

@@ -55,7 +55,9 @@ describe('HTTP time limits (HEADERS_TIMEOUT_MS=400, REQUEST_TIMEOUT_MS=1200, KEE
 
   it('an authenticated body trickling in (one byte every 100 ms) → 408 JSON and the connection is closed', async () => {
     const socket = await openRawSocket(server.port);
-    socket.write(`POST /no-such/filter/inlet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+    socket.write(
+      `POST /no-such/filter/inlet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+    );
     trickle(socket, '{"body": {"model": "x", "messages": []}} ', 100);
     const response = parseRawResponse(await socket.closed);
     expect(response.status).toBe(408);
@@ -94,12 +96,16 @@ describe('HTTP time limits (HEADERS_TIMEOUT_MS=400, REQUEST_TIMEOUT_MS=1200, KEE
 describe('time limit configuration', () => {
   it('defaults: headers 60 s, whole request 10 min, keep-alive 65 s', () => {
     const config = loadConfig({});
-    expect([config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS, config.KEEP_ALIVE_TIMEOUT_MS]).toEqual([60_000, 600_000, 65_000]);
+    expect([config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS, config.KEEP_ALIVE_TIMEOUT_MS]).toEqual([
+      60_000, 600_000, 65_000,
+    ]);
   });
 
   it('bad values stop start-up naming the variable', () => {
     expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(/REQUEST_TIMEOUT_MS/);
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/HEADERS_TIMEOUT_MS/);
-    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '9000', REQUEST_TIMEOUT_MS: '5000' })).toThrow(/HEADERS_TIMEOUT_MS.*REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '9000', REQUEST_TIMEOUT_MS: '5000' })).toThrow(
+      /HEADERS_TIMEOUT_MS.*REQUEST_TIMEOUT_MS/,
+    );
   });
 });

@@ -38,8 +38,16 @@ const worker = filterSource(`export default defineFilter({
   },
 });`);
 
-function inlet(runtime: TestRuntime, id: string, body: Record<string, unknown>, user: Record<string, unknown> = { id: 'u1' }) {
-  return request(runtime.app).post(`/${id}/filter/inlet`).set(runtime.auth).send({ body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...body }, user });
+function inlet(
+  runtime: TestRuntime,
+  id: string,
+  body: Record<string, unknown>,
+  user: Record<string, unknown> = { id: 'u1' },
+) {
+  return request(runtime.app)
+    .post(`/${id}/filter/inlet`)
+    .set(runtime.auth)
+    .send({ body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...body }, user });
 }
 
 describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with Eunoe)', () => {
@@ -52,9 +60,25 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
 
   it('runs in a worker with state, valves, user valves, flags and services', async () => {
     await request(runtime.app).post('/iso/valves/update').set(runtime.auth).send({ mode: 'loud' }).expect(200);
-    await request(runtime.app).post('/iso/valves/user/update?user_id=u1').set(runtime.auth).send({ nickname: 'Ada' }).expect(200);
+    await request(runtime.app)
+      .post('/iso/valves/user/update?user_id=u1')
+      .set(runtime.auth)
+      .send({ nickname: 'Ada' })
+      .expect(200);
     const first = await inlet(runtime, 'iso', { messages: [{ role: 'user', content: '!shout hello' }] }).expect(200);
-    expect(first.body.seen).toEqual({ calls: 1, nested: 'v', gone: null, mode: 'loud', nickname: 'Ada', shout: true, contextLength: expect.any(Number), spent: expect.stringMatching(/^\d/), filterId: 'iso', deadline: 'number', thread: 'worker' });
+    expect(first.body.seen).toEqual({
+      calls: 1,
+      nested: 'v',
+      gone: null,
+      mode: 'loud',
+      nickname: 'Ada',
+      shout: true,
+      contextLength: expect.any(Number),
+      spent: expect.stringMatching(/^\d/),
+      filterId: 'iso',
+      deadline: 'number',
+      thread: 'worker',
+    });
     expect(first.body.messages[0].content).toBe('hello');
     const second = await inlet(runtime, 'iso', {}).expect(200);
     expect(second.body.seen).toMatchObject({ calls: 2, shout: false });
@@ -65,7 +89,11 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
 
   it('is listed with its isolation; its valves are validated on the host', async () => {
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
-    expect(list.body.data.find((entry: { id: string }) => entry.id === 'iso')).toMatchObject({ status: 'loaded', isolation: 'worker', user_valves: true });
+    expect(list.body.data.find((entry: { id: string }) => entry.id === 'iso')).toMatchObject({
+      status: 'loaded',
+      isolation: 'worker',
+      user_valves: true,
+    });
     await request(runtime.app).post('/iso/valves/update').set(runtime.auth).send({ mode: 'quiet' }).expect(400);
     await request(runtime.app).post('/iso/valves/update').set(runtime.auth).send({ level: -1 }).expect(400);
     const spec = await request(runtime.app).get('/iso/valves/spec').set(runtime.auth).expect(200);
@@ -93,19 +121,38 @@ describe('shipped filters are recognised by content', () => {
     runtime = await runtime.restart();
     const isolation = async () => {
       const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
-      return Object.fromEntries(list.body.data.map((entry: { id: string; isolation: string }) => [entry.id, entry.isolation]));
+      return Object.fromEntries(
+        list.body.data.map((entry: { id: string; isolation: string }) => [entry.id, entry.isolation]),
+      );
     };
     expect(await isolation()).toEqual({ 'turn-limit': 'main', 'system-prefix': 'worker' });
     await runtime.close();
     runtime = await createTestRuntime({ root: runtime.root, env: { FILTER_ISOLATION: 'worker' } });
     expect(await isolation()).toEqual({ 'turn-limit': 'worker', 'system-prefix': 'worker' });
-    await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ pipelines: ['*'], max_turns: 1 }).expect(200);
-    const body = { model: 'm', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }] };
-    const limited = await request(runtime.app).post('/turn-limit/filter/inlet').set(runtime.auth).send({ body, user: { id: 'u', role: 'user' } });
+    await request(runtime.app)
+      .post('/turn-limit/valves/update')
+      .set(runtime.auth)
+      .send({ pipelines: ['*'], max_turns: 1 })
+      .expect(200);
+    const body = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+      ],
+    };
+    const limited = await request(runtime.app)
+      .post('/turn-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({ body, user: { id: 'u', role: 'user' } });
     expect(limited.status).toBe(429);
     expect(limited.body.detail).toMatch(/turn limit exceeded/);
     await runtime.close();
-    runtime = await createTestRuntime({ root: runtime.root, env: { FILTER_ISOLATION: 'off', FILTER_ISOLATION_OVERRIDES: 'turn-limit=worker' } });
+    runtime = await createTestRuntime({
+      root: runtime.root,
+      env: { FILTER_ISOLATION: 'off', FILTER_ISOLATION_OVERRIDES: 'turn-limit=worker' },
+    });
     expect(await isolation()).toEqual({ 'turn-limit': 'worker', 'system-prefix': 'main' });
   });
 });
@@ -118,13 +165,21 @@ describe('a filter not shipped with Eunoe placed in the main thread (FILTER_ISOL
     runtime = await createTestRuntime({
       sources: {
         'spin.ts': filterSource(`while (true) {}\nexport default defineFilter({ inlet: ({ body }) => body });`),
-        'fine.ts': filterSource(`export default defineFilter({ inlet: async ({ body }) => ({ ...body, thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker' }) });`),
+        'fine.ts': filterSource(
+          `export default defineFilter({ inlet: async ({ body }) => ({ ...body, thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker' }) });`,
+        ),
       },
       env: { FILTER_ISOLATION_OVERRIDES: 'spin=main,fine=main', FILTER_LOAD_TIMEOUT_MS: '3000' },
     });
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
-    expect(list.body.data.find((entry: { id: string }) => entry.id === 'spin')).toMatchObject({ status: 'failed', error: expect.stringMatching(/did not finish within 3000 ms/) });
-    expect(list.body.data.find((entry: { id: string }) => entry.id === 'fine')).toMatchObject({ status: 'loaded', isolation: 'main' });
+    expect(list.body.data.find((entry: { id: string }) => entry.id === 'spin')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/did not finish within 3000 ms/),
+    });
+    expect(list.body.data.find((entry: { id: string }) => entry.id === 'fine')).toMatchObject({
+      status: 'loaded',
+      isolation: 'main',
+    });
     const answer = await inlet(runtime, 'fine', {}).expect(200);
     expect(answer.body.thread).toBe('main');
   });

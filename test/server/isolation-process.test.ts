@@ -83,8 +83,13 @@ describe('filter code cannot take a real server process down', () => {
   });
 
   it('a file looping at import does not block start-up: it is listed as failed with a clear error', async () => {
-    const list = (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as { data: Array<Record<string, unknown>> };
-    expect(list.data.find((entry) => entry.id === 'import-loop')).toMatchObject({ status: 'failed', error: expect.stringMatching(/did not finish within 4000 ms/) });
+    const list = (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as {
+      data: Array<Record<string, unknown>>;
+    };
+    expect(list.data.find((entry) => entry.id === 'import-loop')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/did not finish within 4000 ms/),
+    });
     expect(list.data.find((entry) => entry.id === 'looping')).toMatchObject({ status: 'loaded', isolation: 'worker' });
   });
 
@@ -111,13 +116,21 @@ describe('filter code cannot take a real server process down', () => {
     expect([500, 503]).toContain(response.status);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/out of memory/);
     expect(health.every((status) => status === 200)).toBe(true);
-    const next = await pollUntil(() => inlet(server, 'hungry', {}).then((answer) => answer.status), (status) => status === 200, 15_000);
+    const next = await pollUntil(
+      () => inlet(server, 'hungry', {}).then((answer) => answer.status),
+      (status) => status === 200,
+      15_000,
+    );
     expect(next).toBe(200);
   });
 
   it('an upload that loops at import is rejected (400) and the server keeps answering', async () => {
     const { body, contentType } = multipartFile('upload-loop.ts', importLoop);
-    const upload = fetch(`${server.url}/pipelines/upload`, { method: 'POST', headers: { ...auth, 'Content-Type': contentType }, body });
+    const upload = fetch(`${server.url}/pipelines/upload`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': contentType },
+      body,
+    });
     const health = await healthWhile(server, upload);
     const response = await upload;
     expect(response.status).toBe(400);

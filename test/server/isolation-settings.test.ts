@@ -7,13 +7,27 @@ import { parseOverrides, placementFor, type IsolationSettings } from '../../src/
 import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/host/isolation/shipped-filters.js';
 import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
 
-const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSettings => ({ mode, overrides: parseOverrides(overrides), loadTimeoutMs: 1, maxMemoryMb: 64 });
+const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSettings => ({
+  mode,
+  overrides: parseOverrides(overrides),
+  loadTimeoutMs: 1,
+  maxMemoryMb: 64,
+});
 
 describe('isolation settings', () => {
   it('auto isolates what is not shipped; worker isolates all; off none', () => {
-    expect([placementFor(settings('auto'), 'x', false), placementFor(settings('auto'), 'x', true)]).toEqual(['worker', 'main']);
-    expect([placementFor(settings('worker'), 'x', false), placementFor(settings('worker'), 'x', true)]).toEqual(['worker', 'worker']);
-    expect([placementFor(settings('off'), 'x', false), placementFor(settings('off'), 'x', true)]).toEqual(['main', 'main']);
+    expect([placementFor(settings('auto'), 'x', false), placementFor(settings('auto'), 'x', true)]).toEqual([
+      'worker',
+      'main',
+    ]);
+    expect([placementFor(settings('worker'), 'x', false), placementFor(settings('worker'), 'x', true)]).toEqual([
+      'worker',
+      'worker',
+    ]);
+    expect([placementFor(settings('off'), 'x', false), placementFor(settings('off'), 'x', true)]).toEqual([
+      'main',
+      'main',
+    ]);
   });
 
   it('a per-file override wins; a non-shipped file forced into the main thread is import-checked first', () => {

@@ -8,7 +8,8 @@ import { expectJsonError, PREFIXES } from './helpers/http.js';
 
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-const inlet = (content: string) => `{"body": {"model": "gpt-4o", "messages": [{"role": "user", "content": ${content}}]}}`;
+const inlet = (content: string) =>
+  `{"body": {"model": "gpt-4o", "messages": [{"role": "user", "content": ${content}}]}}`;
 
 describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
   let runtime: TestRuntime;
@@ -25,11 +26,19 @@ describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
   });
   afterAll(async () => runtime.dispose());
 
-  const post = (path: string, text: string) => request(runtime.app).post(path).set(runtime.auth).set('Content-Type', 'application/json').send(text);
+  const post = (path: string, text: string) =>
+    request(runtime.app).post(path).set(runtime.auth).set('Content-Type', 'application/json').send(text);
 
-  it.each(PREFIXES)('200k nested arrays as the body → 400 JSON, not a 500 stack overflow (prefix "%s")', async (prefix) => {
-    expectJsonError(await post(`${prefix}/echo/filter/inlet`, nestedArrays(200_000)), 400, /nested deeper than 100 levels/);
-  });
+  it.each(PREFIXES)(
+    '200k nested arrays as the body → 400 JSON, not a 500 stack overflow (prefix "%s")',
+    async (prefix) => {
+      expectJsonError(
+        await post(`${prefix}/echo/filter/inlet`, nestedArrays(200_000)),
+        400,
+        /nested deeper than 100 levels/,
+      );
+    },
+  );
 
   it('20k nested objects inside a message → 400 JSON', async () => {
     expectJsonError(await post('/echo/filter/inlet', inlet(nestedObjects(20_000))), 400, /nested deeper than 100/);
@@ -44,7 +53,9 @@ describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
   it('an object valve typed as deep JSON text in the form → 400 JSON (was a 500 when saving)', async () => {
     const text = JSON.stringify({ limits: `{"a": ${nestedArrays(200_000)}}` });
     expectJsonError(await post('/sink/valves/update', text), 400, /nested deeper than 100 levels/);
-    const ok = await post('/sink/valves/update', JSON.stringify({ limits: '{"user": {"monthly_usd": 20}}' })).expect(200);
+    const ok = await post('/sink/valves/update', JSON.stringify({ limits: '{"user": {"monthly_usd": 20}}' })).expect(
+      200,
+    );
     expect(ok.body.limits).toEqual({ user: { monthly_usd: 20 } });
   });
 
@@ -59,11 +70,22 @@ describe('deeply nested JSON bodies (default JSON_MAX_DEPTH=100)', () => {
   });
 
   it('a UTF-16 body is scanned decoded: deep → 400, shallow → 200; a charset without a decoder → 400', async () => {
-    const utf16 = (text: string) => request(runtime.app).post('/echo/filter/inlet').set(runtime.auth).set('Content-Type', 'application/json; charset=utf-16').serialize((data: unknown) => data as string).send(Buffer.from(`\ufeff${text}`, 'utf16le'));
+    const utf16 = (text: string) =>
+      request(runtime.app)
+        .post('/echo/filter/inlet')
+        .set(runtime.auth)
+        .set('Content-Type', 'application/json; charset=utf-16')
+        .serialize((data: unknown) => data as string)
+        .send(Buffer.from(`\ufeff${text}`, 'utf16le'));
     expectJsonError(await utf16(nestedArrays(1000)), 400, /nested deeper than 100/);
     const ok = await utf16(inlet('"[[[[ é"')).expect(200);
     expect(ok.body.messages[0].content).toBe('[[[[ é');
-    const utf32 = await request(runtime.app).post('/echo/filter/inlet').set(runtime.auth).set('Content-Type', 'application/json; charset=utf-32').serialize((data: unknown) => data as string).send(Buffer.from('{}'));
+    const utf32 = await request(runtime.app)
+      .post('/echo/filter/inlet')
+      .set(runtime.auth)
+      .set('Content-Type', 'application/json; charset=utf-32')
+      .serialize((data: unknown) => data as string)
+      .send(Buffer.from('{}'));
     expectJsonError(utf32, 400, /Unsupported charset/);
   });
 
@@ -81,7 +103,12 @@ describe('JSON_MAX_DEPTH', () => {
   afterAll(async () => runtime.dispose());
 
   it('is configurable: 8 levels pass, 9 are a 400 naming the limit', async () => {
-    const send = (depth: number) => request(runtime.app).post('/echo/filter/inlet').set(runtime.auth).set('Content-Type', 'application/json').send(inlet(nestedArrays(depth)));
+    const send = (depth: number) =>
+      request(runtime.app)
+        .post('/echo/filter/inlet')
+        .set(runtime.auth)
+        .set('Content-Type', 'application/json')
+        .send(inlet(nestedArrays(depth)));
     await send(4).expect(200);
     expectJsonError(await send(5), 400, 'JSON body nested deeper than 8 levels (JSON_MAX_DEPTH)');
   });

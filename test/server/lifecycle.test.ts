@@ -9,13 +9,21 @@ import { multipartFile } from './helpers/multipart.js';
 type Event = { tag: string; event: string; level?: number };
 
 /** A runtime whose filters log lifecycle events to `<root>/lifecycle.log` (the log path lives in the root). */
-async function lifecycleRuntime(filters: Record<string, { tag: string; priority?: number; startupThrows?: boolean; shutdownThrows?: boolean }>) {
+async function lifecycleRuntime(
+  filters: Record<string, { tag: string; priority?: number; startupThrows?: boolean; shutdownThrows?: boolean }>,
+) {
   const runtime = await createTestRuntime();
   const logFile = path.join(runtime.root, 'lifecycle.log');
   writeFileSync(logFile, '');
-  for (const [file, options] of Object.entries(filters)) writeFileSync(path.join(runtime.filtersDir, file), lifecycleFilter(logFile, options.tag, options));
+  for (const [file, options] of Object.entries(filters))
+    writeFileSync(path.join(runtime.filtersDir, file), lifecycleFilter(logFile, options.tag, options));
   const restarted = await runtime.restart();
-  const events = (): Event[] => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const events = (): Event[] =>
+    (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   const clear = () => writeFileSync(logFile, '');
   return { runtime: restarted, events, clear, logFile };
 }
@@ -28,7 +36,11 @@ describe('lifecycle hooks', () => {
   });
 
   it('onStartup runs for every filter, in priority order, before the first request is served', async () => {
-    const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a', priority: 5 }, 'b.ts': { tag: 'b', priority: -5 }, 'c.ts': { tag: 'c', priority: 0 } });
+    const setup = await lifecycleRuntime({
+      'a.ts': { tag: 'a', priority: 5 },
+      'b.ts': { tag: 'b', priority: -5 },
+      'c.ts': { tag: 'c', priority: 0 },
+    });
     runtime = setup.runtime;
     expect(setup.events()).toEqual([
       { tag: 'b', event: 'startup', level: 1 },
@@ -36,7 +48,11 @@ describe('lifecycle hooks', () => {
       { tag: 'a', event: 'startup', level: 1 },
     ]);
     // The startup hook sleeps before setting its flag: the very first inlet already sees it set.
-    const response = await request(runtime.app).post('/a/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200);
+    const response = await request(runtime.app)
+      .post('/a/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200);
     expect(response.body.started).toBe(true);
   });
 
@@ -68,7 +84,12 @@ describe('lifecycle hooks', () => {
     await request(runtime.app).post('/pipelines/reload').set(runtime.auth).expect(200);
     const events = setup.events();
     expect(events.map((event) => event.event)).toEqual(['shutdown', 'shutdown', 'startup', 'startup']);
-    expect(events.filter((event) => event.event === 'shutdown').map((event) => event.tag).sort()).toEqual(['a', 'b']);
+    expect(
+      events
+        .filter((event) => event.event === 'shutdown')
+        .map((event) => event.tag)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(events.filter((event) => event.event === 'startup').map((event) => event.tag)).toEqual(['a', 'b']);
   });
 
@@ -77,7 +98,12 @@ describe('lifecycle hooks', () => {
     runtime = setup.runtime;
     setup.clear();
     const upload = multipartFile('a.ts', lifecycleFilter(setup.logFile, 'a-new'));
-    await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', upload.contentType).send(upload.body).expect(200);
+    await request(runtime.app)
+      .post('/pipelines/upload')
+      .set(runtime.auth)
+      .set('Content-Type', upload.contentType)
+      .send(upload.body)
+      .expect(200);
     expect(setup.events()).toEqual([
       { tag: 'a-old', event: 'shutdown' },
       { tag: 'a-new', event: 'startup', level: 1 },
@@ -88,11 +114,21 @@ describe('lifecycle hooks', () => {
     const setup = await lifecycleRuntime({ 'a.ts': { tag: 'a' }, 'b.ts': { tag: 'b' } });
     setup.clear();
     runtime = await setup.runtime.restart();
-    expect(setup.events().filter((event) => event.event === 'shutdown').map((event) => event.tag).sort()).toEqual(['a', 'b']);
+    expect(
+      setup
+        .events()
+        .filter((event) => event.event === 'shutdown')
+        .map((event) => event.tag)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('a failing onStartup marks only that filter failed; a failing onShutdown does not stop a delete', async () => {
-    const setup = await lifecycleRuntime({ 'bad.ts': { tag: 'bad', startupThrows: true }, 'grumpy.ts': { tag: 'grumpy', shutdownThrows: true }, 'ok.ts': { tag: 'ok' } });
+    const setup = await lifecycleRuntime({
+      'bad.ts': { tag: 'bad', startupThrows: true },
+      'grumpy.ts': { tag: 'grumpy', shutdownThrows: true },
+      'ok.ts': { tag: 'ok' },
+    });
     runtime = setup.runtime;
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
     const bad = list.body.data.find((entry: { id: string }) => entry.id === 'bad');
@@ -119,10 +155,19 @@ describe('lifecycle with watching on (the production default)', () => {
     const logFile = path.join(runtime.root, 'lifecycle.log');
     writeFileSync(logFile, '');
     const form = multipartFile('life.ts', lifecycleFilter(logFile, 'life'));
-    await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', form.contentType).send(form.body).expect(200);
+    await request(runtime.app)
+      .post('/pipelines/upload')
+      .set(runtime.auth)
+      .set('Content-Type', form.contentType)
+      .send(form.body)
+      .expect(200);
     // Well past the reload debounce (50 ms in tests): any watcher-triggered reload has happened by now.
     await new Promise((resolve) => setTimeout(resolve, 800));
-    const events = readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Event);
+    const events = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Event);
     expect(events).toEqual([{ tag: 'life', event: 'startup', level: 1 }]);
   });
 });

@@ -28,7 +28,13 @@ describe('body size limit (BODY_LIMIT=2kb)', () => {
     const tooLarge = await request(runtime.app).post(`${prefix}/echo/filter/inlet`).set(runtime.auth).send(big);
     expectJsonError(tooLarge, 413);
     expect(tooLarge.headers['x-process-time']).toMatch(/^\d+$/);
-    expectJsonError(await request(runtime.app).post(`${prefix}/echo/valves/update`).set(runtime.auth).send({ junk: 'y'.repeat(3000) }), 413);
+    expectJsonError(
+      await request(runtime.app)
+        .post(`${prefix}/echo/valves/update`)
+        .set(runtime.auth)
+        .send({ junk: 'y'.repeat(3000) }),
+      413,
+    );
   });
 });
 
@@ -40,11 +46,18 @@ describe('hook timeout (HOOK_TIMEOUT_MS=200)', () => {
   afterAll(async () => runtime.dispose());
 
   it.each(PREFIXES)('504 JSON naming the filter when a hook runs past the deadline (prefix "%s")', async (prefix) => {
-    const response = await request(runtime.app).post(`${prefix}/sleepy/filter/inlet`).set(runtime.auth).send({ body: { model: 'gpt-4o', messages: [] } });
+    const response = await request(runtime.app)
+      .post(`${prefix}/sleepy/filter/inlet`)
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o', messages: [] } });
     expectJsonError(response, 504, /sleepy.*timed out/);
     expect(response.headers['x-process-time']).toMatch(/^\d+$/);
     // The other hook of the same filter is unaffected.
-    await request(runtime.app).post(`${prefix}/sleepy/filter/outlet`).set(runtime.auth).send({ body: { model: 'gpt-4o' } }).expect(200, { model: 'gpt-4o' });
+    await request(runtime.app)
+      .post(`${prefix}/sleepy/filter/outlet`)
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o' } })
+      .expect(200, { model: 'gpt-4o' });
   });
 });
 
@@ -66,7 +79,11 @@ describe('large bodies are accepted by default (50 MB class)', () => {
     expect(dataUrl.length).toBeGreaterThan(5_000_000);
     const body = multimodalInletBody(dataUrl);
     for (const hook of ['inlet', 'outlet']) {
-      const response = await request(runtime.app).post(`/v1/echo/filter/${hook}`).set(runtime.auth).send({ user: openWebUiUser(), body }).expect(200);
+      const response = await request(runtime.app)
+        .post(`/v1/echo/filter/${hook}`)
+        .set(runtime.auth)
+        .send({ user: openWebUiUser(), body })
+        .expect(200);
       expect(response.body.messages[0].content[1].image_url.url.length).toBe(dataUrl.length);
       expect(response.body).toStrictEqual(body);
     }

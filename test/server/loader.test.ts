@@ -31,7 +31,9 @@ const startupFails = filterSource(`export default defineFilter({
   onStartup() { throw new Error('cannot reach the database'); },
   inlet: ({ body }) => body,
 });`);
-const duplicateId = filterSource(`export default defineFilter({ id: 'good', name: 'Impostor', inlet: ({ body }) => ({ ...body, impostor: true }) });`);
+const duplicateId = filterSource(
+  `export default defineFilter({ id: 'good', name: 'Impostor', inlet: ({ body }) => ({ ...body, impostor: true }) });`,
+);
 
 const FAILED: Record<string, RegExp> = {
   'syntax-error': /import failed/i,
@@ -92,12 +94,19 @@ describe('loader isolation', () => {
     expect(models.body.data.map((model: { id: string }) => model.id).sort()).toEqual(['good', 'turn-limit']);
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     await request(runtime.app).post('/good/filter/inlet').set(runtime.auth).send({ body }).expect(200, body);
-    await request(runtime.app).post('/turn-limit/filter/inlet').set(runtime.auth).send({ body, user: { id: 'u', role: 'user' } }).expect(200, body);
+    await request(runtime.app)
+      .post('/turn-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({ body, user: { id: 'u', role: 'user' } })
+      .expect(200, body);
     await request(runtime.app).get('/').expect(200, { status: true });
   });
 
   it('calling a failed filter answers a JSON error naming the load error, not a crash', async () => {
-    const response = await request(runtime.app).post('/throws-on-import/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } });
+    const response = await request(runtime.app)
+      .post('/throws-on-import/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } });
     expectJsonError(response, 503, /kaboom while importing/);
     expectJsonError(await request(runtime.app).get('/throws-on-import/valves').set(runtime.auth), 404);
   });
@@ -105,7 +114,11 @@ describe('loader isolation', () => {
   it('a reload keeps the same picture: failures listed, good filters serving', async () => {
     const reload = await request(runtime.app).post('/pipelines/reload').set(runtime.auth).expect(200);
     expect(reload.body).toMatchObject({ loaded: 2, failed: Object.keys(FAILED).length + 1 });
-    await request(runtime.app).post('/good/filter/outlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200, { model: 'm' });
+    await request(runtime.app)
+      .post('/good/filter/outlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200, { model: 'm' });
     const health = await request(runtime.app).get('/health').set(runtime.auth).expect(200);
     expect(health.body).toMatchObject({ filters: 2, failed: Object.keys(FAILED).length + 1 });
   });

@@ -41,7 +41,10 @@ describe('hostile management input', () => {
   let files: LoopbackServer;
   let before: string[];
   beforeAll(async () => {
-    runtime = await createTestRuntime({ filters: ['turn-limit.ts'], env: { UPLOAD_LIMIT: '4kb', ADD_URL_TIMEOUT_MS: '300' } });
+    runtime = await createTestRuntime({
+      filters: ['turn-limit.ts'],
+      env: { UPLOAD_LIMIT: '4kb', ADD_URL_TIMEOUT_MS: '300' },
+    });
     files = await startLoopback({
       '/slow.ts': { kind: 'slow', delayMs: 5000, body: noopFilter() },
       '/huge-declared.ts': { kind: 'huge', bytes: 64 * 1024, declareLength: true },
@@ -72,7 +75,11 @@ describe('hostile management input', () => {
   });
   const upload = (name: string, content: string | Buffer) => {
     const form = multipartFile(name, content);
-    return request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', form.contentType).send(form.body);
+    return request(runtime.app)
+      .post('/pipelines/upload')
+      .set(runtime.auth)
+      .set('Content-Type', form.contentType)
+      .send(form.body);
   };
 
   it.each(HOSTILE_UPLOAD_NAMES)('upload named %j → 400, nothing written', async (name) => {
@@ -110,19 +117,44 @@ describe('hostile management input', () => {
     ['/%E0%A4%A.ts'],
   ])('add from a URL path %s → 400 before anything is downloaded', async (pathname) => {
     const hits = files.hits.length;
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url(pathname) }), 400);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url(pathname) }),
+      400,
+    );
     expect(files.hits.length).toBe(hits);
     expectUntouched();
   });
 
   it('add: a download over UPLOAD_LIMIT → 413 (declared length and chunked)', async () => {
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/huge-declared.ts') }), 413);
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/huge-chunked.ts') }), 413);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/huge-declared.ts') }),
+      413,
+    );
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/huge-chunked.ts') }),
+      413,
+    );
     expectUntouched();
   });
 
   it('add: a server that does not answer within ADD_URL_TIMEOUT_MS → 400', async () => {
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/slow.ts') }), 400, /download/i);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/slow.ts') }),
+      400,
+      /download/i,
+    );
     expectUntouched();
   });
 
@@ -132,7 +164,17 @@ describe('hostile management input', () => {
     mkdirSync(path.join(runtime.root, 'sub'), { recursive: true });
     writeFileSync(path.join(runtime.root, 'sub', 'victim.ts'), 'keep me');
     before = tree(runtime.root);
-    for (const id of ['../victim', '../victim.ts', '..%2Fvictim', '/etc/passwd', 'sub/victim', '../sub/victim', '.', '..', 'turn-limit/../../victim']) {
+    for (const id of [
+      '../victim',
+      '../victim.ts',
+      '..%2Fvictim',
+      '/etc/passwd',
+      'sub/victim',
+      '../sub/victim',
+      '.',
+      '..',
+      'turn-limit/../../victim',
+    ]) {
       expectJsonError(await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id }), 404);
     }
     expect(existsSync(outside)).toBe(true);

@@ -30,10 +30,17 @@ describe('management: upload, add, delete', () => {
     await files.close();
     await runtime.dispose();
   });
-  const ids = async () => ((await request(runtime.app).get('/models').set(runtime.auth).expect(200)).body.data as Array<{ id: string }>).map((model) => model.id).sort();
+  const ids = async () =>
+    ((await request(runtime.app).get('/models').set(runtime.auth).expect(200)).body.data as Array<{ id: string }>)
+      .map((model) => model.id)
+      .sort();
   const upload = (name: string, content: string | Buffer, prefix = '') => {
     const form = multipartFile(name, content);
-    return request(runtime.app).post(`${prefix}/pipelines/upload`).set(runtime.auth).set('Content-Type', form.contentType).send(form.body);
+    return request(runtime.app)
+      .post(`${prefix}/pipelines/upload`)
+      .set(runtime.auth)
+      .set('Content-Type', form.contentType)
+      .send(form.body);
   };
 
   it.each(PREFIXES)('upload saves the file byte for byte under its name and loads it (prefix "%s")', async (prefix) => {
@@ -65,7 +72,11 @@ describe('management: upload, add, delete', () => {
     await upload('keeper.ts', good).expect(200);
     expectJsonError(await upload('keeper.ts', broken), 400, /keeper\.ts.*failed to load/);
     expect(readFileSync(path.join(runtime.filtersDir, 'keeper.ts'), 'utf8')).toBe(good);
-    await request(runtime.app).post('/keeper/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200, { model: 'm' });
+    await request(runtime.app)
+      .post('/keeper/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200, { model: 'm' });
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
     expect(list.body.data).toContainEqual(expect.objectContaining({ id: 'keeper', name: 'Keeper', status: 'loaded' }));
   });
@@ -73,57 +84,133 @@ describe('management: upload, add, delete', () => {
   it('upload without multipart, or without a `file` field → 400', async () => {
     expectJsonError(await request(runtime.app).post('/pipelines/upload').set(runtime.auth).send({ file: 'x.ts' }), 400);
     const other = multipartFile('x.ts', noopFilter(), 'document');
-    expectJsonError(await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', other.contentType).send(other.body), 400, /file/);
-    expectJsonError(await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', 'multipart/form-data; boundary=xyz').send('garbage'), 400);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/upload')
+        .set(runtime.auth)
+        .set('Content-Type', other.contentType)
+        .send(other.body),
+      400,
+      /file/,
+    );
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/upload')
+        .set(runtime.auth)
+        .set('Content-Type', 'multipart/form-data; boundary=xyz')
+        .send('garbage'),
+      400,
+    );
   });
 
   it.each(PREFIXES)('add downloads {url} from a server and loads it (prefix "%s")', async (prefix) => {
-    const response = await request(runtime.app).post(`${prefix}/pipelines/add`).set(runtime.auth).send({ url: files.url('/good.ts') }).expect(200);
+    const response = await request(runtime.app)
+      .post(`${prefix}/pipelines/add`)
+      .set(runtime.auth)
+      .send({ url: files.url('/good.ts') })
+      .expect(200);
     expect(response.body).toEqual({ status: true, detail: expect.stringContaining('good.ts') });
     expect(readFileSync(path.join(runtime.filtersDir, 'good.ts'), 'utf8')).toBe(noopFilter({ name: 'Good from URL' }));
     expect(await ids()).toContain('good');
   });
 
   it('add follows redirects like the Python server (requests.get), e.g. GitHub /raw/ links', async () => {
-    const response = await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/user/repo/raw/main/moved.ts') });
-    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: true, detail: expect.stringContaining('moved.ts') } });
+    const response = await request(runtime.app)
+      .post('/pipelines/add')
+      .set(runtime.auth)
+      .send({ url: files.url('/user/repo/raw/main/moved.ts') });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 200,
+      body: { status: true, detail: expect.stringContaining('moved.ts') },
+    });
     expect(readFileSync(path.join(runtime.filtersDir, 'moved.ts'), 'utf8')).toBe(noopFilter({ name: 'Moved' }));
     await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'moved' }).expect(200);
   });
 
   it('add: a redirect loop or a redirect to a non-http URL → 400, nothing written', async () => {
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/loop.ts') }), 400, /download/i);
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/to-file.ts') }), 400, /download/i);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/loop.ts') }),
+      400,
+      /download/i,
+    );
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/to-file.ts') }),
+      400,
+      /download/i,
+    );
     expect(existsSync(path.join(runtime.filtersDir, 'loop.ts'))).toBe(false);
     expect(existsSync(path.join(runtime.filtersDir, 'to-file.ts'))).toBe(false);
   });
 
   it('add: a download that fails (404, 500) → 400, nothing written', async () => {
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/missing.ts') }), 400, /download/i);
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/error.ts') }), 400, /download/i);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/missing.ts') }),
+      400,
+      /download/i,
+    );
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/error.ts') }),
+      400,
+      /download/i,
+    );
     expect(existsSync(path.join(runtime.filtersDir, 'missing.ts'))).toBe(false);
     expect(existsSync(path.join(runtime.filtersDir, 'error.ts'))).toBe(false);
   });
 
   it('add: a file that does not load → 400 naming the error; nothing is installed', async () => {
-    expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send({ url: files.url('/broken.ts') }), 400, /failed to load/);
+    expectJsonError(
+      await request(runtime.app)
+        .post('/pipelines/add')
+        .set(runtime.auth)
+        .send({ url: files.url('/broken.ts') }),
+      400,
+      /failed to load/,
+    );
     expect(existsSync(path.join(runtime.filtersDir, 'broken.ts'))).toBe(false);
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
     expect(list.body.data.map((entry: { id: string }) => entry.id)).not.toContain('broken');
   });
 
   it('add: bad request bodies and non-http URLs → 400', async () => {
-    for (const payload of [{}, { url: '' }, { url: 42 }, { url: 'not a url' }, { url: 'file:///etc/passwd.ts' }, { url: 'ftp://127.0.0.1/x.ts' }, { url: 'javascript:alert(1).ts' }]) {
+    for (const payload of [
+      {},
+      { url: '' },
+      { url: 42 },
+      { url: 'not a url' },
+      { url: 'file:///etc/passwd.ts' },
+      { url: 'ftp://127.0.0.1/x.ts' },
+      { url: 'javascript:alert(1).ts' },
+    ]) {
       expectJsonError(await request(runtime.app).post('/pipelines/add').set(runtime.auth).send(payload), 400);
     }
   });
 
   it('delete removes the file and the filter; unknown or missing ids → 404 / 400', async () => {
     await upload('doomed.ts', noopFilter()).expect(200);
-    await request(runtime.app).delete('/v1/pipelines/delete').set(runtime.auth).send({ id: 'doomed' }).expect(200, { status: true, detail: 'Pipeline doomed deleted successfully' });
+    await request(runtime.app)
+      .delete('/v1/pipelines/delete')
+      .set(runtime.auth)
+      .send({ id: 'doomed' })
+      .expect(200, { status: true, detail: 'Pipeline doomed deleted successfully' });
     expect(existsSync(path.join(runtime.filtersDir, 'doomed.ts'))).toBe(false);
     expect(await ids()).not.toContain('doomed');
-    expectJsonError(await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'doomed' }), 404, 'Pipeline doomed not found');
+    expectJsonError(
+      await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: 'doomed' }),
+      404,
+      'Pipeline doomed not found',
+    );
     expectJsonError(await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({}), 400);
     expectJsonError(await request(runtime.app).delete('/pipelines/delete').set(runtime.auth).send({ id: '' }), 400);
     expectJsonError(await request(runtime.app).delete('/pipelines/delete').set(runtime.auth), 400);
@@ -139,13 +226,20 @@ describe('management: upload, add, delete', () => {
   });
 
   it('the filters directory holds only what was installed (no temp files left behind)', () => {
-    expect(readdirSync(runtime.filtersDir).filter((name) => name.startsWith('.')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(
+      readdirSync(runtime.filtersDir)
+        .filter((name) => name.startsWith('.'))
+        .filter((name) => name.endsWith('.tmp')),
+    ).toEqual([]);
   });
 });
 
 describe('a rejected upload does not change what loads later', () => {
   let runtime: TestRuntime;
-  const named = (name: string) => filterSource(`export default defineFilter({ id: 'shared', name: ${JSON.stringify(name)}, inlet: ({ body }) => ({ ...body, by: ${JSON.stringify(name)} }) });`);
+  const named = (name: string) =>
+    filterSource(
+      `export default defineFilter({ id: 'shared', name: ${JSON.stringify(name)}, inlet: ({ body }) => ({ ...body, by: ${JSON.stringify(name)} }) });`,
+    );
   beforeAll(async () => {
     runtime = await createTestRuntime({ sources: { 'm-original.ts': named('Original') } });
   });
@@ -153,12 +247,24 @@ describe('a rejected upload does not change what loads later', () => {
 
   it('an upload whose id clashes with a loaded filter → 400, and after a restart the original still answers', async () => {
     const form = multipartFile('a-impostor.ts', named('Impostor'));
-    const response = await request(runtime.app).post('/pipelines/upload').set(runtime.auth).set('Content-Type', form.contentType).send(form.body);
+    const response = await request(runtime.app)
+      .post('/pipelines/upload')
+      .set(runtime.auth)
+      .set('Content-Type', form.contentType)
+      .send(form.body);
     expectJsonError(response, 400, /duplicate filter id "shared"/);
-    const before = await request(runtime.app).post('/shared/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
+    const before = await request(runtime.app)
+      .post('/shared/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: {} })
+      .expect(200);
     expect(before.body.by).toBe('Original');
     runtime = await runtime.restart();
-    const after = await request(runtime.app).post('/shared/filter/inlet').set(runtime.auth).send({ body: {} }).expect(200);
+    const after = await request(runtime.app)
+      .post('/shared/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: {} })
+      .expect(200);
     expect(after.body.by).toBe('Original');
   });
 });

@@ -64,7 +64,26 @@ describe('405 for a known path with another method, derived from the routers', (
   it('the table holds every router of the app under both prefixes', () => {
     const paths = table.map((entry) => entry.path);
     for (const prefix of PREFIXES) {
-      for (const path of ['/models', '/pipelines', '/pipelines/add', '/pipelines/upload', '/pipelines/delete', '/pipelines/reload', '/health', '/usage', '/pricing/status', '/pricing/*model', '/:id/filter/inlet', '/:id/filter/outlet', '/:id/valves', '/:id/valves/spec', '/:id/valves/update', '/:id/valves/user', '/:id/valves/user/spec', '/:id/valves/user/update']) {
+      for (const path of [
+        '/models',
+        '/pipelines',
+        '/pipelines/add',
+        '/pipelines/upload',
+        '/pipelines/delete',
+        '/pipelines/reload',
+        '/health',
+        '/usage',
+        '/pricing/status',
+        '/pricing/*model',
+        '/:id/filter/inlet',
+        '/:id/filter/outlet',
+        '/:id/valves',
+        '/:id/valves/spec',
+        '/:id/valves/update',
+        '/:id/valves/user',
+        '/:id/valves/user/spec',
+        '/:id/valves/user/update',
+      ]) {
         expect(paths).toContain(`${prefix}${path}`);
       }
     }
@@ -102,7 +121,12 @@ describe('405 for a known path with another method, derived from the routers', (
     });
 
     it('an unknown path is a 404 without Allow, whatever the method', async () => {
-      for (const [method, path] of [['get', '/nothing'], ['post', '/usage/extra'], ['put', '/echo/filter/stream'], ['delete', '/pricing']] as Array<[Method, string]>) {
+      for (const [method, path] of [
+        ['get', '/nothing'],
+        ['post', '/usage/extra'],
+        ['put', '/echo/filter/stream'],
+        ['delete', '/pricing'],
+      ] as Array<[Method, string]>) {
         const response = await request(runtime.app)[method](`${prefix}${path}`).set(runtime.auth).send({});
         expectJsonError(response, 404, 'Not Found');
         expect(response.headers.allow).toBeUndefined();
@@ -115,7 +139,10 @@ describe('405 for a known path with another method, derived from the routers', (
 
     it('an OPTIONS preflight on a known or unknown path is still a 2xx', async () => {
       for (const path of ['/usage', '/pricing/status', '/nothing']) {
-        const response = await request(runtime.app).options(`${prefix}${path}`).set('Origin', 'https://chat.example.org').set('Access-Control-Request-Method', 'GET');
+        const response = await request(runtime.app)
+          .options(`${prefix}${path}`)
+          .set('Origin', 'https://chat.example.org')
+          .set('Access-Control-Request-Method', 'GET');
         expect(response.status).toBe(204);
       }
     });

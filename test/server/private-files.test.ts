@@ -72,18 +72,36 @@ describe('private files (umask 022)', () => {
     prepare();
     runtime = await start(root, []);
     const auth = { Authorization: `Bearer ${runtime.apiKey}` };
-    await request(runtime.app).post('/secretive/valves/update').set(auth).send({ summary_api_key: 'sk-secret' }).expect(200);
-    await request(runtime.app).post('/secretive/valves/user/update?user_id=u1').set(auth).send({ note: 'private' }).expect(200);
+    await request(runtime.app)
+      .post('/secretive/valves/update')
+      .set(auth)
+      .send({ summary_api_key: 'sk-secret' })
+      .expect(200);
+    await request(runtime.app)
+      .post('/secretive/valves/user/update?user_id=u1')
+      .set(auth)
+      .send({ note: 'private' })
+      .expect(200);
     const f = files();
     expect(existsSync(f.wal) && existsSync(f.shm)).toBe(true);
     expect({ data: modeOf(f.data), valves: modeOf(f.valves) }).toEqual({ data: '700', valves: '700' });
-    expect({ key: modeOf(f.key), db: modeOf(f.db), wal: modeOf(f.wal), shm: modeOf(f.shm), saved: modeOf(f.saved) }).toEqual({ key: '600', db: '600', wal: '600', shm: '600', saved: '600' });
+    expect({
+      key: modeOf(f.key),
+      db: modeOf(f.db),
+      wal: modeOf(f.wal),
+      shm: modeOf(f.shm),
+      saved: modeOf(f.saved),
+    }).toEqual({ key: '600', db: '600', wal: '600', shm: '600', saved: '600' });
   });
 
   it('files an older version left 0644 in 0755 directories are fixed at start-up, each with a log line', async () => {
     prepare();
     runtime = await start(root, []);
-    await request(runtime.app).post('/secretive/valves/update').set({ Authorization: `Bearer ${runtime.apiKey}` }).send({ summary_api_key: 'sk-secret' }).expect(200);
+    await request(runtime.app)
+      .post('/secretive/valves/update')
+      .set({ Authorization: `Bearer ${runtime.apiKey}` })
+      .send({ summary_api_key: 'sk-secret' })
+      .expect(200);
     const f = files();
     // The state an older version left: world-readable everything (the database stays open, so its -wal/-shm exist).
     for (const dir of [f.data, f.valves]) chmodSync(dir, 0o755);
@@ -95,25 +113,40 @@ describe('private files (umask 022)', () => {
     const lines: string[] = [];
     runtime = await start(root, lines);
     for (const dir of [f.data, f.valves]) expect({ dir, mode: modeOf(dir) }).toEqual({ dir, mode: '700' });
-    for (const file of [f.key, f.db, f.wal, f.shm, f.saved]) if (existsSync(file)) expect({ file, mode: modeOf(file) }).toEqual({ file, mode: '600' });
-    const fixed = lines.map((line) => JSON.parse(line) as { msg: string; file?: string; from?: string; to?: string }).filter((line) => line.msg.startsWith('made private'));
-    expect(fixed).toEqual(expect.arrayContaining([
-      expect.objectContaining({ file: f.key, from: '0644', to: '0600' }),
-      expect.objectContaining({ file: f.db, from: '0644', to: '0600' }),
-      expect.objectContaining({ file: f.saved, from: '0644', to: '0600' }),
-      expect.objectContaining({ file: f.data, from: '0755', to: '0700' }),
-      expect.objectContaining({ file: f.valves, from: '0755', to: '0700' }),
-    ]));
+    for (const file of [f.key, f.db, f.wal, f.shm, f.saved])
+      if (existsSync(file)) expect({ file, mode: modeOf(file) }).toEqual({ file, mode: '600' });
+    const fixed = lines
+      .map((line) => JSON.parse(line) as { msg: string; file?: string; from?: string; to?: string })
+      .filter((line) => line.msg.startsWith('made private'));
+    expect(fixed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: f.key, from: '0644', to: '0600' }),
+        expect.objectContaining({ file: f.db, from: '0644', to: '0600' }),
+        expect.objectContaining({ file: f.saved, from: '0644', to: '0600' }),
+        expect.objectContaining({ file: f.data, from: '0755', to: '0700' }),
+        expect.objectContaining({ file: f.valves, from: '0755', to: '0700' }),
+      ]),
+    );
     // The fixed files still work: the saved key and valves are read back.
     expect(runtime.registry.get('secretive')?.valves).toMatchObject({ summary_api_key: 'sk-secret' });
   });
 
   it('the server process (npm start) creates its data directory and key owner-only', async () => {
     prepare();
-    const server = await startServerProcess({ FILTERS_DIR: path.join(root, 'filters'), DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), PIPELINES_API_KEY: '', WATCH_FILTERS: 'false' });
+    const server = await startServerProcess({
+      FILTERS_DIR: path.join(root, 'filters'),
+      DATA_DIR: path.join(root, 'data'),
+      VALVES_DIR: path.join(root, 'valves'),
+      PIPELINES_API_KEY: '',
+      WATCH_FILTERS: 'false',
+    });
     try {
       const f = files();
-      expect({ data: modeOf(f.data), key: modeOf(f.key), db: modeOf(f.db) }).toEqual({ data: '700', key: '600', db: '600' });
+      expect({ data: modeOf(f.data), key: modeOf(f.key), db: modeOf(f.db) }).toEqual({
+        data: '700',
+        key: '600',
+        db: '600',
+      });
     } finally {
       await server.stop();
     }

@@ -32,21 +32,37 @@ describe('the server process', () => {
     writeFileSync(logFile, '');
     copyShippedFilter('turn-limit.ts', filtersDir);
     writeFileSync(path.join(filtersDir, 'life.ts'), lifecycleFilter(logFile, 'life'));
-    writeFileSync(path.join(filtersDir, 'syntax-error.ts'), filterSource(`export default defineFilter({
+    writeFileSync(
+      path.join(filtersDir, 'syntax-error.ts'),
+      filterSource(`export default defineFilter({
   name: 'Broken',
   inlet({ body ) { return body; },
-});`));
+});`),
+    );
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/main.ts')], {
       cwd: root,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PIPELINES_API_KEY: KEY, LOG_LEVEL: 'warn', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PIPELINES_API_KEY: KEY,
+        LOG_LEVEL: 'warn',
+        WATCH_FILTERS: 'false',
+        PRICING_FETCH: 'false',
+        REDIS_URL: '',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
     exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     await pollUntil(
-      () => fetch(`${base}/`).then((response) => response.status, () => 0),
+      () =>
+        fetch(`${base}/`).then(
+          (response) => response.status,
+          () => 0,
+        ),
       (status) => status === 200 || child.exitCode !== null,
       20_000,
     );
@@ -58,7 +74,12 @@ describe('the server process', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const events = () => readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const events = () =>
+    readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
 
   it('onStartup finished before the port answered', () => {
     expect(events()).toEqual([{ tag: 'life', event: 'startup', level: 1 }]);
@@ -69,7 +90,9 @@ describe('the server process', () => {
     const denied = await fetch(`${base}/models`);
     expect(denied.status).toBe(401);
     expect(denied.headers.get('content-type')).toMatch(/^application\/json/);
-    const models = (await (await fetch(`${base}/v1/models`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { pipelines: boolean; data: Array<{ id: string }> };
+    const models = (await (
+      await fetch(`${base}/v1/models`, { headers: { Authorization: `Bearer ${KEY}` } })
+    ).json()) as { pipelines: boolean; data: Array<{ id: string }> };
     expect(models.pipelines).toBe(true);
     expect(models.data.map((model: { id: string }) => model.id).sort()).toEqual(['life', 'turn-limit']);
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
@@ -84,7 +107,9 @@ describe('the server process', () => {
   });
 
   it('a broken file is listed failed with its line under tsx too', async () => {
-    const list = (await (await fetch(`${base}/pipelines`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ id: string }> };
+    const list = (await (await fetch(`${base}/pipelines`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+      data: Array<{ id: string }>;
+    };
     const failed = list.data.find((entry: { id: string }) => entry.id === 'syntax-error');
     expect(failed).toMatchObject({ status: 'failed', line: 4 });
   });

@@ -27,16 +27,26 @@ describe('requests during a reload', () => {
   });
   afterAll(async () => runtime.dispose());
 
-  const inlet = () => request(runtime.app).post('/slow/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+  const inlet = () =>
+    request(runtime.app)
+      .post('/slow/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o' } });
 
   it('an inlet call while POST /pipelines/reload re-imports the filter is still filtered, not a 404', async () => {
     expect((await inlet()).body).toEqual({ model: 'gpt-4o', filtered: true });
     writeFileSync(marker, '');
-    const reload = request(runtime.app).post('/pipelines/reload').set(runtime.auth).then((response) => response);
+    const reload = request(runtime.app)
+      .post('/pipelines/reload')
+      .set(runtime.auth)
+      .then((response) => response);
     // Give the reload time to start (it shuts the old instance down first), far less than the 1.5 s import.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const during = await inlet();
-    expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', filtered: true } });
+    expect({ status: during.status, body: during.body }).toEqual({
+      status: 200,
+      body: { model: 'gpt-4o', filtered: true },
+    });
     expect((await reload).status).toBe(200);
     expect((await inlet()).body).toEqual({ model: 'gpt-4o', filtered: true });
   });
@@ -55,14 +65,21 @@ describe('requests during a hot reload of one file', () => {
   afterAll(async () => runtime.dispose());
 
   it('while the edited file is re-imported, its filter keeps answering', async () => {
-    const inlet = () => request(runtime.app).post('/slow/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+    const inlet = () =>
+      request(runtime.app)
+        .post('/slow/filter/inlet')
+        .set(runtime.auth)
+        .send({ body: { model: 'gpt-4o' } });
     expect((await inlet()).body).toEqual({ model: 'gpt-4o', filtered: true });
     writeFileSync(marker, '');
     writeFileSync(path.join(runtime.filtersDir, 'slow.ts'), `${slowToImport(marker)}// edited\n`);
     // Past the 50 ms debounce, well inside the 1.5 s import.
     await new Promise((resolve) => setTimeout(resolve, 400));
     const during = await inlet();
-    expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', filtered: true } });
+    expect({ status: during.status, body: during.body }).toEqual({
+      status: 200,
+      body: { model: 'gpt-4o', filtered: true },
+    });
   });
 });
 
@@ -101,22 +118,35 @@ describe('requests during a reload with slow lifecycle hooks', () => {
     await runtime.dispose();
   });
 
-  const inlet = () => request(runtime.app).post('/lazy/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } });
+  const inlet = () =>
+    request(runtime.app)
+      .post('/lazy/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o' } });
 
   it.each([
     ['a slow onShutdown of the old instance', 'stop'],
     ['a slow onStartup of the new instance', 'start'],
-  ])('during %s, requests are answered by a started filter (never a 404, never before onStartup finished)', async (_label, which) => {
-    rmSync(startMarker, { force: true });
-    rmSync(stopMarker, { force: true });
-    expect((await inlet()).body).toEqual({ model: 'gpt-4o', started: true });
-    writeFileSync(which === 'start' ? startMarker : stopMarker, '');
-    const reload = request(runtime.app).post('/pipelines/reload').set(runtime.auth).then((response) => response);
-    // Well inside the 1.5 s hook.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const during = await inlet();
-    // Let the reload finish before asserting, so one failure does not leak into the next case.
-    expect((await reload).status).toBe(200);
-    expect({ status: during.status, body: during.body }).toEqual({ status: 200, body: { model: 'gpt-4o', started: true } });
-  });
+  ])(
+    'during %s, requests are answered by a started filter (never a 404, never before onStartup finished)',
+    async (_label, which) => {
+      rmSync(startMarker, { force: true });
+      rmSync(stopMarker, { force: true });
+      expect((await inlet()).body).toEqual({ model: 'gpt-4o', started: true });
+      writeFileSync(which === 'start' ? startMarker : stopMarker, '');
+      const reload = request(runtime.app)
+        .post('/pipelines/reload')
+        .set(runtime.auth)
+        .then((response) => response);
+      // Well inside the 1.5 s hook.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const during = await inlet();
+      // Let the reload finish before asserting, so one failure does not leak into the next case.
+      expect((await reload).status).toBe(200);
+      expect({ status: during.status, body: during.body }).toEqual({
+        status: 200,
+        body: { model: 'gpt-4o', started: true },
+      });
+    },
+  );
 });

@@ -42,7 +42,12 @@ describe('a real server process stays up and drains on shutdown', () => {
     mkdirSync(path.join(root, 'filters'));
     writeFileSync(path.join(root, 'filters', 'stray.ts'), strayThrow);
     writeFileSync(path.join(root, 'filters', 'slow.ts'), slow);
-    server = await startServerProcess({ PIPELINES_API_KEY: KEY, FILTERS_DIR: path.join(root, 'filters'), DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves') });
+    server = await startServerProcess({
+      PIPELINES_API_KEY: KEY,
+      FILTERS_DIR: path.join(root, 'filters'),
+      DATA_DIR: path.join(root, 'data'),
+      VALVES_DIR: path.join(root, 'valves'),
+    });
   }, 30_000);
   afterAll(async () => {
     await server?.stop();
@@ -81,7 +86,16 @@ describe('start-up errors', () => {
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
         cwd: repoRoot,
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: root, PIPELINES_API_KEY: 'k', PRICING_FETCH: 'false', LOG_LEVEL: 'warn', FILTERS_DIR: path.join(root, 'none') },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATA_DIR: root,
+          PIPELINES_API_KEY: 'k',
+          PRICING_FETCH: 'false',
+          LOG_LEVEL: 'warn',
+          FILTERS_DIR: path.join(root, 'none'),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

@@ -13,7 +13,10 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
   let runtime: TestRuntime;
   let files: LoopbackServer;
   beforeAll(async () => {
-    runtime = await createTestRuntime({ filters: ['turn-limit.ts', 'system-prefix.ts'], sources: { 'echo.ts': noopFilter({ name: 'Echo' }) } });
+    runtime = await createTestRuntime({
+      filters: ['turn-limit.ts', 'system-prefix.ts'],
+      sources: { 'echo.ts': noopFilter({ name: 'Echo' }) },
+    });
     files = await startLoopback({ '/added.ts': { kind: 'file', body: noopFilter({ name: 'Added' }) } });
   });
   afterAll(async () => {
@@ -23,7 +26,9 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
   const url = (route: string) => `${prefix}${route}`;
 
   it('GET / answers {"status": true} without a key', async () => {
-    const response = await request(runtime.app).get(prefix === '' ? '/' : prefix).expect(200);
+    const response = await request(runtime.app)
+      .get(prefix === '' ? '/' : prefix)
+      .expect(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body).toEqual({ status: true });
   });
@@ -65,7 +70,11 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
   it('POST /{id}/filter/inlet and /outlet return the hook result', async () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     for (const hook of ['inlet', 'outlet']) {
-      const response = await request(runtime.app).post(url(`/echo/filter/${hook}`)).set(runtime.auth).send({ body, user: { id: 'u', role: 'user' } }).expect(200);
+      const response = await request(runtime.app)
+        .post(url(`/echo/filter/${hook}`))
+        .set(runtime.auth)
+        .send({ body, user: { id: 'u', role: 'user' } })
+        .expect(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       expect(response.body).toEqual(body);
     }
@@ -77,7 +86,12 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
     expect(valves.body).toEqual({ pipelines: [], priority: 0, max_turns: 25, target_user_roles: ['user'] });
     const spec = await request(runtime.app).get(url('/turn-limit/valves/spec')).set(runtime.auth).expect(200);
     expect(spec.body).toMatchObject({ title: 'Valves', type: 'object' });
-    expect(Object.keys(spec.body.properties).sort()).toEqual(['max_turns', 'pipelines', 'priority', 'target_user_roles']);
+    expect(Object.keys(spec.body.properties).sort()).toEqual([
+      'max_turns',
+      'pipelines',
+      'priority',
+      'target_user_roles',
+    ]);
     const updated = await request(runtime.app)
       .post(url('/turn-limit/valves/update'))
       .set(runtime.auth)
@@ -92,18 +106,36 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
     const spec = await request(runtime.app).get(url('/turn-limit/valves/user/spec')).set(runtime.auth).expect(200);
     expect(spec.body).toMatchObject({ title: 'UserValves', type: 'object' });
     expect(Object.keys(spec.body.properties)).toEqual(['max_turns']);
-    const before = await request(runtime.app).get(url('/turn-limit/valves/user')).query({ user_id: 'alice' }).set(runtime.auth).expect(200);
+    const before = await request(runtime.app)
+      .get(url('/turn-limit/valves/user'))
+      .query({ user_id: 'alice' })
+      .set(runtime.auth)
+      .expect(200);
     expect(before.body).toEqual({ max_turns: null });
-    const updated = await request(runtime.app).post(url('/turn-limit/valves/user/update')).query({ user_id: 'alice' }).set(runtime.auth).send({ max_turns: '3' }).expect(200);
+    const updated = await request(runtime.app)
+      .post(url('/turn-limit/valves/user/update'))
+      .query({ user_id: 'alice' })
+      .set(runtime.auth)
+      .send({ max_turns: '3' })
+      .expect(200);
     expect(updated.body).toEqual({ max_turns: 3 });
-    const after = await request(runtime.app).get(url('/turn-limit/valves/user')).query({ user_id: 'alice' }).set(runtime.auth).expect(200);
+    const after = await request(runtime.app)
+      .get(url('/turn-limit/valves/user'))
+      .query({ user_id: 'alice' })
+      .set(runtime.auth)
+      .expect(200);
     expect(after.body).toEqual({ max_turns: 3 });
   });
 
   it('POST /pipelines/upload installs a multipart `file`', async () => {
     const name = `uploaded${prefix.replace('/', '-')}.ts`;
     const upload = multipartFile(name, noopFilter({ name: 'Uploaded' }));
-    const response = await request(runtime.app).post(url('/pipelines/upload')).set(runtime.auth).set('Content-Type', upload.contentType).send(upload.body).expect(200);
+    const response = await request(runtime.app)
+      .post(url('/pipelines/upload'))
+      .set(runtime.auth)
+      .set('Content-Type', upload.contentType)
+      .send(upload.body)
+      .expect(200);
     expect(response.body.status).toBe(true);
     expect(typeof response.body.detail).toBe('string');
     expect(existsSync(path.join(runtime.filtersDir, name))).toBe(true);
@@ -112,13 +144,21 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
   });
 
   it('POST /pipelines/add downloads {url}; DELETE /pipelines/delete removes {id}', async () => {
-    const added = await request(runtime.app).post(url('/pipelines/add')).set(runtime.auth).send({ url: files.url('/added.ts') }).expect(200);
+    const added = await request(runtime.app)
+      .post(url('/pipelines/add'))
+      .set(runtime.auth)
+      .send({ url: files.url('/added.ts') })
+      .expect(200);
     expect(added.body.status).toBe(true);
     expect(existsSync(path.join(runtime.filtersDir, 'added.ts'))).toBe(true);
     let models = await request(runtime.app).get(url('/models')).set(runtime.auth).expect(200);
     expect(models.body.data.map((model: { id: string }) => model.id)).toContain('added');
 
-    const deleted = await request(runtime.app).delete(url('/pipelines/delete')).set(runtime.auth).send({ id: 'added' }).expect(200);
+    const deleted = await request(runtime.app)
+      .delete(url('/pipelines/delete'))
+      .set(runtime.auth)
+      .send({ id: 'added' })
+      .expect(200);
     expect(deleted.body).toEqual({ status: true, detail: expect.any(String) });
     expect(existsSync(path.join(runtime.filtersDir, 'added.ts'))).toBe(false);
     models = await request(runtime.app).get(url('/models')).set(runtime.auth).expect(200);
@@ -129,6 +169,8 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
     const response = await request(runtime.app).post(url('/pipelines/reload')).set(runtime.auth).expect(200);
     expect(response.body.message).toBe('Pipelines reloaded successfully.');
     const models = await request(runtime.app).get(url('/models')).set(runtime.auth).expect(200);
-    expect(models.body.data.map((model: { id: string }) => model.id)).toEqual(expect.arrayContaining(['echo', 'system-prefix', 'turn-limit']));
+    expect(models.body.data.map((model: { id: string }) => model.id)).toEqual(
+      expect.arrayContaining(['echo', 'system-prefix', 'turn-limit']),
+    );
   });
 });

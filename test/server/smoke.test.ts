@@ -16,8 +16,15 @@ describe('server smoke', () => {
   });
 
   it('blocks a conversation over the turn limit with a JSON 429', async () => {
-    await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '2', pipelines: '*' }).expect(200);
-    const messages = [1, 2, 3].flatMap((turn) => [{ role: 'user', content: `q${turn}` }, { role: 'assistant', content: `a${turn}` }]);
+    await request(runtime.app)
+      .post('/turn-limit/valves/update')
+      .set(runtime.auth)
+      .send({ max_turns: '2', pipelines: '*' })
+      .expect(200);
+    const messages = [1, 2, 3].flatMap((turn) => [
+      { role: 'user', content: `q${turn}` },
+      { role: 'assistant', content: `a${turn}` },
+    ]);
     const response = await request(runtime.app)
       .post('/turn-limit/filter/inlet')
       .set(runtime.auth)

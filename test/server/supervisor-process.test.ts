@@ -29,15 +29,36 @@ describe('the supervisor', () => {
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    supervisor = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/supervisor/main.ts')], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PIPELINES_API_KEY: 'k', LOG_LEVEL: 'warn', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', REDIS_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    supervisor = spawn(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/supervisor/main.ts')],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PIPELINES_API_KEY: 'k',
+          LOG_LEVEL: 'warn',
+          WATCH_FILTERS: 'false',
+          PRICING_FETCH: 'false',
+          REDIS_URL: '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     supervisor.stdout?.on('data', (chunk) => (output += String(chunk)));
     supervisor.stderr?.on('data', (chunk) => (output += String(chunk)));
     exit = new Promise((resolve) => supervisor.on('exit', (code) => resolve(code)));
-    await pollUntil(() => fetch(`${base}/`).then((response) => response.status, () => 0), (status) => status === 200, 30_000);
+    await pollUntil(
+      () =>
+        fetch(`${base}/`).then(
+          (response) => response.status,
+          () => 0,
+        ),
+      (status) => status === 200,
+      30_000,
+    );
   }, 40_000);
 
   afterAll(() => {
@@ -56,10 +77,22 @@ describe('the supervisor', () => {
     const [first] = childPids(output);
     expect(first).toBeTypeOf('number');
     process.kill(first!, 'SIGKILL');
-    const pids = await pollUntil(async () => childPids(output), (list) => list.length >= 2, 20_000);
+    const pids = await pollUntil(
+      async () => childPids(output),
+      (list) => list.length >= 2,
+      20_000,
+    );
     expect(pids[1]).not.toBe(first);
     expect(output).toContain('server died; restarting');
-    const status = await pollUntil(() => fetch(`${base}/`).then((response) => response.status, () => 0), (code) => code === 200, 30_000);
+    const status = await pollUntil(
+      () =>
+        fetch(`${base}/`).then(
+          (response) => response.status,
+          () => 0,
+        ),
+      (code) => code === 200,
+      30_000,
+    );
     expect(status).toBe(200);
     supervisor.kill('SIGTERM');
     expect(await exit).toBe(0);

@@ -22,11 +22,18 @@ describe('inline user.valves with an invalid field', () => {
   });
 
   it('an invalid inline value alone falls back to the saved value', async () => {
-    await request(runtime.app).post('/system-prefix/valves/user/update?user_id=u2').set(runtime.auth).send({ prefix: 'Be brief.', enabled: 'false' }).expect(200);
+    await request(runtime.app)
+      .post('/system-prefix/valves/user/update?user_id=u2')
+      .set(runtime.auth)
+      .send({ prefix: 'Be brief.', enabled: 'false' })
+      .expect(200);
     const response = await request(runtime.app)
       .post('/system-prefix/filter/inlet')
       .set(runtime.auth)
-      .send({ body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, user: { id: 'u2', valves: { enabled: 'maybe' } } })
+      .send({
+        body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        user: { id: 'u2', valves: { enabled: 'maybe' } },
+      })
       .expect(200);
     // enabled stays false (saved), so no prefix is added.
     expect(response.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
@@ -44,7 +51,11 @@ describe('object valves typed as JSON text in the admin form', () => {
         .expect(200);
       expect(ok.body.role_limits).toEqual({ user: { daily_usd: null, monthly_usd: 20 } });
       expect(ok.body.daily_limit_usd).toBe(1.5);
-      const bad = await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ role_limits: '{user: 20' }).expect(400);
+      const bad = await request(runtime.app)
+        .post('/spend-limit/valves/update')
+        .set(runtime.auth)
+        .send({ role_limits: '{user: 20' })
+        .expect(400);
       expect(bad.body.detail).toMatch(/role_limits/);
     } finally {
       await runtime.dispose();
@@ -58,7 +69,11 @@ describe('admin valves: the newer of the file and the shared copy wins', () => {
     const path = await import('node:path');
     let runtime = await createTestRuntime({ filters: ['turn-limit.ts'] });
     try {
-      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '80' }).expect(200);
+      await request(runtime.app)
+        .post('/turn-limit/valves/update')
+        .set(runtime.auth)
+        .send({ max_turns: '80' })
+        .expect(200);
       const file = path.join(runtime.config.VALVES_DIR, 'turn-limit.json');
       writeFileSync(file, JSON.stringify({ max_turns: 20 }));
       const later = new Date(Date.now() + 5000);
@@ -67,9 +82,15 @@ describe('admin valves: the newer of the file and the shared copy wins', () => {
       const valves = await request(runtime.app).get('/turn-limit/valves').set(runtime.auth).expect(200);
       expect(valves.body.max_turns).toBe(20);
       // And a save through the API wins again afterwards.
-      await request(runtime.app).post('/turn-limit/valves/update').set(runtime.auth).send({ max_turns: '30' }).expect(200);
+      await request(runtime.app)
+        .post('/turn-limit/valves/update')
+        .set(runtime.auth)
+        .send({ max_turns: '30' })
+        .expect(200);
       runtime = await runtime.restart();
-      expect((await request(runtime.app).get('/turn-limit/valves').set(runtime.auth).expect(200)).body.max_turns).toBe(30);
+      expect((await request(runtime.app).get('/turn-limit/valves').set(runtime.auth).expect(200)).body.max_turns).toBe(
+        30,
+      );
     } finally {
       await runtime.dispose();
     }

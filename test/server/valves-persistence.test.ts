@@ -43,16 +43,36 @@ describe('valves persistence across a restart', () => {
       .set(runtime.auth)
       .send({ pipelines: ['*'], priority: '2', max_turns: '10', mode: 'slow', label: 'kept', old_field: 'x' })
       .expect(200);
-    await request(runtime.app).post('/persisted/valves/user/update').query({ user_id: 'u1' }).set(runtime.auth).send({ prefix: 'Be brief.' }).expect(200);
+    await request(runtime.app)
+      .post('/persisted/valves/user/update')
+      .query({ user_id: 'u1' })
+      .set(runtime.auth)
+      .send({ prefix: 'Be brief.' })
+      .expect(200);
 
     runtime = await runtime.restart();
     const valves = await request(runtime.app).get('/v1/persisted/valves').set(runtime.auth).expect(200);
-    expect(valves.body).toStrictEqual({ pipelines: ['*'], priority: 2, max_turns: 10, mode: 'slow', label: 'kept', old_field: 'x' });
+    expect(valves.body).toStrictEqual({
+      pipelines: ['*'],
+      priority: 2,
+      max_turns: 10,
+      mode: 'slow',
+      label: 'kept',
+      old_field: 'x',
+    });
     const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
     expect(models.body.data[0].pipeline.priority).toBe(2);
-    const user = await request(runtime.app).get('/persisted/valves/user').query({ user_id: 'u1' }).set(runtime.auth).expect(200);
+    const user = await request(runtime.app)
+      .get('/persisted/valves/user')
+      .query({ user_id: 'u1' })
+      .set(runtime.auth)
+      .expect(200);
     expect(user.body).toStrictEqual({ prefix: 'Be brief.' });
-    const inlet = await request(runtime.app).post('/persisted/filter/inlet').set(runtime.auth).send({ body: { model: 'm' }, user: { id: 'u1', role: 'user' } }).expect(200);
+    const inlet = await request(runtime.app)
+      .post('/persisted/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' }, user: { id: 'u1', role: 'user' } })
+      .expect(200);
     expect(inlet.body.valves.max_turns).toBe(10);
     expect(inlet.body.userValves).toStrictEqual({ prefix: 'Be brief.' });
   });
@@ -71,15 +91,29 @@ describe('valves persistence across a restart', () => {
     expect(pipelines.body.data).toEqual([expect.objectContaining({ id: 'persisted', status: 'loaded' })]);
     const valves = await request(runtime.app).get('/persisted/valves').set(runtime.auth).expect(200);
     // max_turns 10 > new max 5 → default 3; "slow" no longer allowed → default; the rest kept.
-    expect(valves.body).toStrictEqual({ pipelines: ['gpt-4o'], priority: 0, max_turns: 3, mode: 'fast', label: 'kept' });
+    expect(valves.body).toStrictEqual({
+      pipelines: ['gpt-4o'],
+      priority: 0,
+      max_turns: 3,
+      mode: 'fast',
+      label: 'kept',
+    });
     // The filter works with them.
-    const inlet = await request(runtime.app).post('/persisted/filter/inlet').set(runtime.auth).send({ body: { model: 'gpt-4o' } }).expect(200);
+    const inlet = await request(runtime.app)
+      .post('/persisted/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o' } })
+      .expect(200);
     expect(inlet.body.valves).toStrictEqual(valves.body);
   });
 
   it('a reload (POST /pipelines/reload) keeps the saved valves too', async () => {
     runtime = await createTestRuntime({ sources: { 'persisted.ts': version1 } });
-    await request(runtime.app).post('/persisted/valves/update').set(runtime.auth).send({ max_turns: '4', label: 'reloaded' }).expect(200);
+    await request(runtime.app)
+      .post('/persisted/valves/update')
+      .set(runtime.auth)
+      .send({ max_turns: '4', label: 'reloaded' })
+      .expect(200);
     await request(runtime.app).post('/pipelines/reload').set(runtime.auth).expect(200);
     const valves = await request(runtime.app).get('/persisted/valves').set(runtime.auth).expect(200);
     expect(valves.body).toMatchObject({ max_turns: 4, label: 'reloaded' });

@@ -24,7 +24,8 @@ describe('prototype and unknown keys in valves updates', () => {
   });
   afterAll(async () => runtime.dispose());
 
-  const postRaw = (path: string, text: string) => request(runtime.app).post(path).set(runtime.auth).set('Content-Type', 'application/json').send(text);
+  const postRaw = (path: string, text: string) =>
+    request(runtime.app).post(path).set(runtime.auth).set('Content-Type', 'application/json').send(text);
   const HOSTILE: Array<[string, string]> = [
     ['{"__proto__": {"max_turns": 99, "api_key": "stolen"}}', '__proto__'],
     ['{"max_turns": 7, "__proto__": {"api_key": "stolen"}}', '__proto__'],
@@ -33,17 +34,26 @@ describe('prototype and unknown keys in valves updates', () => {
     ['{"max_turns": 7, "no_such_valve": 1}', 'no_such_valve'],
   ];
 
-  it.each(PREFIXES.flatMap((prefix) => HOSTILE.map(([text, key]) => [prefix, text, key])))('admin update %s %s → 400 naming %s, nothing saved', async (prefix, text, key) => {
-    const response = await postRaw(`${prefix}/guarded/valves/update`, text);
-    expectJsonError(response, 400, new RegExp(key));
-    expect(response.body.errors).toContainEqual({ path: key, message: expect.any(String) });
-    expect((await request(runtime.app).get('/guarded/valves').set(runtime.auth).expect(200)).body).toStrictEqual(ADMIN_DEFAULTS);
-  });
+  it.each(PREFIXES.flatMap((prefix) => HOSTILE.map(([text, key]) => [prefix, text, key])))(
+    'admin update %s %s → 400 naming %s, nothing saved',
+    async (prefix, text, key) => {
+      const response = await postRaw(`${prefix}/guarded/valves/update`, text);
+      expectJsonError(response, 400, new RegExp(key));
+      expect(response.body.errors).toContainEqual({ path: key, message: expect.any(String) });
+      expect((await request(runtime.app).get('/guarded/valves').set(runtime.auth).expect(200)).body).toStrictEqual(
+        ADMIN_DEFAULTS,
+      );
+    },
+  );
 
   it.each(HOSTILE)('user update %s → 400 naming %s, nothing saved', async (text, key) => {
     const response = await postRaw('/guarded/valves/user/update?user_id=u1', text);
     expectJsonError(response, 400, new RegExp(key));
-    const saved = await request(runtime.app).get('/guarded/valves/user').query({ user_id: 'u1' }).set(runtime.auth).expect(200);
+    const saved = await request(runtime.app)
+      .get('/guarded/valves/user')
+      .query({ user_id: 'u1' })
+      .set(runtime.auth)
+      .expect(200);
     expect(saved.body).toStrictEqual(USER_DEFAULTS);
   });
 
@@ -53,7 +63,8 @@ describe('prototype and unknown keys in valves updates', () => {
   });
 
   it('inline user.valves: prototype keys are never applied, unknown keys ignored, valid fields applied', async () => {
-    const envelope = '{"body": {"model": "gpt-4o", "messages": []}, "user": {"id": "u2", "role": "user", "valves": {"__proto__": {"prefix": "evil", "max_turns": 99}, "constructor": {"prefix": "evil"}, "prototype": 1, "nope": 1, "max_turns": 3}}}';
+    const envelope =
+      '{"body": {"model": "gpt-4o", "messages": []}, "user": {"id": "u2", "role": "user", "valves": {"__proto__": {"prefix": "evil", "max_turns": 99}, "constructor": {"prefix": "evil"}, "prototype": 1, "nope": 1, "max_turns": 3}}}';
     const response = await postRaw('/guarded/filter/inlet', envelope).expect(200);
     expect(response.body.userValves).toStrictEqual({ prefix: '', max_turns: 3 });
     expect(response.body.proto).toBe(true);

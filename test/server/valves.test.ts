@@ -47,7 +47,12 @@ const DEFAULTS = {
 describe('admin valves', () => {
   let runtime: TestRuntime;
   let logFile: string;
-  const updates = () => readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const updates = () =>
+    readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   beforeAll(async () => {
     runtime = await createTestRuntime();
     logFile = path.join(runtime.root, 'valves-updated.log');
@@ -71,12 +76,23 @@ describe('admin valves', () => {
     expect(spec.required ?? []).toEqual([]);
     expect(Object.keys(spec.properties)).toEqual(Object.keys(DEFAULTS));
     const p = spec.properties;
-    expect(p.max_turns).toMatchObject({ title: 'Max Turns', type: 'integer', default: 25, description: 'Most user turns one chat may have', minimum: 1 });
+    expect(p.max_turns).toMatchObject({
+      title: 'Max Turns',
+      type: 'integer',
+      default: 25,
+      description: 'Most user turns one chat may have',
+      minimum: 1,
+    });
     expect(p.max_turns.maximum).toBeUndefined();
     expect(p.ratio).toMatchObject({ title: 'Ratio', type: 'number', default: 0.25 });
     expect(p.enabled).toMatchObject({ title: 'Enabled', type: 'boolean', default: true });
     expect(p.mode).toMatchObject({ title: 'Mode', type: 'string', enum: ['fast', 'slow'], default: 'fast' });
-    expect(p.target_user_roles).toMatchObject({ title: 'Target User Roles', type: 'array', items: { type: 'string' }, default: ['user'] });
+    expect(p.target_user_roles).toMatchObject({
+      title: 'Target User Roles',
+      type: 'array',
+      items: { type: 'string' },
+      default: ['user'],
+    });
     expect(p.limits).toMatchObject({ title: 'Limits', type: 'array', items: { type: 'integer' }, default: [1, 2] });
     expect(p.OPENAI_API_KEY).toMatchObject({ title: 'Openai Api Key', type: 'string', default: '' });
     expect(p.pipelines).toMatchObject({ title: 'Pipelines', type: 'array', items: { type: 'string' }, default: ['*'] });
@@ -87,64 +103,111 @@ describe('admin valves', () => {
     expect(p.budget.anyOf).toEqual(expect.arrayContaining([{ type: 'number' }, { type: 'null' }]));
     expect(p.budget.anyOf).toHaveLength(2);
     expect(p.tags.type).toBeUndefined();
-    expect(p.tags.anyOf).toEqual(expect.arrayContaining([{ type: 'array', items: { type: 'string' } }, { type: 'null' }]));
+    expect(p.tags.anyOf).toEqual(
+      expect.arrayContaining([{ type: 'array', items: { type: 'string' } }, { type: 'null' }]),
+    );
   });
 
-  it.each(PREFIXES)('an Open WebUI form update (untouched JSON + edited strings) is coerced (prefix "%s")', async (prefix) => {
-    const form = {
-      pipelines: ['gpt-4o', 'llama3'], // an edited array comes back as split(',').map(trim)
-      priority: '5',
-      max_turns: '10',
-      ratio: '0.5',
-      enabled: 'false',
-      mode: 'slow',
-      target_user_roles: ['user', 'admin'],
-      limits: ['3', '4'],
-      OPENAI_API_KEY: 'sk-test',
-      budget: '2.5',
-      tags: 'a, b',
-    };
-    const expected = {
-      pipelines: ['gpt-4o', 'llama3'],
-      priority: 5,
-      max_turns: 10,
-      ratio: 0.5,
-      enabled: false,
-      mode: 'slow',
-      target_user_roles: ['user', 'admin'],
-      limits: [3, 4],
-      OPENAI_API_KEY: 'sk-test',
-      budget: 2.5,
-      tags: ['a', 'b'],
-    };
-    const response = await request(runtime.app).post(`${prefix}/sink/valves/update`).set(runtime.auth).send(form).expect(200);
-    expect(response.body).toStrictEqual(expected);
-    expect((await request(runtime.app).get(`${prefix}/sink/valves`).set(runtime.auth).expect(200)).body).toStrictEqual(expected);
-    // /models shows the new targets and priority at once.
-    const models = await request(runtime.app).get(`${prefix}/models`).set(runtime.auth).expect(200);
-    expect(models.body.data.find((model: { id: string }) => model.id === 'sink').pipeline).toMatchObject({ pipelines: ['gpt-4o', 'llama3'], priority: 5 });
-    // The hook sees them.
-    const inlet = await request(runtime.app).post(`${prefix}/sink/filter/inlet`).set(runtime.auth).send({ body: { model: 'gpt-4o' } }).expect(200);
-    expect(inlet.body.valves).toStrictEqual(expected);
-  });
+  it.each(PREFIXES)(
+    'an Open WebUI form update (untouched JSON + edited strings) is coerced (prefix "%s")',
+    async (prefix) => {
+      const form = {
+        pipelines: ['gpt-4o', 'llama3'], // an edited array comes back as split(',').map(trim)
+        priority: '5',
+        max_turns: '10',
+        ratio: '0.5',
+        enabled: 'false',
+        mode: 'slow',
+        target_user_roles: ['user', 'admin'],
+        limits: ['3', '4'],
+        OPENAI_API_KEY: 'sk-test',
+        budget: '2.5',
+        tags: 'a, b',
+      };
+      const expected = {
+        pipelines: ['gpt-4o', 'llama3'],
+        priority: 5,
+        max_turns: 10,
+        ratio: 0.5,
+        enabled: false,
+        mode: 'slow',
+        target_user_roles: ['user', 'admin'],
+        limits: [3, 4],
+        OPENAI_API_KEY: 'sk-test',
+        budget: 2.5,
+        tags: ['a', 'b'],
+      };
+      const response = await request(runtime.app)
+        .post(`${prefix}/sink/valves/update`)
+        .set(runtime.auth)
+        .send(form)
+        .expect(200);
+      expect(response.body).toStrictEqual(expected);
+      expect(
+        (await request(runtime.app).get(`${prefix}/sink/valves`).set(runtime.auth).expect(200)).body,
+      ).toStrictEqual(expected);
+      // /models shows the new targets and priority at once.
+      const models = await request(runtime.app).get(`${prefix}/models`).set(runtime.auth).expect(200);
+      expect(models.body.data.find((model: { id: string }) => model.id === 'sink').pipeline).toMatchObject({
+        pipelines: ['gpt-4o', 'llama3'],
+        priority: 5,
+      });
+      // The hook sees them.
+      const inlet = await request(runtime.app)
+        .post(`${prefix}/sink/filter/inlet`)
+        .set(runtime.auth)
+        .send({ body: { model: 'gpt-4o' } })
+        .expect(200);
+      expect(inlet.body.valves).toStrictEqual(expected);
+    },
+  );
 
   it('"true"/"1"/"yes"/"0"/"no" are booleans, 1/0 numbers too; "None"/"" clear a nullable field', async () => {
-    for (const [sent, value] of [['true', true], ['1', true], ['yes', true], ['0', false], ['no', false], [1, true], [0, false], [false, false]] as const) {
-      const response = await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, enabled: sent }).expect(200);
+    for (const [sent, value] of [
+      ['true', true],
+      ['1', true],
+      ['yes', true],
+      ['0', false],
+      ['no', false],
+      [1, true],
+      [0, false],
+      [false, false],
+    ] as const) {
+      const response = await request(runtime.app)
+        .post('/sink/valves/update')
+        .set(runtime.auth)
+        .send({ ...DEFAULTS, enabled: sent })
+        .expect(200);
       expect({ sent, enabled: response.body.enabled }).toEqual({ sent, enabled: value });
     }
-    const cleared = await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, budget: '', tags: null }).expect(200);
+    const cleared = await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ...DEFAULTS, budget: '', tags: null })
+      .expect(200);
     expect(cleared.body).toMatchObject({ budget: null, tags: null });
   });
 
   it('an update is a full replacement: missing fields take the defaults', async () => {
-    await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, max_turns: '9', mode: 'slow' }).expect(200);
-    const response = await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ratio: '0.75' }).expect(200);
+    await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ...DEFAULTS, max_turns: '9', mode: 'slow' })
+      .expect(200);
+    const response = await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ratio: '0.75' })
+      .expect(200);
     expect(response.body).toStrictEqual({ ...DEFAULTS, ratio: 0.75 });
   });
 
   it('invalid values → 400 with field-level errors, and nothing changes', async () => {
-    const good = await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, max_turns: 12 }).expect(200);
+    const good = await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ...DEFAULTS, max_turns: 12 })
+      .expect(200);
     const cases: Array<[Record<string, unknown>, string[]]> = [
       [{ max_turns: 'ten' }, ['max_turns']],
       [{ max_turns: '0' }, ['max_turns']],
@@ -156,7 +219,10 @@ describe('admin valves', () => {
       [{ max_turns: 'ten', ratio: 'half' }, ['max_turns', 'ratio']],
     ];
     for (const [patch, fields] of cases) {
-      const response = await request(runtime.app).post('/v1/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, ...patch });
+      const response = await request(runtime.app)
+        .post('/v1/sink/valves/update')
+        .set(runtime.auth)
+        .send({ ...DEFAULTS, ...patch });
       expectJsonError(response, 400);
       const paths = (response.body.errors as Array<{ path: string; message: string }>).map((entry) => entry.path);
       expect({ patch, paths: [...new Set(paths)].sort() }).toEqual({ patch, paths: [...fields].sort() });
@@ -164,7 +230,14 @@ describe('admin valves', () => {
       for (const field of fields) expect(response.body.detail).toContain(field.split('.')[0]);
     }
     for (const payload of [[1, 2], 'text', null]) {
-      expectJsonError(await request(runtime.app).post('/sink/valves/update').set(runtime.auth).set('Content-Type', 'application/json').send(JSON.stringify(payload)), 400);
+      expectJsonError(
+        await request(runtime.app)
+          .post('/sink/valves/update')
+          .set(runtime.auth)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(payload)),
+        400,
+      );
     }
     expect((await request(runtime.app).get('/sink/valves').set(runtime.auth)).body).toStrictEqual(good.body);
   });
@@ -173,8 +246,16 @@ describe('admin valves', () => {
     // Let any deferred work of earlier tests settle before counting.
     await settle();
     const before = updates().length;
-    await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, max_turns: '33' }).expect(200);
-    await request(runtime.app).post('/sink/valves/update').set(runtime.auth).send({ ...DEFAULTS, max_turns: 'bad' }).expect(400);
+    await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ...DEFAULTS, max_turns: '33' })
+      .expect(200);
+    await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ ...DEFAULTS, max_turns: 'bad' })
+      .expect(400);
     await settle();
     const after = updates();
     expect(after.slice(before)).toEqual([expect.objectContaining({ max_turns: 33 })]);
@@ -198,11 +279,18 @@ describe('a failing onValvesUpdated', () => {
   });
   afterAll(async () => runtime.dispose());
 
-  it('answers a JSON 500 whose detail is the hook\'s message, and the server keeps serving', async () => {
-    const response = await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'revoked' });
+  it("answers a JSON 500 whose detail is the hook's message, and the server keeps serving", async () => {
+    const response = await request(runtime.app)
+      .post('/picky/valves/update')
+      .set(runtime.auth)
+      .send({ api_key: 'revoked' });
     expectJsonError(response, 500, /The upstream rejected this API key/);
     await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'fine' }).expect(200);
-    await request(runtime.app).post('/picky/filter/inlet').set(runtime.auth).send({ body: { model: 'm' } }).expect(200, { model: 'm' });
+    await request(runtime.app)
+      .post('/picky/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'm' } })
+      .expect(200, { model: 'm' });
   });
 
   it('the failure surfaces only in the response: no unhandled rejection afterwards', async () => {
@@ -210,7 +298,11 @@ describe('a failing onValvesUpdated', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'revoked' }).expect(500);
+      await request(runtime.app)
+        .post('/picky/valves/update')
+        .set(runtime.auth)
+        .send({ api_key: 'revoked' })
+        .expect(500);
       await settle();
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -13,12 +13,16 @@ export interface StoreUnderTest {
 
 /** Publish until `received` holds something (a Redis subscription becomes active asynchronously). */
 async function publishUntilReceived(store: StateStore, channel: string, message: string, received: string[]) {
-  await waitFor(async () => {
-    if (received.length > 0) return true;
-    await store.publish(channel, message);
-    await sleep(25);
-    return received.length > 0;
-  }, 5000, 0);
+  await waitFor(
+    async () => {
+      if (received.length > 0) return true;
+      await store.publish(channel, message);
+      await sleep(25);
+      return received.length > 0;
+    },
+    5000,
+    0,
+  );
 }
 
 /**
@@ -41,7 +45,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       it('round-trips JSON values and reports absent keys as undefined', async () => {
         const store = await open();
         expect(await store.get('missing')).toBeUndefined();
-        const values: Record<string, unknown> = { obj: { a: 1, b: [true, null, 'x'] }, str: 'héllo', num: 4.5, nil: null, arr: [1, 2] };
+        const values: Record<string, unknown> = {
+          obj: { a: 1, b: [true, null, 'x'] },
+          str: 'héllo',
+          num: 4.5,
+          nil: null,
+          arr: [1, 2],
+        };
         for (const [key, value] of Object.entries(values)) await store.set(key, value);
         for (const [key, value] of Object.entries(values)) expect(await store.get(key)).toEqual(value);
         await store.set('str', 'second');
@@ -143,7 +153,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
       it('lets exactly one of many concurrent writers win', async () => {
         const store = await open();
-        const results = await Promise.all(Array.from({ length: 20 }, (_, index) => store.compareAndSet('once', undefined, index)));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => store.compareAndSet('once', undefined, index)),
+        );
         expect(results.filter(Boolean)).toHaveLength(1);
         expect(await store.get('once')).toBe(results.indexOf(true));
       });
@@ -203,14 +215,19 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
           { id: 'd', time: 4000 },
         ];
         for (const record of appended) await store.append('ledger', { ...record, data: { id: record.id } });
-        const ids = async (query?: Parameters<StateStore['range']>[1]) => (await store.range('ledger', query)).map((record) => record.id);
+        const ids = async (query?: Parameters<StateStore['range']>[1]) =>
+          (await store.range('ledger', query)).map((record) => record.id);
         expect(await ids()).toEqual(['a', 'z', 'b', 'y', 'c', 'd']);
         expect(await ids({ from: 2000 })).toEqual(['z', 'b', 'y', 'c', 'd']);
         expect(await ids({ to: 3000 })).toEqual(['a', 'z', 'b', 'y']);
         expect(await ids({ from: 2000, to: 4000, limit: 2 })).toEqual(['z', 'b']);
         expect(await ids({ limit: 0 })).toEqual([]);
         expect(await ids({ from: 5000 })).toEqual([]);
-        expect((await store.range('ledger', { from: 3000, to: 3001 }))[0]).toEqual({ id: 'c', time: 3000, data: { id: 'c' } });
+        expect((await store.range('ledger', { from: 3000, to: 3001 }))[0]).toEqual({
+          id: 'c',
+          time: 3000,
+          data: { id: 'c' },
+        });
       });
 
       it('keeps streams apart', async () => {
@@ -224,7 +241,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       it('records each of many concurrent appends exactly once', async () => {
         const store = await open();
         const ids = Array.from({ length: 100 }, (_, index) => `r${index % 50}`);
-        const results = await Promise.all(ids.map((id, index) => store.append('ledger', { id, time: index, data: {} })));
+        const results = await Promise.all(
+          ids.map((id, index) => store.append('ledger', { id, time: index, data: {} })),
+        );
         expect(results.filter(Boolean)).toHaveLength(50);
         const stored = (await store.range('ledger')).map((record) => record.id);
         expect(new Set(stored).size).toBe(50);

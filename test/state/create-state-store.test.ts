@@ -26,7 +26,10 @@ describe('createStateStore', () => {
 
   it.runIf(redisUrl)('chooses Redis when REDIS_URL is set and writes under REDIS_PREFIX', async () => {
     const prefix = `eunoe-test:${randomUUID()}:`;
-    const store = await createStateStore({ config: loadConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), logger: silentLogger() });
+    const store = await createStateStore({
+      config: loadConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix }),
+      logger: silentLogger(),
+    });
     const admin = new Redis(redisUrl);
     try {
       expect(store.backend).toBe('redis');

@@ -31,8 +31,17 @@ describe('LedgerQueue', () => {
   it('refuses past the bound, says so once, and reports the drops after draining', async () => {
     const full: number[] = [];
     const drained: number[] = [];
-    const queue = new LedgerQueue({ max: 2, onFull: (max) => full.push(max), onDrained: (dropped) => drained.push(dropped) });
-    expect([queue.push(item('a')), queue.push(item('b')), queue.push(item('c')), queue.push(item('d'))]).toEqual([true, true, false, false]);
+    const queue = new LedgerQueue({
+      max: 2,
+      onFull: (max) => full.push(max),
+      onDrained: (dropped) => drained.push(dropped),
+    });
+    expect([queue.push(item('a')), queue.push(item('b')), queue.push(item('c')), queue.push(item('d'))]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(full).toEqual([2]);
     await queue.flush(async () => {});
     expect(drained).toEqual([2]);
@@ -66,10 +75,12 @@ describe('LedgerQueue', () => {
     });
     for (const id of ['a', 'bad', 'c']) queue.push(item(id));
     const sent: string[] = [];
-    expect(await queue.flush(async (entry) => {
-      if (entry.id === 'bad') throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
-      sent.push(entry.id);
-    })).toBe(true);
+    expect(
+      await queue.flush(async (entry) => {
+        if (entry.id === 'bad') throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+        sent.push(entry.id);
+      }),
+    ).toBe(true);
     expect(sent).toEqual(['a', 'c']);
     expect(dead).toEqual(['bad']);
     expect(queue.size).toBe(0);
@@ -81,7 +92,11 @@ describe('LedgerQueue', () => {
       const file = path.join(dir, 'data', 'ledger-journal.db');
       const first = new LedgerQueue({ max: 10, file });
       expect(first.durable).toBe(true);
-      for (const id of ['a', 'b', 'c']) first.push({ ...item(id), usage: { userId: 'u1', periods: ['d:2026-11-05', 'm:2026-11'], hi: '350', lo: '0' } });
+      for (const id of ['a', 'b', 'c'])
+        first.push({
+          ...item(id),
+          usage: { userId: 'u1', periods: ['d:2026-11-05', 'm:2026-11'], hi: '350', lo: '0' },
+        });
       first.close(); // as if the process died: nothing was flushed
       const second = new LedgerQueue({ max: 10, file });
       expect(second.size).toBe(3);

@@ -25,7 +25,11 @@ afterEach(async () => {
 
 const unavailableLines = (lines: Array<{ msg: string }>) => lines.filter((line) => line.msg.includes('is unavailable'));
 const backLines = (lines: Array<{ msg: string }>) => lines.filter((line) => line.msg.includes('is back after'));
-const succeeds = (work: () => Promise<unknown>) => () => work().then(() => true, () => false);
+const succeeds = (work: () => Promise<unknown>) => () =>
+  work().then(
+    () => true,
+    () => false,
+  );
 
 describe.runIf(canRun)('Redis failure behaviour', () => {
   it('starts with Redis down, fails fast, logs once, queues ledger writes, then recovers by itself', async () => {
@@ -33,7 +37,13 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     const { logger, lines } = captureLogger();
     const store: StateStore = await within(
       createStateStore({
-        config: { REDIS_URL: `redis://127.0.0.1:${port}/2`, REDIS_PREFIX: `eunoe-fault:${randomUUID()}:`, STATE_TIMEOUT_MS: 300, LEDGER_QUEUE_MAX: 100, sqlitePath: '/nonexistent/unused.db' },
+        config: {
+          REDIS_URL: `redis://127.0.0.1:${port}/2`,
+          REDIS_PREFIX: `eunoe-fault:${randomUUID()}:`,
+          STATE_TIMEOUT_MS: 300,
+          LEDGER_QUEUE_MAX: 100,
+          sqlitePath: '/nonexistent/unused.db',
+        },
         logger,
       }),
       10_000,
@@ -42,7 +52,15 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     expect(store.backend).toBe('redis');
     expect(store.health()).toMatchObject({ backend: 'redis', ok: false, queued: 0 });
 
-    const calls = [store.get('k'), store.getMany(['a', 'b']), store.set('k', 1), store.increment('c'), store.acquireLease('job', 1000), store.publish('ch', 'm'), store.keys('')];
+    const calls = [
+      store.get('k'),
+      store.getMany(['a', 'b']),
+      store.set('k', 1),
+      store.increment('c'),
+      store.acquireLease('job', 1000),
+      store.publish('ch', 'm'),
+      store.keys(''),
+    ];
     for (const call of calls) await expect(within(call, 2000)).rejects.toBeInstanceOf(StateUnavailableError);
     expect(await within(store.append('ledger', { id: 'queued-1', time: 1, data: { usd: 0.5 } }), 2000)).toBe(true);
     expect(store.health().queued).toBe(1);
@@ -56,15 +74,22 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
 
     const redis = await startOwnedRedis(port);
     cleanups.push(() => redis.stop());
-    await waitFor(succeeds(() => store.get('k')), 10_000);
+    await waitFor(
+      succeeds(() => store.get('k')),
+      10_000,
+    );
     await waitFor(() => store.health().queued === 0, 5000);
     expect(await store.range('ledger')).toEqual([{ id: 'queued-1', time: 1, data: { usd: 0.5 } }]);
     expect(store.health().ok).toBe(true);
     expect(backLines(lines)).toHaveLength(1);
-    await waitFor(async () => {
-      await store.publish('valves', 'changed');
-      return heard.length > 0;
-    }, 5000, 50);
+    await waitFor(
+      async () => {
+        await store.publish('valves', 'changed');
+        return heard.length > 0;
+      },
+      5000,
+      50,
+    );
     expect(heard[0]).toBe('changed');
   });
 
@@ -72,7 +97,14 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     const redis = await startOwnedRedis();
     cleanups.push(() => redis.stop());
     const { logger } = captureLogger();
-    const store = new RedisStateStore({ url: redis.url, prefix: 'eunoe-fault:', logger, timeoutMs: 200, queueMax: 100, flushRetryMs: 100 });
+    const store = new RedisStateStore({
+      url: redis.url,
+      prefix: 'eunoe-fault:',
+      logger,
+      timeoutMs: 200,
+      queueMax: 100,
+      flushRetryMs: 100,
+    });
     cleanups.push(() => store.close());
     expect(await store.waitUntilReady(5000)).toBe(true);
     const admin = new Redis(redis.url);
@@ -90,7 +122,13 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
 
   it('close() while Redis is away reports the queued ledger writes it could not deliver', async () => {
     const { logger, lines } = captureLogger();
-    const store = new RedisStateStore({ url: `redis://127.0.0.1:${await freePort()}`, prefix: 'eunoe-fault:', logger, timeoutMs: 200, queueMax: 10 });
+    const store = new RedisStateStore({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      prefix: 'eunoe-fault:',
+      logger,
+      timeoutMs: 200,
+      queueMax: 10,
+    });
     await store.append('ledger', { id: 'a', time: 1, data: {} });
     await store.append('ledger', { id: 'b', time: 2, data: {} });
     await within(store.close(), 3000);
@@ -101,11 +139,21 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
   it('bounds the ledger queue: refuses past LEDGER_QUEUE_MAX with one loud log, keeps the accepted ones', async () => {
     const port = await freePort();
     const { logger, lines } = captureLogger();
-    const store = new RedisStateStore({ url: `redis://127.0.0.1:${port}`, prefix: 'eunoe-fault:', logger, timeoutMs: 300, queueMax: 5, maxRetryDelayMs: 200 });
+    const store = new RedisStateStore({
+      url: `redis://127.0.0.1:${port}`,
+      prefix: 'eunoe-fault:',
+      logger,
+      timeoutMs: 300,
+      queueMax: 5,
+      maxRetryDelayMs: 200,
+    });
     cleanups.push(() => store.close());
-    for (let index = 0; index < 5; index++) expect(await store.append('ledger', { id: `r${index}`, time: index, data: {} })).toBe(true);
+    for (let index = 0; index < 5; index++)
+      expect(await store.append('ledger', { id: `r${index}`, time: index, data: {} })).toBe(true);
     for (let index = 5; index < 8; index++) {
-      await expect(store.append('ledger', { id: `r${index}`, time: index, data: {} })).rejects.toBeInstanceOf(StateUnavailableError);
+      await expect(store.append('ledger', { id: `r${index}`, time: index, data: {} })).rejects.toBeInstanceOf(
+        StateUnavailableError,
+      );
     }
     expect(store.health().queued).toBe(5);
     expect(lines.filter((line) => line.msg.includes('LEDGER QUEUE FULL'))).toHaveLength(1);
@@ -122,7 +170,14 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     const redis: OwnedRedis = await startOwnedRedis(undefined, { persistDir: dir });
     cleanups.push(remove, () => redis.stop());
     const { logger, lines } = captureLogger();
-    const store = new RedisStateStore({ url: redis.url, prefix: 'eunoe-fault:', logger, timeoutMs: 300, queueMax: 10_000, maxRetryDelayMs: 200 });
+    const store = new RedisStateStore({
+      url: redis.url,
+      prefix: 'eunoe-fault:',
+      logger,
+      timeoutMs: 300,
+      queueMax: 10_000,
+      maxRetryDelayMs: 200,
+    });
     cleanups.push(() => store.close());
     expect(await store.waitUntilReady(5000)).toBe(true);
 
@@ -134,7 +189,8 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
       for (let index = 0; running; index++) {
         const id = `${name}-${index}`;
         try {
-          if (await within(store.append('ledger', { id, time: Date.now(), data: { name, index } }), 3000)) accepted.push(id);
+          if (await within(store.append('ledger', { id, time: Date.now(), data: { name, index } }), 3000))
+            accepted.push(id);
         } catch (error) {
           if (!(error instanceof StateUnavailableError)) throw error;
           refused.push(id);

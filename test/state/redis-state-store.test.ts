@@ -42,10 +42,14 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
         await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
         const heard: string[] = [];
         second.subscribe('valves', (message) => heard.push(message));
-        await waitFor(async () => {
-          await first.publish('valves', 'context');
-          return heard.length > 0;
-        }, 5000, 25);
+        await waitFor(
+          async () => {
+            await first.publish('valves', 'context');
+            return heard.length > 0;
+          },
+          5000,
+          25,
+        );
         expect(heard[0]).toBe('context');
         await first.set('valves:u1', { limit: 3 });
         expect(await second.get('valves:u1')).toEqual({ limit: 3 });

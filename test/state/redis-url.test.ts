@@ -30,7 +30,13 @@ describe.runIf(canRun)('REDIS_URL with password and database index', () => {
   afterAll(() => redis.stop());
 
   it('authenticates and writes into the chosen database', async () => {
-    const store = new RedisStateStore({ url: `redis://:hunter2@127.0.0.1:${redis.port}/3`, prefix: 'p:', logger: captureLogger().logger, timeoutMs: 500, queueMax: 10 });
+    const store = new RedisStateStore({
+      url: `redis://:hunter2@127.0.0.1:${redis.port}/3`,
+      prefix: 'p:',
+      logger: captureLogger().logger,
+      timeoutMs: 500,
+      queueMax: 10,
+    });
     const admin = new Redis(`redis://:hunter2@127.0.0.1:${redis.port}/3`);
     try {
       expect(await store.waitUntilReady(5000)).toBe(true);
@@ -46,7 +52,13 @@ describe.runIf(canRun)('REDIS_URL with password and database index', () => {
 
   it('with a wrong password: fails fast as unavailable and never logs the password', async () => {
     const { logger, lines } = captureLogger();
-    const store = new RedisStateStore({ url: `redis://:wrong-secret@127.0.0.1:${redis.port}/3`, prefix: 'p:', logger, timeoutMs: 300, queueMax: 10 });
+    const store = new RedisStateStore({
+      url: `redis://:wrong-secret@127.0.0.1:${redis.port}/3`,
+      prefix: 'p:',
+      logger,
+      timeoutMs: 300,
+      queueMax: 10,
+    });
     try {
       expect(await store.waitUntilReady(1000)).toBe(false);
       await expect(store.get('k')).rejects.toBeInstanceOf(StateUnavailableError);

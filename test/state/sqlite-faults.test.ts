@@ -11,7 +11,13 @@ import { silentLogger } from '../../src/util/logger.js';
 import { tempDir } from './helpers/temp-dir.js';
 import { sleep } from './helpers/wait-for.js';
 
-const config = (sqlitePath: string) => ({ REDIS_URL: undefined, REDIS_PREFIX: 'eunoe:', STATE_TIMEOUT_MS: 500, LEDGER_QUEUE_MAX: 10, sqlitePath });
+const config = (sqlitePath: string) => ({
+  REDIS_URL: undefined,
+  REDIS_PREFIX: 'eunoe:',
+  STATE_TIMEOUT_MS: 500,
+  LEDGER_QUEUE_MAX: 10,
+  sqlitePath,
+});
 let removeDir: (() => void) | undefined;
 afterEach(() => removeDir?.());
 function scratch(): string {
@@ -88,7 +94,12 @@ describe('SQLite file lifecycle', () => {
 
   it('purges expired rows in the background, not only when read', async () => {
     const file = path.join(scratch(), 'eunoe.db');
-    const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger(), purgeIntervalMs: 30 });
+    const store = new SqliteStateStore({
+      db: openSqliteDatabase(file),
+      file,
+      logger: silentLogger(),
+      purgeIntervalMs: 30,
+    });
     await store.set('short', 1, { ttlMs: 20 });
     await store.set('kept', 2);
     await store.acquireLease('job', 20);

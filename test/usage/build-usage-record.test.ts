@@ -3,11 +3,30 @@ import { buildUsageRecord } from '../../src/usage/build-usage-record.js';
 
 describe('buildUsageRecord without Open WebUI ids (API callers)', () => {
   it('two identical replies in one chat get different ledger ids, and a resend of the same body the same id', async () => {
-    const turn1 = [{ role: 'user', content: 'ping' }, { role: 'assistant', content: 'OK.', usage: { prompt_tokens: 5, completion_tokens: 1 } }];
-    const turn2 = [...turn1, { role: 'user', content: 'ping again' }, { role: 'assistant', content: 'OK.', usage: { prompt_tokens: 9, completion_tokens: 1 } }];
-    const first = await buildUsageRecord({ body: { model: 'gpt-4o', chat_id: 'api', messages: turn1 }, user: { id: 'u' }, now: 1 });
-    const second = await buildUsageRecord({ body: { model: 'gpt-4o', chat_id: 'api', messages: turn2 }, user: { id: 'u' }, now: 2 });
-    const again = await buildUsageRecord({ body: { model: 'gpt-4o', chat_id: 'api', messages: turn2 }, user: { id: 'u' }, now: 3 });
+    const turn1 = [
+      { role: 'user', content: 'ping' },
+      { role: 'assistant', content: 'OK.', usage: { prompt_tokens: 5, completion_tokens: 1 } },
+    ];
+    const turn2 = [
+      ...turn1,
+      { role: 'user', content: 'ping again' },
+      { role: 'assistant', content: 'OK.', usage: { prompt_tokens: 9, completion_tokens: 1 } },
+    ];
+    const first = await buildUsageRecord({
+      body: { model: 'gpt-4o', chat_id: 'api', messages: turn1 },
+      user: { id: 'u' },
+      now: 1,
+    });
+    const second = await buildUsageRecord({
+      body: { model: 'gpt-4o', chat_id: 'api', messages: turn2 },
+      user: { id: 'u' },
+      now: 2,
+    });
+    const again = await buildUsageRecord({
+      body: { model: 'gpt-4o', chat_id: 'api', messages: turn2 },
+      user: { id: 'u' },
+      now: 3,
+    });
     expect(first!.record.messageId).not.toBe(second!.record.messageId);
     expect(again!.record.messageId).toBe(second!.record.messageId);
   });

@@ -12,7 +12,6 @@ beforeEach(async () => {
 });
 afterEach(async () => cleanup());
 
-
 describe('ledger on a real SQLite store', () => {
   it('records once per message id: a repeated outlet never counts twice', async () => {
     const ledger = createLedger(store);
@@ -37,10 +36,14 @@ describe('ledger on a real SQLite store', () => {
   it('filters by user, model and chat', async () => {
     const ledger = createLedger(store);
     await ledger.record(usageRecord({ messageId: 'x1', chatId: 'c1' }));
-    await ledger.record(usageRecord({ messageId: 'x2', chatId: 'c2', model: 'claude', pricedAs: 'anthropic/claude-3.5-sonnet' }));
+    await ledger.record(
+      usageRecord({ messageId: 'x2', chatId: 'c2', model: 'claude', pricedAs: 'anthropic/claude-3.5-sonnet' }),
+    );
     await ledger.record(usageRecord({ messageId: 'x3', userId: 'u2', chatId: 'c1' }));
     expect((await ledger.list({ userId: 'u1' })).map((record) => record.messageId)).toEqual(['x1', 'x2']);
-    expect((await ledger.list({ model: 'anthropic/claude-3.5-sonnet' })).map((record) => record.messageId)).toEqual(['x2']);
+    expect((await ledger.list({ model: 'anthropic/claude-3.5-sonnet' })).map((record) => record.messageId)).toEqual([
+      'x2',
+    ]);
     expect((await ledger.list({ chatId: 'c1' })).map((record) => record.messageId)).toEqual(['x1', 'x3']);
   });
 });

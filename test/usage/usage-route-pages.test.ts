@@ -17,7 +17,13 @@ beforeAll(async () => {
   cleanup = temp.cleanup;
   const ledger = createLedger(temp.store);
   for (let index = 0; index < COUNT; index++) {
-    await ledger.record(usageRecord({ messageId: `m${String(index).padStart(5, '0')}`, time: Date.UTC(2026, 10, 1) + index * 1000, cost: '0.001' }));
+    await ledger.record(
+      usageRecord({
+        messageId: `m${String(index).padStart(5, '0')}`,
+        time: Date.UTC(2026, 10, 1) + index * 1000,
+        cost: '0.001',
+      }),
+    );
   }
   app = express();
   app.use(usageRouter({ ledger }));
@@ -35,7 +41,11 @@ describe('GET /usage on a large ledger', () => {
     const ids: string[] = first.records.map((record: { messageId: string }) => record.messageId);
     let before: string | null = first.before;
     while (before) {
-      const page = (await request(app).get(`/usage?limit=1000&before=${encodeURIComponent(before)}`).expect(200)).body;
+      const page = (
+        await request(app)
+          .get(`/usage?limit=1000&before=${encodeURIComponent(before)}`)
+          .expect(200)
+      ).body;
       ids.unshift(...page.records.map((record: { messageId: string }) => record.messageId));
       before = page.before;
     }

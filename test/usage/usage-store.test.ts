@@ -19,13 +19,20 @@ runUsageStoreContract('sqlite', async () => {
   const { dir, remove } = tempDir('eunoe-usage-store-');
   const file = path.join(dir, 'eunoe.db');
   const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
-  return { store, dispose: async () => { await store.close(); remove(); } };
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      remove();
+    },
+  };
 });
 
 const redisUrl = inject('redisUrl');
 const filePrefix = `eunoe-test-usage:${randomUUID()}:`;
 let count = 0;
-const redisStore = (prefix: string) => new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+const redisStore = (prefix: string) =>
+  new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
 
 describe.runIf(redisUrl)('usage store on Redis', () => {
   afterAll(async () => {
@@ -44,10 +51,18 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
     const prefix = `${filePrefix}upgrade:`;
     const layout = redisKeys(prefix);
     const admin = new Redis(redisUrl);
-    const old = [usageRecord({ messageId: 'o1', cost: '0.1' }), usageRecord({ messageId: 'o2', cost: '0.2', time: Date.UTC(2026, 10, 6) }), usageRecord({ messageId: 'o3', userId: 'u2', cost: '5' })];
+    const old = [
+      usageRecord({ messageId: 'o1', cost: '0.1' }),
+      usageRecord({ messageId: 'o2', cost: '0.2', time: Date.UTC(2026, 10, 6) }),
+      usageRecord({ messageId: 'o3', userId: 'u2', cost: '5' }),
+    ];
     for (const record of old) {
       for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
-        await appendScript.run(admin, [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)], [record.messageId, record.time, JSON.stringify(record)]);
+        await appendScript.run(
+          admin,
+          [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)],
+          [record.messageId, record.time, JSON.stringify(record)],
+        );
       }
     }
     const replicas = [redisStore(prefix), redisStore(prefix), redisStore(prefix)];
@@ -74,8 +89,12 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
     const [first, second] = [redisStore(prefix), redisStore(prefix)];
     try {
       await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
-      const records = Array.from({ length: 200 }, (_, index) => usageRecord({ messageId: `r${index}`, cost: '0.001', time: Date.UTC(2026, 10, 9, 10) }));
-      const results = await Promise.all(records.flatMap((record) => [first.usage.record(record), second.usage.record(record)]));
+      const records = Array.from({ length: 200 }, (_, index) =>
+        usageRecord({ messageId: `r${index}`, cost: '0.001', time: Date.UTC(2026, 10, 9, 10) }),
+      );
+      const results = await Promise.all(
+        records.flatMap((record) => [first.usage.record(record), second.usage.record(record)]),
+      );
       expect(results.filter(Boolean)).toHaveLength(200);
       expect(await first.usage.spent('u1', 'm:2026-11')).toBe('0.2');
       expect(await second.usage.spent('u1', 'd:2026-11-09')).toBe('0.2');

@@ -63,7 +63,11 @@ export const health: Topic = {
   ],
   advice: [
     (rng) => {
-      const plan = rng.pick(['a run-walk plan of 3 minutes running and 1 minute walking', 'the 10 percent rule for weekly mileage', 'two easy runs and one long run each week']);
+      const plan = rng.pick([
+        'a run-walk plan of 3 minutes running and 1 minute walking',
+        'the 10 percent rule for weekly mileage',
+        'two easy runs and one long run each week',
+      ]);
       return {
         ask: 'How should I structure my training so my knee does not flare up again?',
         reply: `I would start with ${plan}. It keeps the load predictable, and if the knee aches the next morning, repeat the previous week instead of progressing.`,
@@ -73,22 +77,80 @@ export const health: Topic = {
     },
   ],
   chatter: [
-    { ask: () => 'How many days a week should a beginner run to avoid knee pain?', answer: 'Beginners should run three days a week with rest days in between so the knees and tendons adapt.' },
-    { ask: () => 'What is a good warm-up before a morning run?', answer: 'Before a morning run, do five minutes of brisk walking, leg swings and a few lunges.' },
-    { ask: () => 'Is it okay to train for a race with a mild cold?', answer: 'With a mild head cold, easy running is usually fine; skip training if you have a fever or chest symptoms.' },
-    { ask: () => 'What should I eat the night before a long run?', answer: 'The night before a long run, eat a familiar carbohydrate-rich dinner like pasta or rice and avoid anything new.' },
-    { ask: () => 'My doctor wants me to cut back on coffee. How do I deal with the headaches?', answer: 'Cut coffee back gradually, about a quarter every few days, and drink more water to avoid caffeine headaches.' },
-    { ask: () => 'Are standing desks actually good for your back?', answer: 'Standing desks help mainly because you change position; alternate every thirty to sixty minutes.' },
-    { ask: () => 'How do I know if an allergy is serious enough to carry an epipen?', answer: 'If an allergic reaction ever involved breathing trouble or throat swelling, ask your doctor about carrying an epipen.' },
-    { ask: () => 'What stretches help with tight hamstrings after running?', answer: 'After running, a standing hamstring stretch and a lying strap stretch, held thirty seconds each, help tight hamstrings.' },
-    { ask: () => 'How much sleep do I really need when training for a race?', answer: 'While training for a race, aim for seven to nine hours of sleep; recovery happens mostly at night.' },
-    { ask: () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?', answer: 'Trust one scale consistently, weigh at the same time of day, and watch the weekly trend rather than single readings.' },
-    { ask: () => 'I get hives sometimes after eating out. How do I find out what I\'m allergic to?', answer: 'Keep a food diary of when the hives appear and ask your doctor about a skin-prick or blood allergy test.' },
-    { ask: () => 'Is a spring race a good first goal for a new runner?', answer: 'A spring race gives a beginner a clear deadline; a 5k or 10k is a realistic first goal.' },
-    { ask: () => 'Do I need to be fasting for every blood test?', answer: 'Only some blood tests require fasting, such as glucose and cholesterol; the lab will tell you beforehand.' },
-    { ask: () => 'My knee hurts going downstairs after running. Should I stop?', answer: 'Knee pain on stairs after running suggests reducing mileage for a week and checking your shoes before it worsens.' },
-    { ask: () => 'How much weight can I realistically lose with a running plan?', answer: 'With a running plan and a modest calorie deficit, losing about half a kilo of weight a week is realistic.' },
-    { ask: () => 'When will I be able to run 10k without stopping?', answer: 'Most beginners can run 10k nonstop after eight to twelve weeks of consistent training.' },
+    {
+      ask: () => 'How many days a week should a beginner run to avoid knee pain?',
+      answer: 'Beginners should run three days a week with rest days in between so the knees and tendons adapt.',
+    },
+    {
+      ask: () => 'What is a good warm-up before a morning run?',
+      answer: 'Before a morning run, do five minutes of brisk walking, leg swings and a few lunges.',
+    },
+    {
+      ask: () => 'Is it okay to train for a race with a mild cold?',
+      answer:
+        'With a mild head cold, easy running is usually fine; skip training if you have a fever or chest symptoms.',
+    },
+    {
+      ask: () => 'What should I eat the night before a long run?',
+      answer:
+        'The night before a long run, eat a familiar carbohydrate-rich dinner like pasta or rice and avoid anything new.',
+    },
+    {
+      ask: () => 'My doctor wants me to cut back on coffee. How do I deal with the headaches?',
+      answer:
+        'Cut coffee back gradually, about a quarter every few days, and drink more water to avoid caffeine headaches.',
+    },
+    {
+      ask: () => 'Are standing desks actually good for your back?',
+      answer: 'Standing desks help mainly because you change position; alternate every thirty to sixty minutes.',
+    },
+    {
+      ask: () => 'How do I know if an allergy is serious enough to carry an epipen?',
+      answer:
+        'If an allergic reaction ever involved breathing trouble or throat swelling, ask your doctor about carrying an epipen.',
+    },
+    {
+      ask: () => 'What stretches help with tight hamstrings after running?',
+      answer:
+        'After running, a standing hamstring stretch and a lying strap stretch, held thirty seconds each, help tight hamstrings.',
+    },
+    {
+      ask: () => 'How much sleep do I really need when training for a race?',
+      answer: 'While training for a race, aim for seven to nine hours of sleep; recovery happens mostly at night.',
+    },
+    {
+      ask: () => 'The gym scale and my home scale disagree by two kilos. Which one should I trust?',
+      answer:
+        'Trust one scale consistently, weigh at the same time of day, and watch the weekly trend rather than single readings.',
+    },
+    {
+      ask: () => "I get hives sometimes after eating out. How do I find out what I'm allergic to?",
+      answer:
+        'Keep a food diary of when the hives appear and ask your doctor about a skin-prick or blood allergy test.',
+    },
+    {
+      ask: () => 'Is a spring race a good first goal for a new runner?',
+      answer: 'A spring race gives a beginner a clear deadline; a 5k or 10k is a realistic first goal.',
+    },
+    {
+      ask: () => 'Do I need to be fasting for every blood test?',
+      answer:
+        'Only some blood tests require fasting, such as glucose and cholesterol; the lab will tell you beforehand.',
+    },
+    {
+      ask: () => 'My knee hurts going downstairs after running. Should I stop?',
+      answer:
+        'Knee pain on stairs after running suggests reducing mileage for a week and checking your shoes before it worsens.',
+    },
+    {
+      ask: () => 'How much weight can I realistically lose with a running plan?',
+      answer:
+        'With a running plan and a modest calorie deficit, losing about half a kilo of weight a week is realistic.',
+    },
+    {
+      ask: () => 'When will I be able to run 10k without stopping?',
+      answer: 'Most beginners can run 10k nonstop after eight to twelve weeks of consistent training.',
+    },
   ],
   replies: [
     'Beginners do well with three runs a week and a rest day between them, so tendons can adapt.',

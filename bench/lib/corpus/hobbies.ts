@@ -38,7 +38,8 @@ export const hobbies: Topic = {
   ],
   events: [
     () => ({
-      statement: 'Played guitar in front of other people for the first time today, at the open mic. Hands were shaking!',
+      statement:
+        'Played guitar in front of other people for the first time today, at the open mic. Hands were shaking!',
       marker: 'open mic',
       question: 'When did I perform live for the first time?',
     }),
@@ -58,7 +59,11 @@ export const hobbies: Topic = {
   ],
   advice: [
     (rng) => {
-      const exercise = rng.pick(['the one-minute chord change drill', 'practising with a metronome at 60 bpm', 'spider finger exercises']);
+      const exercise = rng.pick([
+        'the one-minute chord change drill',
+        'practising with a metronome at 60 bpm',
+        'spider finger exercises',
+      ]);
       return {
         ask: 'My chord changes are so slow. What should I practise?',
         reply: `Do ${exercise} for five minutes at the start of every session. Track your count in a notebook; most people double their speed within three weeks.`,
@@ -68,22 +73,75 @@ export const hobbies: Topic = {
     },
   ],
   chatter: [
-    { ask: () => 'How long does it take for fingertips to stop hurting when learning guitar?', answer: 'Fingertips usually stop hurting after two to four weeks of daily guitar practice, once calluses form.' },
-    { ask: () => 'What is a good way to practise chord changes?', answer: 'Practise chord changes by switching between two chords for one minute, counting changes, then adding a third chord.' },
-    { ask: () => 'How do I lead a book club discussion if half the group did not finish the book?', answer: 'Open the book club discussion with questions about the first half and the characters so everyone can join in.' },
-    { ask: () => 'Any song recommendations for a beginner guitarist?', answer: 'Songs with three or four open chords are ideal for a beginner guitarist.' },
-    { ask: () => 'Should I learn to read music or just use tabs?', answer: 'Tabs are fine to start; learn to read music later if you want to play with other musicians.' },
-    { ask: () => 'How do I keep practising when I only have twenty minutes a day?', answer: 'Twenty focused minutes a day is plenty: warm up, work on one hard passage, then play something fun.' },
-    { ask: () => 'What questions work well for a novel discussion?', answer: 'Good novel discussion questions ask what a character should have done and which scene people remember most.' },
-    { ask: () => 'Is an acoustic or electric guitar better for a beginner?', answer: 'An electric guitar is easier on beginner fingers; an acoustic is simpler to pick up and play anywhere.' },
-    { ask: () => 'How do I deal with stage fright at an open mic?', answer: 'For open mic nerves, play a song you know by heart and focus on one friendly face.' },
-    { ask: () => 'What are good books for a reading group that likes literary fiction?', answer: 'Reading groups that like literary fiction often enjoy novels with unusual structures and strong characters.' },
-    { ask: () => 'What song should I learn after the basic open chords?', answer: 'After the open chords, a song with a simple barre chord or two is the natural next step.' },
-    { ask: () => 'Are weekend music lessons enough, or do I need two a week?', answer: 'One weekend lesson a week is enough if you practise daily between lessons.' },
-    { ask: () => 'How do I pick the next book for the club when everyone disagrees?', answer: 'Let each member nominate one book and vote, so the club\'s next pick feels fair.' },
-    { ask: () => 'How do people prepare for their first live performance?', answer: 'Before the first live performance, rehearse in front of friends and record yourself to get used to the pressure.' },
-    { ask: () => 'How much do music lessons usually cost before a recital?', answer: 'Recital preparation usually adds a few extra lessons; many teachers offer a package price for them.' },
-    { ask: () => 'What should every guitar practice session include?', answer: 'Every practice session should include a short warm-up, one technical exercise and a piece you enjoy.' },
+    {
+      ask: () => 'How long does it take for fingertips to stop hurting when learning guitar?',
+      answer: 'Fingertips usually stop hurting after two to four weeks of daily guitar practice, once calluses form.',
+    },
+    {
+      ask: () => 'What is a good way to practise chord changes?',
+      answer:
+        'Practise chord changes by switching between two chords for one minute, counting changes, then adding a third chord.',
+    },
+    {
+      ask: () => 'How do I lead a book club discussion if half the group did not finish the book?',
+      answer:
+        'Open the book club discussion with questions about the first half and the characters so everyone can join in.',
+    },
+    {
+      ask: () => 'Any song recommendations for a beginner guitarist?',
+      answer: 'Songs with three or four open chords are ideal for a beginner guitarist.',
+    },
+    {
+      ask: () => 'Should I learn to read music or just use tabs?',
+      answer: 'Tabs are fine to start; learn to read music later if you want to play with other musicians.',
+    },
+    {
+      ask: () => 'How do I keep practising when I only have twenty minutes a day?',
+      answer: 'Twenty focused minutes a day is plenty: warm up, work on one hard passage, then play something fun.',
+    },
+    {
+      ask: () => 'What questions work well for a novel discussion?',
+      answer:
+        'Good novel discussion questions ask what a character should have done and which scene people remember most.',
+    },
+    {
+      ask: () => 'Is an acoustic or electric guitar better for a beginner?',
+      answer: 'An electric guitar is easier on beginner fingers; an acoustic is simpler to pick up and play anywhere.',
+    },
+    {
+      ask: () => 'How do I deal with stage fright at an open mic?',
+      answer: 'For open mic nerves, play a song you know by heart and focus on one friendly face.',
+    },
+    {
+      ask: () => 'What are good books for a reading group that likes literary fiction?',
+      answer:
+        'Reading groups that like literary fiction often enjoy novels with unusual structures and strong characters.',
+    },
+    {
+      ask: () => 'What song should I learn after the basic open chords?',
+      answer: 'After the open chords, a song with a simple barre chord or two is the natural next step.',
+    },
+    {
+      ask: () => 'Are weekend music lessons enough, or do I need two a week?',
+      answer: 'One weekend lesson a week is enough if you practise daily between lessons.',
+    },
+    {
+      ask: () => 'How do I pick the next book for the club when everyone disagrees?',
+      answer: "Let each member nominate one book and vote, so the club's next pick feels fair.",
+    },
+    {
+      ask: () => 'How do people prepare for their first live performance?',
+      answer:
+        'Before the first live performance, rehearse in front of friends and record yourself to get used to the pressure.',
+    },
+    {
+      ask: () => 'How much do music lessons usually cost before a recital?',
+      answer: 'Recital preparation usually adds a few extra lessons; many teachers offer a package price for them.',
+    },
+    {
+      ask: () => 'What should every guitar practice session include?',
+      answer: 'Every practice session should include a short warm-up, one technical exercise and a piece you enjoy.',
+    },
   ],
   replies: [
     'Calluses usually form within two to four weeks of daily practice, and the soreness fades with them.',

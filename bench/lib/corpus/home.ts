@@ -63,7 +63,11 @@ export const home: Topic = {
   ],
   advice: [
     (rng) => {
-      const trick = rng.pick(['wrap the plates in towels', 'pack plates vertically like records', 'use sock drawers for glasses']);
+      const trick = rng.pick([
+        'wrap the plates in towels',
+        'pack plates vertically like records',
+        'use sock drawers for glasses',
+      ]);
       return {
         ask: 'What is your best tip for packing fragile kitchen stuff for the move?',
         reply: `My favourite trick: ${trick}. It saves on bubble wrap and breakages are much rarer. Label every box with the room and the word FRAGILE on two sides.`,
@@ -73,22 +77,82 @@ export const home: Topic = {
     },
   ],
   chatter: [
-    { ask: () => 'How do I get landlord approval to paint the walls in a rental apartment?', answer: 'Ask the landlord in writing, propose the exact colour, and offer to repaint before you move out; most agree on those terms.' },
-    { ask: () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?', answer: 'For a two-bedroom flat, utilities typically run between 150 and 300 a month, with heating the biggest swing between seasons.' },
-    { ask: () => 'Any tricks for packing the kitchen when moving? The boxes keep getting too heavy.', answer: 'Use small boxes for heavy kitchen items like pans and tins, and fill gaps with towels so nothing shifts.' },
-    { ask: () => 'The radiator in the bedroom makes a clanking noise at night. Is that something to worry about?', answer: 'A clanking radiator usually just has trapped air; bleed it with a radiator key and the noise normally stops.' },
-    { ask: () => 'Should I get renters insurance before the move or after?', answer: 'Get renters insurance to start on moving day, so your belongings are covered while they are in transit and at the new place.' },
-    { ask: (rng) => `Is ${rng.pick(colours)} too dark for a small living room with one window?`, answer: 'In a small living room with one window, a darker shade works best on a single wall, with lighter tones elsewhere.' },
-    { ask: () => 'How much notice do I usually have to give before leaving a rental?', answer: 'Most leases ask for one or two months\' notice in writing; check the termination clause for the exact period.' },
-    { ask: () => 'What should I check during the final walk-through of the old apartment to get the deposit back?', answer: 'At the walk-through, compare each room with your move-in photos, clean the oven and bathroom thoroughly, and patch nail holes.' },
-    { ask: () => 'We need a sofa that fits through a narrow stairwell. Any ideas?', answer: 'Look for a modular sofa or one with removable arms and legs; measure the tightest turn of the stairwell first.' },
-    { ask: () => 'Our balcony gets full sun. What plants survive that?', answer: 'On a full-sun balcony, lavender, rosemary, geraniums and succulents thrive with little care.' },
-    { ask: () => 'Is a balcony worth paying extra rent for?', answer: 'A balcony is worth it if you will use it daily; otherwise the extra rent adds up quickly over a year.' },
-    { ask: () => 'The landlady wants to inspect the flat next week. What can she actually check?', answer: 'A landlady can check the condition of the flat and needed repairs, but she must give notice and cannot go through your belongings.' },
-    { ask: () => 'What colour works for a north-facing living room?', answer: 'North-facing living rooms look best in warm colours like soft yellows, creams or warm greys.' },
-    { ask: () => 'Should I read the whole lease before signing or just the key parts?', answer: 'Read the whole lease before signing; clauses on repairs, subletting and notice periods are often buried at the end.' },
-    { ask: () => 'The water heater makes a popping sound. Does it need to be replaced?', answer: 'Popping usually means sediment build-up; flushing the tank often fixes it before anything needs to be replaced.' },
-    { ask: () => 'How much does moving usually cost per month of rent, roughly?', answer: 'A local move typically costs about one month of rent once you add movers, deposits and new basics.' },
+    {
+      ask: () => 'How do I get landlord approval to paint the walls in a rental apartment?',
+      answer:
+        'Ask the landlord in writing, propose the exact colour, and offer to repaint before you move out; most agree on those terms.',
+    },
+    {
+      ask: () => 'What is a reasonable monthly budget for utilities in a two-bedroom flat?',
+      answer:
+        'For a two-bedroom flat, utilities typically run between 150 and 300 a month, with heating the biggest swing between seasons.',
+    },
+    {
+      ask: () => 'Any tricks for packing the kitchen when moving? The boxes keep getting too heavy.',
+      answer:
+        'Use small boxes for heavy kitchen items like pans and tins, and fill gaps with towels so nothing shifts.',
+    },
+    {
+      ask: () => 'The radiator in the bedroom makes a clanking noise at night. Is that something to worry about?',
+      answer:
+        'A clanking radiator usually just has trapped air; bleed it with a radiator key and the noise normally stops.',
+    },
+    {
+      ask: () => 'Should I get renters insurance before the move or after?',
+      answer:
+        'Get renters insurance to start on moving day, so your belongings are covered while they are in transit and at the new place.',
+    },
+    {
+      ask: (rng) => `Is ${rng.pick(colours)} too dark for a small living room with one window?`,
+      answer:
+        'In a small living room with one window, a darker shade works best on a single wall, with lighter tones elsewhere.',
+    },
+    {
+      ask: () => 'How much notice do I usually have to give before leaving a rental?',
+      answer:
+        "Most leases ask for one or two months' notice in writing; check the termination clause for the exact period.",
+    },
+    {
+      ask: () => 'What should I check during the final walk-through of the old apartment to get the deposit back?',
+      answer:
+        'At the walk-through, compare each room with your move-in photos, clean the oven and bathroom thoroughly, and patch nail holes.',
+    },
+    {
+      ask: () => 'We need a sofa that fits through a narrow stairwell. Any ideas?',
+      answer:
+        'Look for a modular sofa or one with removable arms and legs; measure the tightest turn of the stairwell first.',
+    },
+    {
+      ask: () => 'Our balcony gets full sun. What plants survive that?',
+      answer: 'On a full-sun balcony, lavender, rosemary, geraniums and succulents thrive with little care.',
+    },
+    {
+      ask: () => 'Is a balcony worth paying extra rent for?',
+      answer: 'A balcony is worth it if you will use it daily; otherwise the extra rent adds up quickly over a year.',
+    },
+    {
+      ask: () => 'The landlady wants to inspect the flat next week. What can she actually check?',
+      answer:
+        'A landlady can check the condition of the flat and needed repairs, but she must give notice and cannot go through your belongings.',
+    },
+    {
+      ask: () => 'What colour works for a north-facing living room?',
+      answer: 'North-facing living rooms look best in warm colours like soft yellows, creams or warm greys.',
+    },
+    {
+      ask: () => 'Should I read the whole lease before signing or just the key parts?',
+      answer:
+        'Read the whole lease before signing; clauses on repairs, subletting and notice periods are often buried at the end.',
+    },
+    {
+      ask: () => 'The water heater makes a popping sound. Does it need to be replaced?',
+      answer:
+        'Popping usually means sediment build-up; flushing the tank often fixes it before anything needs to be replaced.',
+    },
+    {
+      ask: () => 'How much does moving usually cost per month of rent, roughly?',
+      answer: 'A local move typically costs about one month of rent once you add movers, deposits and new basics.',
+    },
   ],
   replies: [
     'Read the lease carefully; many rental agreements allow painting as long as you restore the original colour when you leave.',
@@ -99,7 +163,7 @@ export const home: Topic = {
     'Lighter colours make small rooms feel larger, while a darker accent wall can add depth without closing the space in.',
     'Notice periods are usually one or two months; check the clause in your contract for the exact wording.',
     'Measure doorways and stairwell turns before buying furniture, and look for sofas with removable legs.',
-    'Renters insurance is inexpensive and covers your belongings, which the landlord\'s policy does not.',
+    "Renters insurance is inexpensive and covers your belongings, which the landlord's policy does not.",
     'Herbs like rosemary and thyme, and succulents, handle full sun on balconies very well.',
   ],
 };

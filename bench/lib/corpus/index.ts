@@ -16,8 +16,8 @@ export const topics: readonly Topic[] = [pets, home, work, travel, health, cooki
 
 /** Acknowledgements an assistant opens its reply to a planted statement with. */
 export const acknowledgements: readonly string[] = [
-  'That\'s great news, thanks for telling me.',
-  'Noted — I\'ll keep that in mind.',
+  "That's great news, thanks for telling me.",
+  "Noted — I'll keep that in mind.",
   'Good to know!',
   'Oh, nice.',
   'Thanks for the update.',

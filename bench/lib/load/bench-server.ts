@@ -29,7 +29,15 @@ export async function startBenchServer(codeRoot: string, env: Record<string, str
   let output = '';
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(codeRoot, 'src/main.ts')], {
     cwd: codeRoot,
-    env: { ...process.env, LOG_LEVEL: 'warn', PRICING_FETCH: 'false', WATCH_FILTERS: 'false', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PRICING_FETCH: 'false',
+      WATCH_FILTERS: 'false',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
@@ -38,7 +46,10 @@ export async function startBenchServer(codeRoot: string, env: Record<string, str
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-    const up = await fetch(`${url}/`).then((response) => response.ok, () => false);
+    const up = await fetch(`${url}/`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

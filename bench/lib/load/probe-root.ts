@@ -25,5 +25,11 @@ while (performance.now() < stopAt && latencies.length < 100_000) {
   await new Promise((resolve) => setTimeout(resolve, 2));
 }
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), maxMs: Math.max(...latencies), errors }),
+  JSON.stringify({
+    requests: latencies.length,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    maxMs: Math.max(...latencies),
+    errors,
+  }),
 );

@@ -73,7 +73,9 @@ export async function runLoad(options: {
 export async function startProbe(url: string, durationMs: number): Promise<{ result: Promise<LoadResult> }> {
   const { spawn } = await import('node:child_process');
   const file = new URL('./probe-root.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', file, url, String(durationMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', file, url, String(durationMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));

@@ -6,7 +6,11 @@ import { pathToFileURL } from 'node:url';
  * that checkout's own store and ledger (so older checkouts get their own layout), all in the
  * current UTC month. Returns how long seeding took in seconds.
  */
-export async function seedLedger(codeRoot: string, sqlitePath: string, users: Array<{ id: string; count: number }>): Promise<number> {
+export async function seedLedger(
+  codeRoot: string,
+  sqlitePath: string,
+  users: Array<{ id: string; count: number }>,
+): Promise<number> {
   const load = (file: string) => import(pathToFileURL(path.join(codeRoot, 'src', file)).href);
   const { openSqliteDatabase } = await load('state/sqlite/open-sqlite-database.ts');
   const { SqliteStateStore } = await load('state/sqlite/sqlite-state-store.ts');
@@ -21,9 +25,21 @@ export async function seedLedger(codeRoot: string, sqlitePath: string, users: Ar
     for (let index = 0; index < user.count; index++) {
       const time = monthStart + Math.floor(((now - monthStart) * index) / user.count);
       await ledger.record({
-        messageId: `${user.id}-${index}`, time, userId: user.id, chatId: `chat-${index % 50}`, model: 'gpt-4o', pricedAs: 'openai/gpt-4o',
-        promptTokens: 1000, completionTokens: 100, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, totalTokens: 1100,
-        cost: '0.0000035', costSource: 'computed', usageSource: 'reported',
+        messageId: `${user.id}-${index}`,
+        time,
+        userId: user.id,
+        chatId: `chat-${index % 50}`,
+        model: 'gpt-4o',
+        pricedAs: 'openai/gpt-4o',
+        promptTokens: 1000,
+        completionTokens: 100,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        totalTokens: 1100,
+        cost: '0.0000035',
+        costSource: 'computed',
+        usageSource: 'reported',
       });
     }
   }

@@ -24,22 +24,40 @@ export class EmbeddingScorer implements Scorer {
   ) {}
 
   /** Scores in [floor, 1] by message id; system messages score 1. */
-  async score(request: { messages: unknown[]; ids: string[]; query: string; signal?: AbortSignal }): Promise<Record<string, number>> {
+  async score(request: {
+    messages: unknown[];
+    ids: string[];
+    query: string;
+    signal?: AbortSignal;
+  }): Promise<Record<string, number>> {
     const model = this.client.options.embeddingModel;
-    const chat = request.messages.map((message, index) => ({ index, id: request.ids[index]!, role: messageRole(message) })).filter((item) => item.role !== 'system' && item.role !== 'developer');
+    const chat = request.messages
+      .map((message, index) => ({ index, id: request.ids[index]!, role: messageRole(message) }))
+      .filter((item) => item.role !== 'system' && item.role !== 'developer');
     const queryId = createHash('sha256').update(request.query).digest('base64url').slice(0, 16);
-    const keyOf = (id: string) => `emb:${createHash('sha256').update(`${model}\u0000${id}`).digest('base64url').slice(0, 24)}`;
+    const keyOf = (id: string) =>
+      `emb:${createHash('sha256').update(`${model}\u0000${id}`).digest('base64url').slice(0, 24)}`;
     const ids = [queryId, ...chat.map((item) => item.id)];
     const texts = [request.query, ...chat.map((item) => transcriptText(request.messages[item.index]))];
     const cached = await this.store.getMany<number[]>(ids.map(keyOf)).catch(() => ids.map(() => undefined));
     const missing = ids.map((_, position) => position).filter((position) => !Array.isArray(cached[position]));
     if (missing.length > 0) {
-      const vectors = await this.client.embed({ texts: missing.map((position) => texts[position]!.slice(0, MAX_CHARS) || ' '), signal: request.signal });
+      const vectors = await this.client.embed({
+        texts: missing.map((position) => texts[position]!.slice(0, MAX_CHARS) || ' '),
+        signal: request.signal,
+      });
       missing.forEach((position, at) => (cached[position] = vectors[at]));
-      await this.store.setMany(missing.map((position) => ({ key: keyOf(ids[position]!), value: cached[position], ttlMs: this.ttlMs }))).catch(() => {});
+      await this.store
+        .setMany(
+          missing.map((position) => ({ key: keyOf(ids[position]!), value: cached[position], ttlMs: this.ttlMs })),
+        )
+        .catch(() => {});
     }
     const queryVector = cached[0]!;
-    const normalized = normalizeSimilarities(chat.map((_, position) => cosine(queryVector, cached[position + 1]!)), this.floor);
+    const normalized = normalizeSimilarities(
+      chat.map((_, position) => cosine(queryVector, cached[position + 1]!)),
+      this.floor,
+    );
     const scores: Record<string, number> = {};
     request.messages.forEach((_, index) => (scores[request.ids[index]!] = 1));
     chat.forEach((item, position) => (scores[item.id] = normalized[position]!));

@@ -14,13 +14,20 @@ export interface ExternalScores {
 }
 
 /** Runs `scorer` with a deadline; rejects on timeout or error. */
-function withDeadline(scorer: Scorer, request: Parameters<Scorer['score']>[0], timeoutMs: number): Promise<Record<string, number>> {
+function withDeadline(
+  scorer: Scorer,
+  request: Parameters<Scorer['score']>[0],
+  timeoutMs: number,
+): Promise<Record<string, number>> {
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(new Error(deadline.aborted ? `timed out after ${timeoutMs} ms` : 'cancelled'));
     signal.addEventListener('abort', onAbort, { once: true });
-    scorer.score({ ...request, signal }).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    scorer
+      .score({ ...request, signal })
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -29,8 +36,23 @@ function withDeadline(scorer: Scorer, request: Parameters<Scorer['score']>[0], t
  * answered by their shares (renormalised). No answer at all gives no scores: the engine
  * then weighs by keywords alone, as without model-assisted scoring.
  */
-export async function externalScores(input: { scorers: readonly WeightedScorer[]; messages: unknown[]; ids: string[]; query: string; timeoutMs: number; signal?: AbortSignal }): Promise<ExternalScores> {
-  const settled = await Promise.allSettled(input.scorers.map(({ scorer }) => withDeadline(scorer, { messages: input.messages, ids: input.ids, query: input.query, signal: input.signal }, input.timeoutMs)));
+export async function externalScores(input: {
+  scorers: readonly WeightedScorer[];
+  messages: unknown[];
+  ids: string[];
+  query: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<ExternalScores> {
+  const settled = await Promise.allSettled(
+    input.scorers.map(({ scorer }) =>
+      withDeadline(
+        scorer,
+        { messages: input.messages, ids: input.ids, query: input.query, signal: input.signal },
+        input.timeoutMs,
+      ),
+    ),
+  );
   const used: string[] = [];
   const failed: ExternalScores['failed'] = [];
   const parts: Array<{ scores: Record<string, number>; share: number }> = [];

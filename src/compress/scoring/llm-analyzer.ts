@@ -27,28 +27,54 @@ export class LlmAnalyzer implements Scorer {
   ) {}
 
   /** Scores by message id. */
-  async score(request: { messages: unknown[]; ids: string[]; query: string; signal?: AbortSignal }): Promise<Record<string, number>> {
-    const chat = request.messages.map((message, index) => ({ index, role: messageRole(message) })).filter((item) => item.role !== 'system' && item.role !== 'developer');
+  async score(request: {
+    messages: unknown[];
+    ids: string[];
+    query: string;
+    signal?: AbortSignal;
+  }): Promise<Record<string, number>> {
+    const chat = request.messages
+      .map((message, index) => ({ index, role: messageRole(message) }))
+      .filter((item) => item.role !== 'system' && item.role !== 'developer');
     if (chat.at(-1)?.role === 'user') chat.pop(); // the question itself is not labelled
     const shown = chat.slice(-this.window);
     const scores: Record<string, number> = {};
-    request.messages.forEach((message, index) => (scores[request.ids[index]!] = messageRole(message) === 'system' ? 1 : 0.5));
+    request.messages.forEach(
+      (message, index) => (scores[request.ids[index]!] = messageRole(message) === 'system' ? 1 : 0.5),
+    );
     if (shown.length === 0) return scores;
-    const key = `lab:${createHash('sha256').update([this.client.options.model, request.query, ...shown.map((item) => request.ids[item.index])].join('\u0000')).digest('base64url').slice(0, 32)}`;
+    const key = `lab:${createHash('sha256')
+      .update(
+        [this.client.options.model, request.query, ...shown.map((item) => request.ids[item.index])].join('\u0000'),
+      )
+      .digest('base64url')
+      .slice(0, 32)}`;
     let labels = (await this.store.getMany<(Label | null)[]>([key]).catch(() => [undefined]))[0];
     if (!Array.isArray(labels)) {
-      const listing = shown.map((item, position) => `${position + 1}. [${item.role.toUpperCase()}] ${transcriptText(request.messages[item.index]).replace(/\s+/g, ' ').slice(0, this.snippetChars)}`).join('\n');
+      const listing = shown
+        .map(
+          (item, position) =>
+            `${position + 1}. [${item.role.toUpperCase()}] ${transcriptText(request.messages[item.index]).replace(/\s+/g, ' ').slice(0, this.snippetChars)}`,
+        )
+        .join('\n');
       const answer = await this.client.chat({
         messages: [
           { role: 'system', content: ANALYZER_PROMPT },
-          { role: 'user', content: `Current question: ${request.query.slice(0, 1000)}\n\nMessages:\n${listing}\n\nLabels:` },
+          {
+            role: 'user',
+            content: `Current question: ${request.query.slice(0, 1000)}\n\nMessages:\n${listing}\n\nLabels:`,
+          },
         ],
         maxTokens: Math.max(64, 6 * shown.length),
         temperature: 0,
         signal: request.signal,
       });
       const parsed = parseLabels(answer, shown.length);
-      if (parsed.filter(Boolean).length < Math.ceil(shown.length / 2)) throw new LlmError('response', `analyzer answer has labels for ${parsed.filter(Boolean).length} of ${shown.length} messages`);
+      if (parsed.filter(Boolean).length < Math.ceil(shown.length / 2))
+        throw new LlmError(
+          'response',
+          `analyzer answer has labels for ${parsed.filter(Boolean).length} of ${shown.length} messages`,
+        );
       labels = parsed.map((label) => label ?? null);
       await this.store.setMany([{ key, value: labels, ttlMs: this.ttlMs }]).catch(() => {});
     }

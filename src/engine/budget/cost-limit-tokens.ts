@@ -8,7 +8,12 @@ const MAX_SEARCH_TOKENS = 100_000_000;
  * `maxCostUsd`, by binary search on `estimateCost` (tiered prices included); undefined
  * when the model is not priced.
  */
-export function costLimitTokens(pricing: PricingLookup, model: string, maxCostUsd: number, completionTokens: number): number | undefined {
+export function costLimitTokens(
+  pricing: PricingLookup,
+  model: string,
+  maxCostUsd: number,
+  completionTokens: number,
+): number | undefined {
   const cost = (promptTokens: number) => {
     const value = pricing.estimateCost(model, { promptTokens, completionTokens });
     return value === undefined ? undefined : Number(value);

@@ -17,7 +17,11 @@ export interface ResolvedBudget {
  * Resolves the token, soft-target, cost (noted as inactive when the model has no price) and
  * context-fraction limits. `full` switches every limit off.
  */
-export function resolveBudget(options: EngineOptions, model: string | undefined, pricing: PricingLookup | undefined): ResolvedBudget {
+export function resolveBudget(
+  options: EngineOptions,
+  model: string | undefined,
+  pricing: PricingLookup | undefined,
+): ResolvedBudget {
   const notes: string[] = [];
   if (options.full) return { hard: Infinity, aim: Infinity, notes: ['full: no budget, everything valid is sent'] };
   let hard = options.maxTokens > 0 ? options.maxTokens : Infinity;

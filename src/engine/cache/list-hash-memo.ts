@@ -45,8 +45,13 @@ export function hashesWithListMemo(messages: readonly IdFields[], hash: (message
   const hashes: string[] = new Array(messages.length);
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
-    const same = previous !== undefined && index < previous.hashes.length && plain(message)
-      && message.content === previous.contents[index] && message.role === previous.roles[index] && message.name === previous.names[index];
+    const same =
+      previous !== undefined &&
+      index < previous.hashes.length &&
+      plain(message) &&
+      message.content === previous.contents[index] &&
+      message.role === previous.roles[index] &&
+      message.name === previous.names[index];
     hashes[index] = same ? previous!.hashes[index]! : hash(message);
   }
   if (key === undefined) return hashes;

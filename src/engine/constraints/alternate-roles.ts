@@ -4,7 +4,8 @@ type Part = Record<string, unknown>;
 
 /** Content as a list of parts (a string becomes one text part). */
 function asParts(content: unknown): Part[] {
-  if (Array.isArray(content)) return content.map((part) => (typeof part === 'string' ? { type: 'text', text: part } : (part as Part)));
+  if (Array.isArray(content))
+    return content.map((part) => (typeof part === 'string' ? { type: 'text', text: part } : (part as Part)));
   return [{ type: 'text', text: typeof content === 'string' ? content : '' }];
 }
 
@@ -27,7 +28,11 @@ function mergeable(message: LooseMessage | undefined, role: 'user' | 'assistant'
  * System messages, tool calls and tool results pass unchanged. Returns new message objects
  * only where a merge happened, and for each message sent the positions it came from.
  */
-export function alternateRoles(messages: readonly unknown[]): { messages: unknown[]; merged: number; sources: number[][] } {
+export function alternateRoles(messages: readonly unknown[]): {
+  messages: unknown[];
+  merged: number;
+  sources: number[][];
+} {
   const out: unknown[] = [];
   const sources: number[][] = [];
   let merged = 0;

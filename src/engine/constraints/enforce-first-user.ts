@@ -11,8 +11,16 @@ export interface FirstUserRepair {
 }
 
 /** Drops optional kept units weighing less than `below` (lowest weight, oldest first) until `needed` tokens are free; false if impossible. */
-function freeRoom(units: readonly SelectionUnit[], kept: boolean[], needed: number, freed: number[], below = Infinity): boolean {
-  const optional = units.filter((unit) => kept[unit.position] && !unit.mandatory && unit.weight < below).sort((a, b) => a.weight - b.weight || a.position - b.position);
+function freeRoom(
+  units: readonly SelectionUnit[],
+  kept: boolean[],
+  needed: number,
+  freed: number[],
+  below = Infinity,
+): boolean {
+  const optional = units
+    .filter((unit) => kept[unit.position] && !unit.mandatory && unit.weight < below)
+    .sort((a, b) => a.weight - b.weight || a.position - b.position);
   if (optional.reduce((sum, unit) => sum + unit.tokens, 0) < needed) return false;
   let released = 0;
   for (const unit of optional) {

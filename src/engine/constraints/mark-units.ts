@@ -28,9 +28,19 @@ function contextStart(conversation: Conversation, turns: number): number {
  * max(recent, minChatMessages) chat messages, pinned and keep-tagged messages — and those
  * outside `!context=N` (the last N turns), which are never selected unless pinned.
  */
-export function markUnits(conversation: Conversation, options: EngineOptions, marks: Record<string, MessageMark>, keepTags: readonly string[]): UnitMarks {
+export function markUnits(
+  conversation: Conversation,
+  options: EngineOptions,
+  marks: Record<string, MessageMark>,
+  keepTags: readonly string[],
+): UnitMarks {
   const count = conversation.units.length;
-  const result: UnitMarks = { mandatory: new Array(count).fill(false), excluded: new Array(count).fill(false), reasons: new Array(count).fill(undefined), pinned: new Array(count).fill(false) };
+  const result: UnitMarks = {
+    mandatory: new Array(count).fill(false),
+    excluded: new Array(count).fill(false),
+    reasons: new Array(count).fill(undefined),
+    pinned: new Array(count).fill(false),
+  };
   const set = (position: number, reason: string) => {
     if (!result.mandatory[position]) result.reasons[position] = reason;
     result.mandatory[position] = true;
@@ -48,7 +58,10 @@ export function markUnits(conversation: Conversation, options: EngineOptions, ma
       }
     }
   }
-  const start = options.contextTurns !== undefined && options.contextTurns > 0 ? contextStart(conversation, Math.floor(options.contextTurns)) : 0;
+  const start =
+    options.contextTurns !== undefined && options.contextTurns > 0
+      ? contextStart(conversation, Math.floor(options.contextTurns))
+      : 0;
   for (const unit of conversation.units) {
     if (unit.members[0]! < start && !result.mandatory[unit.position]) {
       result.excluded[unit.position] = true;

@@ -18,7 +18,11 @@ export function validateMessageOrder(messages: readonly unknown[]): OrderViolati
   const violations: OrderViolation[] = [];
   const firstChat = messages.findIndex((raw) => !SYSTEM_ROLES.has(String((raw as Loose)?.role)));
   if (firstChat >= 0 && (messages[firstChat] as Loose)?.role !== 'user') {
-    violations.push({ index: firstChat, rule: 'first-chat-not-user', detail: `first chat message has role ${String((messages[firstChat] as Loose)?.role)}` });
+    violations.push({
+      index: firstChat,
+      rule: 'first-chat-not-user',
+      detail: `first chat message has role ${String((messages[firstChat] as Loose)?.role)}`,
+    });
   }
   let pending: Set<string> | undefined;
   let caller = -1;
@@ -26,16 +30,27 @@ export function validateMessageOrder(messages: readonly unknown[]): OrderViolati
     const message = (raw ?? {}) as Loose;
     if (message.role === 'tool') {
       const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
-      if (!pending || !pending.delete(id)) violations.push({ index, rule: 'tool-result-without-call', detail: `tool result ${id} has no pending call` });
+      if (!pending || !pending.delete(id))
+        violations.push({ index, rule: 'tool-result-without-call', detail: `tool result ${id} has no pending call` });
       return;
     }
-    if (pending && pending.size > 0) violations.push({ index: caller, rule: 'tool-call-unanswered', detail: `calls ${[...pending].join(', ')} have no result` });
+    if (pending && pending.size > 0)
+      violations.push({
+        index: caller,
+        rule: 'tool-call-unanswered',
+        detail: `calls ${[...pending].join(', ')} have no result`,
+      });
     pending = undefined;
     if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
       pending = new Set((message.tool_calls as Array<{ id?: unknown }>).map((call) => String(call?.id)));
       caller = index;
     }
   });
-  if (pending && pending.size > 0) violations.push({ index: caller, rule: 'tool-call-unanswered', detail: `calls ${[...pending].join(', ')} have no result` });
+  if (pending && pending.size > 0)
+    violations.push({
+      index: caller,
+      rule: 'tool-call-unanswered',
+      detail: `calls ${[...pending].join(', ')} have no result`,
+    });
   return violations;
 }

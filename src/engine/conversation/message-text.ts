@@ -26,7 +26,8 @@ export function scoringText(message: LooseMessage): string {
   const text = contentText(message.content);
   if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0) return text;
   const calls = (message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>).map(
-    (call) => `${String(call?.function?.name ?? '')} ${typeof call?.function?.arguments === 'string' ? call.function.arguments : ''}`,
+    (call) =>
+      `${String(call?.function?.name ?? '')} ${typeof call?.function?.arguments === 'string' ? call.function.arguments : ''}`,
   );
   return text ? `${text}\n${calls.join('\n')}` : calls.join('\n');
 }

@@ -9,7 +9,9 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
   const message = (raw && typeof raw === 'object' ? raw : {}) as LooseMessage;
   const role = typeof message.role === 'string' ? message.role : 'unknown';
   const toolCallIds = Array.isArray(message.tool_calls)
-    ? (message.tool_calls as Array<{ id?: unknown }>).map((call, n) => (typeof call?.id === 'string' ? call.id : `#${index}:${n}`))
+    ? (message.tool_calls as Array<{ id?: unknown }>).map((call, n) =>
+        typeof call?.id === 'string' ? call.id : `#${index}:${n}`,
+      )
     : [];
   return {
     index,
@@ -29,7 +31,11 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
  * call there, or a call with no result, is an orphan (a provider would reject it).
  */
 export function parseConversation(messages: readonly unknown[]): Conversation {
-  const ids = messageIds(messages.map((raw) => (raw && typeof raw === 'object' ? (raw as LooseMessage) : { content: JSON.stringify(raw) ?? '' })));
+  const ids = messageIds(
+    messages.map((raw) =>
+      raw && typeof raw === 'object' ? (raw as LooseMessage) : { content: JSON.stringify(raw) ?? '' },
+    ),
+  );
   const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
   const units: Unit[] = [];
   const unitOf = new Int32Array(nodes.length).fill(-1);
@@ -66,7 +72,10 @@ export function parseConversation(messages: readonly unknown[]): Conversation {
       }
       if (pending.size > 0 || !unique) {
         for (const member of members) {
-          orphans.set(member, member === index ? 'orphan tool call: not every call has its result' : 'result of an incomplete tool call');
+          orphans.set(
+            member,
+            member === index ? 'orphan tool call: not every call has its result' : 'result of an incomplete tool call',
+          );
         }
         index = next;
         continue;

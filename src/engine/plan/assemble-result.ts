@@ -32,7 +32,11 @@ export interface AssembleInputs {
 }
 
 /** Tokens of the leading part of `sequence` that equals `previous` (likely prompt-cache hits). */
-function cachedPrefixTokens(sequence: readonly string[], sequenceTokens: readonly number[], previous: readonly string[] | undefined): number {
+function cachedPrefixTokens(
+  sequence: readonly string[],
+  sequenceTokens: readonly number[],
+  previous: readonly string[] | undefined,
+): number {
   let total = 0;
   for (let index = 0; index < sequence.length && index < (previous?.length ?? 0); index += 1) {
     if (sequence[index] !== previous![index]) break;
@@ -42,13 +46,19 @@ function cachedPrefixTokens(sequence: readonly string[], sequenceTokens: readonl
 }
 
 /** Tokens a merge saves (≤ 0): each merged message recounted, minus what its parts cost apart. */
-function mergedTokenDelta(alternated: ReturnType<typeof alternateRoles>, tokens: readonly number[], encoding: EncodingName, correction: number | undefined): number {
+function mergedTokenDelta(
+  alternated: ReturnType<typeof alternateRoles>,
+  tokens: readonly number[],
+  encoding: EncodingName,
+  correction: number | undefined,
+): number {
   const factor = typeof correction === 'number' && Number.isFinite(correction) && correction > 0 ? correction : 1;
   let delta = 0;
   alternated.sources.forEach((positions, index) => {
     if (positions.length < 2) return;
     const raw = countMessageTokens(alternated.messages[index], loadEncoder(encoding));
-    delta += (factor === 1 ? raw : Math.ceil(raw * factor)) - positions.reduce((sum, position) => sum + tokens[position]!, 0);
+    delta +=
+      (factor === 1 ? raw : Math.ceil(raw * factor)) - positions.reduce((sum, position) => sum + tokens[position]!, 0);
   });
   return delta;
 }
@@ -63,7 +73,12 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   const sequence: string[] = [];
   const sequenceTokens: number[] = [];
   let summaryInsertAt = -1;
-  const order = sendOrder(entries, inputs.recalled ?? new Set(), conversation.lastUserIndex, (index) => conversation.nodes[index]!.isSystem);
+  const order = sendOrder(
+    entries,
+    inputs.recalled ?? new Set(),
+    conversation.lastUserIndex,
+    (index) => conversation.nodes[index]!.isSystem,
+  );
   for (const index of order) {
     const entry = entries[index]!;
     const node = conversation.nodes[index]!;
@@ -79,23 +94,40 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     const alternated = alternateRoles(messages);
     if (alternated.merged > 0) {
       notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
-      mergeDelta = mergedTokenDelta(alternated, order.map((index) => inputs.tokens[index]!), inputs.encoding as EncodingName, input.correction);
+      mergeDelta = mergedTokenDelta(
+        alternated,
+        order.map((index) => inputs.tokens[index]!),
+        inputs.encoding as EncodingName,
+        input.correction,
+      );
     }
     sent = alternated.messages;
   }
   const tokensAfter = inputs.fixed + totals.chat + totals.reserve + mergeDelta;
   const overBudget = tokensAfter > budget.hard;
-  if (overBudget) notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
+  if (overBudget)
+    notes.push(`over budget: what must be kept (${tokensAfter} tokens) exceeds the limit of ${budget.hard} tokens`);
   const cached = cachedPrefixTokens(sequence, sequenceTokens, input.previousSequence);
-  const estimatedCostUsd = input.pricing && input.model
-    ? input.pricing.estimateCost(input.model, { promptTokens: tokensAfter, completionTokens: options.expectedCompletionTokens, cachedTokens: cached })
-    : undefined;
+  const estimatedCostUsd =
+    input.pricing && input.model
+      ? input.pricing.estimateCost(input.model, {
+          promptTokens: tokensAfter,
+          completionTokens: options.expectedCompletionTokens,
+          cachedTokens: cached,
+        })
+      : undefined;
   const finite = (value: number) => (Number.isFinite(value) ? value : 0);
   return {
     messages: sent,
     sequence,
     plan: {
-      runId: input.runId ?? runId(conversation.nodes.map((node) => node.id), input.model, options),
+      runId:
+        input.runId ??
+        runId(
+          conversation.nodes.map((node) => node.id),
+          input.model,
+          options,
+        ),
       entries,
       tokensBefore: inputs.tokensBefore,
       tokensAfter,

@@ -16,7 +16,10 @@ export interface EntryInputs {
   summarizing: boolean;
 }
 
-const SYSTEM_FATE: Pick<PlanEntry, 'disposition' | 'reason'> = { disposition: 'keep', reason: 'system message (always kept)' };
+const SYSTEM_FATE: Pick<PlanEntry, 'disposition' | 'reason'> = {
+  disposition: 'keep',
+  reason: 'system message (always kept)',
+};
 
 /** Disposition and reason of one chat unit. */
 function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'disposition' | 'reason'> {
@@ -27,7 +30,9 @@ function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'dispo
     return { disposition: marks.pinned[position] ? 'pinned' : 'keep', reason };
   }
   if (unit.excluded) return { disposition: 'drop', reason: marks.reasons[position] ?? 'excluded' };
-  const reason = droppedForOrder.has(position) ? 'removed: the first chat message sent must be a user message' : 'over budget';
+  const reason = droppedForOrder.has(position)
+    ? 'removed: the first chat message sent must be a user message'
+    : 'over budget';
   return { disposition: summarizing ? 'summarize' : 'drop', reason };
 }
 
@@ -42,6 +47,14 @@ export function buildEntries(inputs: EntryInputs): PlanEntry[] {
       : orphan !== undefined
         ? { disposition: 'drop' as const, reason: orphan }
         : fates[conversation.unitOf[node.index]!]!;
-    return { index: node.index, id: node.id, role: node.role, disposition: fate.disposition, weight: weights[node.index]!, tokens: tokens[node.index]!, reason: fate.reason };
+    return {
+      index: node.index,
+      id: node.id,
+      role: node.role,
+      disposition: fate.disposition,
+      weight: weights[node.index]!,
+      tokens: tokens[node.index]!,
+      reason: fate.reason,
+    };
   });
 }

@@ -3,7 +3,12 @@ import type { Conversation } from '../conversation/chat-node.js';
 import type { SelectionUnit } from '../selection/selection-algorithm.js';
 
 /** Selection units with summed tokens, max member weight and the constraint marks. */
-export function buildUnits(conversation: Conversation, tokens: ArrayLike<number>, weights: ArrayLike<number>, marks: UnitMarks): SelectionUnit[] {
+export function buildUnits(
+  conversation: Conversation,
+  tokens: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  marks: UnitMarks,
+): SelectionUnit[] {
   return conversation.units.map((unit) => {
     let unitTokens = 0;
     let weight = 0;

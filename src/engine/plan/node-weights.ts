@@ -6,10 +6,23 @@ import { weightingByName } from '../weighting/weighting-by-name.js';
  * Weight of every message: base weight (`!weight`, default 1) × relevance. Relevance is
  * only computed when trimming is needed (`score` false → 1 for all).
  */
-export function nodeWeights(conversation: Conversation, options: EngineOptions, score: boolean, externalScores: Record<string, number> | undefined, termCache?: TermCache): Float64Array {
+export function nodeWeights(
+  conversation: Conversation,
+  options: EngineOptions,
+  score: boolean,
+  externalScores: Record<string, number> | undefined,
+  termCache?: TermCache,
+): Float64Array {
   const { nodes, lastUserIndex } = conversation;
   const relevance = score
-    ? weightingByName(options.weighting).score({ nodes, query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '', queryIndex: lastUserIndex, options, externalScores, termCache })
+    ? weightingByName(options.weighting).score({
+        nodes,
+        query: lastUserIndex >= 0 ? nodes[lastUserIndex]!.text : '',
+        queryIndex: lastUserIndex,
+        options,
+        externalScores,
+        termCache,
+      })
     : new Float64Array(nodes.length).fill(1);
   const base = new Map(Object.entries(options.messageWeights ?? {}));
   const weights = new Float64Array(nodes.length);

@@ -34,38 +34,92 @@ export function planContext(input: PlanInput): PlanResult {
   const { nodes } = conversation;
   const encoding = encodingForModel(input.model);
   const notes: string[] = [];
-  if (!encoding.exact) notes.push(`tokens estimated with ${encoding.encoding} (no exact tokenizer for ${input.model ?? 'an unnamed model'})`);
-  const { tokens, cacheHits } = countConversationTokens(nodes, encoding.encoding, input.tokenCache, correctionOf(input.correction));
+  if (!encoding.exact)
+    notes.push(
+      `tokens estimated with ${encoding.encoding} (no exact tokenizer for ${input.model ?? 'an unnamed model'})`,
+    );
+  const { tokens, cacheHits } = countConversationTokens(
+    nodes,
+    encoding.encoding,
+    input.tokenCache,
+    correctionOf(input.correction),
+  );
   let fixed = REPLY_PRIMING_TOKENS;
   let tokensBefore = REPLY_PRIMING_TOKENS;
   for (const node of nodes) {
     tokensBefore += tokens[node.index]!;
     if (node.isSystem) fixed += tokens[node.index]!;
   }
-  if (input.externalScores && options.weighting !== 'composite') notes.push(`external scores ignored: weighting is ${options.weighting}, not composite`);
+  if (input.externalScores && options.weighting !== 'composite')
+    notes.push(`external scores ignored: weighting is ${options.weighting}, not composite`);
   const budget = resolveBudget(options, input.model, input.pricing);
   notes.push(...budget.notes);
-  if (conversation.orphans.size > 0) notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
-  const weights = nodeWeights(conversation, options, tokensBefore > budget.aim, input.externalScores, input.termCache ?? sharedTermCache);
+  if (conversation.orphans.size > 0)
+    notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
+  const weights = nodeWeights(
+    conversation,
+    options,
+    tokensBefore > budget.aim,
+    input.externalScores,
+    input.termCache ?? sharedTermCache,
+  );
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
-  const reserveGuess = options.summarize && Number.isFinite(budget.aim)
-    ? grantedSummaryReserve(summaryReserve(Math.max(0, tokensBefore - budget.aim), options.summaryRatio, options.summaryMaxTokens), budget.aim, Infinity)
-    : 0;
+  const reserveGuess =
+    options.summarize && Number.isFinite(budget.aim)
+      ? grantedSummaryReserve(
+          summaryReserve(Math.max(0, tokensBefore - budget.aim), options.summaryRatio, options.summaryMaxTokens),
+          budget.aim,
+          Infinity,
+        )
+      : 0;
   const committed = fixed + mandatory + reserveGuess;
   const algorithm = selectionByName(options.algorithm);
   const ids = nodes.map((node) => node.id);
-  const selection = algorithm.select({ units, available: budget.aim - committed, limit: budget.aim, committed, options, ids, previousSequence: input.previousSequence });
+  const selection = algorithm.select({
+    units,
+    available: budget.aim - committed,
+    limit: budget.aim,
+    committed,
+    options,
+    ids,
+    previousSequence: input.previousSequence,
+  });
   notes.push(...selection.notes);
   const kept = selection.kept;
-  const droppedForOrder = repairSelection(repairUnits(units, options.algorithm, selection), kept, fixed, budget.aim, options);
+  const droppedForOrder = repairSelection(
+    repairUnits(units, options.algorithm, selection),
+    kept,
+    fixed,
+    budget.aim,
+    options,
+  );
   refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder);
-  if (droppedForOrder.size > 0) notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
+  if (droppedForOrder.size > 0)
+    notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
   const totals = selectionTotals(units, kept, options, fixed, budget.aim);
   const summarizing = options.summarize === true && totals.reserve > 0;
-  if (options.summarize && !summarizing && units.some((unit) => !kept[unit.position] && !unit.excluded)) notes.push('no room left for a summary: over-budget messages are dropped');
+  if (options.summarize && !summarizing && units.some((unit) => !kept[unit.position] && !unit.excluded))
+    notes.push('no room left for a summary: over-budget messages are dropped');
   const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, summarizing });
-  const recalled = new Set((selection.recalled ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members));
-  return assembleResult({ input, options, conversation, entries, tokens, tokensBefore, totals, fixed, budget, notes, encoding: encoding.encoding, cacheHits, prefixReused: selection.prefixReused ?? 0, recalled });
+  const recalled = new Set(
+    (selection.recalled ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members),
+  );
+  return assembleResult({
+    input,
+    options,
+    conversation,
+    entries,
+    tokens,
+    tokensBefore,
+    totals,
+    fixed,
+    budget,
+    notes,
+    encoding: encoding.encoding,
+    cacheHits,
+    prefixReused: selection.prefixReused ?? 0,
+    recalled,
+  });
 }

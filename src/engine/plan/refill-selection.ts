@@ -6,7 +6,9 @@ import { repairSelection, selectionTotals } from './repair-selection.js';
 
 /** The weights the algorithm ranked by: recency-boosted for `recency`, plain otherwise. */
 function rankingWeights(units: readonly SelectionUnit[], options: EngineOptions): ArrayLike<number> {
-  return options.algorithm === 'recency' ? recencyWeights(units, options.recencyFactor) : units.map((unit) => unit.weight);
+  return options.algorithm === 'recency'
+    ? recencyWeights(units, options.recencyFactor)
+    : units.map((unit) => unit.weight);
 }
 
 /**
@@ -16,14 +18,24 @@ function rankingWeights(units: readonly SelectionUnit[], options: EngineOptions)
  * order of equal weights holds), then repairs again; a few rounds at most. Not for prefix_cache, whose order the cache decides.
  * Adds the positions the repairs remove to `droppedForOrder`.
  */
-export function refillSelection(units: readonly SelectionUnit[], kept: boolean[], fixed: number, aim: number, options: EngineOptions, droppedForOrder: Set<number>): void {
+export function refillSelection(
+  units: readonly SelectionUnit[],
+  kept: boolean[],
+  fixed: number,
+  aim: number,
+  options: EngineOptions,
+  droppedForOrder: Set<number>,
+): void {
   if (options.algorithm === 'prefix_cache' || !Number.isFinite(aim)) return;
   const weights = rankingWeights(units, options);
   for (let round = 0; round < 4; round += 1) {
     const totals = selectionTotals(units, kept, options, fixed, aim);
     const room = aim - fixed - totals.chat - totals.wanted;
     const first = units.findIndex((unit) => kept[unit.position]);
-    const extra = candidates(units).filter((unit) => unit.position > first && !kept[unit.position] && !droppedForOrder.has(unit.position) && unit.tokens <= room);
+    const extra = candidates(units).filter(
+      (unit) =>
+        unit.position > first && !kept[unit.position] && !droppedForOrder.has(unit.position) && unit.tokens <= room,
+    );
     if (room <= 0 || extra.length === 0 || fillByWeight(extra, weights, room, kept) === 0) return;
     for (const position of repairSelection(units, kept, fixed, aim, options)) droppedForOrder.add(position);
   }

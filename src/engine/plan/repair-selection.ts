@@ -17,7 +17,13 @@ export interface SelectionTotals {
 }
 
 /** Totals of the kept units and of the summary reserve for the rest, within `aim`. */
-export function selectionTotals(units: readonly SelectionUnit[], kept: readonly boolean[], options: EngineOptions, fixed: number, aim: number): SelectionTotals {
+export function selectionTotals(
+  units: readonly SelectionUnit[],
+  kept: readonly boolean[],
+  options: EngineOptions,
+  fixed: number,
+  aim: number,
+): SelectionTotals {
   let chat = 0;
   let rest = 0;
   for (const unit of units) {
@@ -36,7 +42,13 @@ export function selectionTotals(units: readonly SelectionUnit[], kept: readonly 
  * with a user message. Returns
  * the positions dropped by the first-user rule.
  */
-export function repairSelection(units: readonly SelectionUnit[], kept: boolean[], fixed: number, aim: number, options: EngineOptions): Set<number> {
+export function repairSelection(
+  units: readonly SelectionUnit[],
+  kept: boolean[],
+  fixed: number,
+  aim: number,
+  options: EngineOptions,
+): Set<number> {
   const droppedForOrder = new Set<number>();
   for (let round = 0; round < 32; round += 1) {
     let changed = false;

@@ -6,8 +6,15 @@ import type { PlanEntry } from '../types.js';
  * (from `currentTurnStart`, the last user message). Falls back to plain input order when
  * nothing is recalled or when the reordering would not start the chat with a user message.
  */
-export function sendOrder(entries: readonly PlanEntry[], recalled: ReadonlySet<number>, currentTurnStart: number, isSystem: (index: number) => boolean): number[] {
-  const kept = entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned').map((entry) => entry.index);
+export function sendOrder(
+  entries: readonly PlanEntry[],
+  recalled: ReadonlySet<number>,
+  currentTurnStart: number,
+  isSystem: (index: number) => boolean,
+): number[] {
+  const kept = entries
+    .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+    .map((entry) => entry.index);
   if (recalled.size === 0 || currentTurnStart < 0) return kept;
   const middle = kept.filter((index) => recalled.has(index));
   if (middle.length === 0) return kept;

@@ -7,7 +7,12 @@ import type { SelectionUnit } from './selection-algorithm.js';
  * ranking by weight ÷ √tokens cost 3–5 points of evidence recall (bench:recall, LoCoMo dev).
  * Marks `kept` in place and returns the tokens used.
  */
-export function fillByWeight(units: readonly SelectionUnit[], weights: ArrayLike<number>, available: number, kept: boolean[]): number {
+export function fillByWeight(
+  units: readonly SelectionUnit[],
+  weights: ArrayLike<number>,
+  available: number,
+  kept: boolean[],
+): number {
   // Sort indexes by a typed copy of the weights (units come in position order, so a larger index is newer).
   const count = units.length;
   const key = new Float64Array(count);

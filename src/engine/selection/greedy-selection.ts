@@ -6,7 +6,12 @@ export const greedySelection: SelectionAlgorithm = {
   name: 'greedy',
   select({ units, available }) {
     const kept = mandatoryOnly(units);
-    fillByWeight(candidates(units), units.map((unit) => unit.weight), available, kept);
+    fillByWeight(
+      candidates(units),
+      units.map((unit) => unit.weight),
+      available,
+      kept,
+    );
     return { kept, notes: [] };
   },
 };

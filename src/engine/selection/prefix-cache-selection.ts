@@ -19,7 +19,11 @@ function trimOldest(open: readonly SelectionUnit[], kept: boolean[], total: numb
 }
 
 /** Drops leading kept units while they are not user units and `droppable`; returns the tokens freed. */
-function dropLeadingNonUser(units: readonly SelectionUnit[], kept: boolean[], droppable: (unit: SelectionUnit) => boolean): number {
+function dropLeadingNonUser(
+  units: readonly SelectionUnit[],
+  kept: boolean[],
+  droppable: (unit: SelectionUnit) => boolean,
+): number {
   let freed = 0;
   for (const unit of units) {
     if (!kept[unit.position]) continue;
@@ -37,13 +41,21 @@ function dropLeadingNonUser(units: readonly SelectionUnit[], kept: boolean[], dr
  * Only messages scoring above the lowest weight are recalled (filler is not worth a reorder);
  * with equal weights nothing is. Returns the recalled positions.
  */
-function recall(units: readonly SelectionUnit[], open: readonly SelectionUnit[], kept: boolean[], room: number, recencyFactor: number): number[] {
+function recall(
+  units: readonly SelectionUnit[],
+  open: readonly SelectionUnit[],
+  kept: boolean[],
+  room: number,
+  recencyFactor: number,
+): number[] {
   const floor = open.reduce((low, unit) => Math.min(low, unit.weight), Infinity);
   const relevant = open.filter((unit) => !kept[unit.position] && unit.weight > floor);
   if (room <= 0 || relevant.length === 0) return [];
   const before = kept.slice();
   fillByWeight(relevant, recencyWeights(units, recencyFactor), room, kept);
-  const recalled = new Set(open.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position));
+  const recalled = new Set(
+    open.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position),
+  );
   // The oldest kept message may now be a recalled one: it must be a user message too.
   dropLeadingNonUser(units, kept, (unit) => recalled.has(unit.position));
   return [...recalled].filter((position) => kept[position]);
@@ -72,16 +84,26 @@ export const prefixCacheSelection: SelectionAlgorithm = {
         total += unit.tokens;
       }
     }
-    if (prefix.length > 0) notes.push(`prefix_cache: reused ${prefix.length} of ${previousSequence?.length ?? 0} previously sent messages`);
+    if (prefix.length > 0)
+      notes.push(`prefix_cache: reused ${prefix.length} of ${previousSequence?.length ?? 0} previously sent messages`);
     if (total > available) {
       const room = Math.min(available, Math.max(0, Math.floor(options.trimTo * limit) - committed));
       total = trimOldest(open, kept, total, room);
-      notes.push(`prefix_cache: over budget, trimmed oldest history to ${Math.round(options.trimTo * 100)}% of the budget`);
+      notes.push(
+        `prefix_cache: over budget, trimmed oldest history to ${Math.round(options.trimTo * 100)}% of the budget`,
+      );
     }
     // The prefix is sent first, so it must start with a user message itself.
     total -= dropLeadingNonUser(units, kept, (unit) => !unit.mandatory);
-    const recalled = recall(units, open, kept, Math.min(available - total, Math.floor(PREFIX_RECALL_SHARE * limit)), options.recencyFactor);
-    if (recalled.length > 0) notes.push(`prefix_cache: ${recalled.length} relevant older message(s) sent after the cached prefix`);
+    const recalled = recall(
+      units,
+      open,
+      kept,
+      Math.min(available - total, Math.floor(PREFIX_RECALL_SHARE * limit)),
+      options.recencyFactor,
+    );
+    if (recalled.length > 0)
+      notes.push(`prefix_cache: ${recalled.length} relevant older message(s) sent after the cached prefix`);
     return { kept, notes, prefixReused: prefix.length, recalled };
   },
 };

@@ -4,6 +4,7 @@ import type { SelectionUnit } from './selection-algorithm.js';
 export function recencyWeights(units: readonly SelectionUnit[], factor: number): Float64Array {
   const span = Math.max(units.length - 1, 1);
   const weights = new Float64Array(units.length);
-  for (let index = 0; index < units.length; index += 1) weights[index] = units[index]!.weight * (1 + (factor * units[index]!.position) / span);
+  for (let index = 0; index < units.length; index += 1)
+    weights[index] = units[index]!.weight * (1 + (factor * units[index]!.position) / span);
   return weights;
 }

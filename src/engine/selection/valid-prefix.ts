@@ -3,7 +3,10 @@
  * (messages sent last time that are still there, in the same order). Returns its length
  * and the current index of its last element (-1 when empty).
  */
-export function validPrefix(previous: readonly string[], current: readonly string[]): { length: number; lastIndex: number } {
+export function validPrefix(
+  previous: readonly string[],
+  current: readonly string[],
+): { length: number; lastIndex: number } {
   const position = new Map<string, number>();
   current.forEach((id, index) => position.set(id, index));
   let lastIndex = -1;

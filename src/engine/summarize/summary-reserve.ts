@@ -24,6 +24,10 @@ export function summaryReserve(summarizedTokens: number, ratio: number, maxToken
 export function grantedSummaryReserve(wanted: number, budget: number, room: number): number {
   if (wanted <= 0) return 0;
   const share = Number.isFinite(budget) ? Math.floor(budget * SUMMARY_BUDGET_SHARE) : Infinity;
-  const body = Math.min(wanted - SUMMARY_OVERHEAD_TOKENS, share - SUMMARY_OVERHEAD_TOKENS, room - SUMMARY_OVERHEAD_TOKENS);
+  const body = Math.min(
+    wanted - SUMMARY_OVERHEAD_TOKENS,
+    share - SUMMARY_OVERHEAD_TOKENS,
+    room - SUMMARY_OVERHEAD_TOKENS,
+  );
   return body >= MIN_SUMMARY_TOKENS ? body + SUMMARY_OVERHEAD_TOKENS : 0;
 }

@@ -10,7 +10,10 @@ const MAX_MEMO = 200_000;
 
 /** Tokens of one byte sequence by byte-pair merging (the same merge rule as js-tiktoken). */
 function mergedCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  const parts: Array<{ start: number; end: number }> = Array.from({ length: bytes.length }, (_, index) => ({ start: index, end: index + 1 }));
+  const parts: Array<{ start: number; end: number }> = Array.from({ length: bytes.length }, (_, index) => ({
+    start: index,
+    end: index + 1,
+  }));
   const key = (start: number, end: number) => bytes.subarray(start, end).join(',');
   while (parts.length > 1) {
     let best = -1;

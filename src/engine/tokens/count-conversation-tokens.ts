@@ -14,7 +14,12 @@ export interface TokenCounts {
  * Counts every message once: the cache (keyed by id, `encoding:id` for non-o200k) holds raw counts, so a message
  * is tokenized once per chat, not once per turn. The encoder loads only on a cache miss.
  */
-export function countConversationTokens(nodes: readonly ChatNode[], encoding: EncodingName, cache: TokenCache | undefined, correction: number): TokenCounts {
+export function countConversationTokens(
+  nodes: readonly ChatNode[],
+  encoding: EncodingName,
+  cache: TokenCache | undefined,
+  correction: number,
+): TokenCounts {
   const tokens = new Float64Array(nodes.length);
   let cacheHits = 0;
   for (const node of nodes) {

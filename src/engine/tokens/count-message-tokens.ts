@@ -31,11 +31,18 @@ function contentTokens(content: unknown, encoder: TokenCounter): number {
  */
 export function countMessageTokens(message: unknown, encoder: TokenCounter): number {
   if (!message || typeof message !== 'object') return TOKENS_PER_MESSAGE;
-  const typed = message as { role?: unknown; content?: unknown; name?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
+  const typed = message as {
+    role?: unknown;
+    content?: unknown;
+    name?: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: unknown;
+  };
   let total = TOKENS_PER_MESSAGE + encoder.count(String(typed.role ?? ''));
   total += contentTokens(typed.content, encoder);
   if (typeof typed.name === 'string') total += encoder.count(typed.name) + TOKENS_PER_NAME;
-  if (Array.isArray(typed.tool_calls) && typed.tool_calls.length > 0) total += encoder.count(JSON.stringify(typed.tool_calls));
+  if (Array.isArray(typed.tool_calls) && typed.tool_calls.length > 0)
+    total += encoder.count(JSON.stringify(typed.tool_calls));
   if (typeof typed.tool_call_id === 'string') total += encoder.count(typed.tool_call_id);
   return total;
 }

@@ -4,7 +4,17 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 /** The encoding used for models of unknown families (Claude, Llama, Gemini, …): an estimate. */
 export const FALLBACK_ENCODING: EncodingName = 'o200k_base';
 
-const O200K = [/^gpt-4o/, /^chatgpt-4o/, /^gpt-4\.1/, /^gpt-4\.5/, /^gpt-5/, /^o[1-9](-|$)/, /^gpt-oss/, /^gpt-image/, /^codex-/];
+const O200K = [
+  /^gpt-4o/,
+  /^chatgpt-4o/,
+  /^gpt-4\.1/,
+  /^gpt-4\.5/,
+  /^gpt-5/,
+  /^o[1-9](-|$)/,
+  /^gpt-oss/,
+  /^gpt-image/,
+  /^codex-/,
+];
 const CL100K = [/^gpt-4(-|$)/, /^gpt-4-/, /^gpt-3\.5/, /^gpt-35/, /^text-embedding-(ada-002|3)/];
 
 /** Model id without provider or connection prefixes: `openrouter.openai/gpt-4o` → `gpt-4o`. */

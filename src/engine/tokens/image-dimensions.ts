@@ -21,7 +21,8 @@ function gifSize(bytes: Buffer): ImageSize | undefined {
 
 /** WebP: VP8 (lossy), VP8L (lossless) or VP8X (extended) chunk. */
 function webpSize(bytes: Buffer): ImageSize | undefined {
-  if (bytes.length < 30 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WEBP') return undefined;
+  if (bytes.length < 30 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WEBP')
+    return undefined;
   const chunk = bytes.toString('latin1', 12, 16);
   if (chunk === 'VP8 ') return { width: bytes.readUInt16LE(26) & 0x3fff, height: bytes.readUInt16LE(28) & 0x3fff };
   if (chunk === 'VP8L') {

@@ -20,7 +20,10 @@ export function tileTokens(size: ImageSize): number {
 
 /** Tokens of one `image_url` content part. */
 export function imageTokens(imageUrl: unknown): number {
-  const part = (imageUrl && typeof imageUrl === 'object' ? imageUrl : { url: imageUrl }) as { url?: unknown; detail?: unknown };
+  const part = (imageUrl && typeof imageUrl === 'object' ? imageUrl : { url: imageUrl }) as {
+    url?: unknown;
+    detail?: unknown;
+  };
   if (part.detail === 'low') return LOW_DETAIL_TOKENS;
   const url = typeof part.url === 'string' ? part.url : '';
   return tileTokens(imageDimensions(url) ?? DEFAULT_IMAGE_SIZE);

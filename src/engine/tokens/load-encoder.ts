@@ -25,9 +25,10 @@ export function loadEncoder(encoding: EncodingName): TokenCounter {
   const tiktoken = new Tiktoken(loadRanks(encoding));
   // Internal fields of js-tiktoken 1.0.x; if a future version hides them, fall back to encode().
   const table = tiktoken as unknown as Partial<RankTable>;
-  const count = table.rankMap instanceof Map && typeof table.patStr === 'string'
-    ? bpeCounter(table as RankTable)
-    : (text: string) => tiktoken.encode(text, [], []).length;
+  const count =
+    table.rankMap instanceof Map && typeof table.patStr === 'string'
+      ? bpeCounter(table as RankTable)
+      : (text: string) => tiktoken.encode(text, [], []).length;
   const encoder: TokenCounter = { count: (text) => (text.length === 0 ? 0 : count(text)) };
   encoders.set(encoding, encoder);
   return encoder;

@@ -52,7 +52,13 @@ export function termMatrix(documents: readonly string[], query: string, source?:
 }
 
 /** The term matrix read from the chat's inverted index (postings of the query's terms only). */
-function indexedMatrix(documents: readonly string[], keys: readonly number[], source: TermSource, frequencies: Float64Array, lengths: Float64Array): TermMatrix {
+function indexedMatrix(
+  documents: readonly string[],
+  keys: readonly number[],
+  source: TermSource,
+  frequencies: Float64Array,
+  lengths: Float64Array,
+): TermMatrix {
   const index = conversationIndex(documents, source.keys, source.cache);
   const count = documents.length;
   const width = keys.length;
@@ -60,7 +66,8 @@ function indexedMatrix(documents: readonly string[], keys: readonly number[], so
   for (let term = 0; term < width; term += 1) {
     const list = index.postings.get(keys[term]!);
     if (list === undefined) continue;
-    for (let at = 0; at < list.length && list[at]! < count; at += 2) frequencies[list[at]! * width + term] = list[at + 1]!;
+    for (let at = 0; at < list.length && list[at]! < count; at += 2)
+      frequencies[list[at]! * width + term] = list[at + 1]!;
   }
   return { width, count, frequencies, lengths, tables: index.tables };
 }
@@ -73,7 +80,8 @@ export function bm25FromMatrix({ width, count, frequencies, lengths }: TermMatri
   let totalLength = 0;
   for (let document = 0; document < count; document += 1) {
     totalLength += lengths[document]!;
-    for (let index = 0; index < width; index += 1) if (frequencies[document * width + index]! > 0) documentFrequency[index]! += 1;
+    for (let index = 0; index < width; index += 1)
+      if (frequencies[document * width + index]! > 0) documentFrequency[index]! += 1;
   }
   const averageLength = totalLength / count || 1;
   const idf = documentFrequency.map((frequency) => bm25Idf(count, frequency));

@@ -44,21 +44,27 @@ function add(index: ConversationIndex, key: string, text: string, cache: TermCac
  * chat (found by its first key) is reused when its keys are a prefix of these or these a
  * prefix of its keys, and only the new documents are added; any other change rebuilds it.
  */
-export function conversationIndex(documents: readonly string[], keys: readonly string[], cache: TermCache): ConversationIndex {
+export function conversationIndex(
+  documents: readonly string[],
+  keys: readonly string[],
+  cache: TermCache,
+): ConversationIndex {
   const first = keys[0];
   let index = first === undefined ? undefined : indexes.get(first);
   let same = 0;
   if (index) {
     const limit = Math.min(index.keys.length, keys.length);
     // Same key and same text length (the guard term tables use against a stale entry).
-    while (same < limit && index.keys[same] === keys[same] && index.tables[same]!.length === documents[same]!.length) same += 1;
+    while (same < limit && index.keys[same] === keys[same] && index.tables[same]!.length === documents[same]!.length)
+      same += 1;
     if (same < limit) index = undefined; // diverged inside both lists: rebuild
   }
   if (index === undefined) {
     index = { keys: [], lengths: [], tables: [], postings: new Map(), count: 0 };
     if (first !== undefined) indexes.set(first, index);
   }
-  for (let document = index.keys.length; document < keys.length; document += 1) add(index, keys[document]!, documents[document]!, cache);
+  for (let document = index.keys.length; document < keys.length; document += 1)
+    add(index, keys[document]!, documents[document]!, cache);
   index.count = keys.length;
   return index;
 }

@@ -1,7 +1,13 @@
 import type { ChatNode } from '../conversation/chat-node.js';
 import type { TermCache, TermCounts } from '../types.js';
 import { bm25FromMatrix, termMatrix } from './bm25-scores.js';
-import { NEIGHBOUR_DECAY, NEIGHBOUR_SHARE, NEIGHBOUR_WINDOW, REGION_RADIUS, smoothNeighbours } from './neighbour-smoothing.js';
+import {
+  NEIGHBOUR_DECAY,
+  NEIGHBOUR_SHARE,
+  NEIGHBOUR_WINDOW,
+  REGION_RADIUS,
+  smoothNeighbours,
+} from './neighbour-smoothing.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
 import { asksAboutTime, NAMES_DATE, REFERS_TO_TIME, timeFacts } from './time-expressions.js';
@@ -17,7 +23,13 @@ export const TIME_REFERENCE_BOOST = 1;
  * message that refers to a time (the event of "when did I…?" is usually told with "yesterday"
  * or a date), then smoothed over neighbours.
  */
-export function chatRelevance(documents: readonly string[], query: string, keys: readonly string[] | undefined, termCache: TermCache | undefined, neighbourShare = NEIGHBOUR_SHARE): { scores: Float64Array; tables: readonly TermCounts[] } {
+export function chatRelevance(
+  documents: readonly string[],
+  query: string,
+  keys: readonly string[] | undefined,
+  termCache: TermCache | undefined,
+  neighbourShare = NEIGHBOUR_SHARE,
+): { scores: Float64Array; tables: readonly TermCounts[] } {
   const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
   const tables = matrix.tables ?? [];
   const own = bm25FromMatrix(matrix);
@@ -30,10 +42,14 @@ export function chatRelevance(documents: readonly string[], query: string, keys:
   for (let index = 0; index < own.length; index += 1) own[index] = own[index]! + scale * passages[index]!;
   if (asksAboutTime(query)) {
     for (let index = 0; index < own.length; index += 1) {
-      if (own[index]! > 0 && timeFacts(documents[index]!, tables[index]) & REFERS_TO_TIME) own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
+      if (own[index]! > 0 && timeFacts(documents[index]!, tables[index]) & REFERS_TO_TIME)
+        own[index] = own[index]! * (1 + TIME_REFERENCE_BOOST);
     }
   }
-  return { scores: smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0), tables };
+  return {
+    scores: smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0),
+    tables,
+  };
 }
 
 /**
@@ -45,9 +61,22 @@ export function chatRelevance(documents: readonly string[], query: string, keys:
  * 0 scores every message on its own words alone, without passages or regions).
  * On time questions, dated messages borrow the scores of the messages after them.
  */
-export function keywordRelevance(nodes: readonly ChatNode[], query: string, floor: number, queryIndex = -1, termCache?: TermCache, neighbourShare = NEIGHBOUR_SHARE): Float64Array {
+export function keywordRelevance(
+  nodes: readonly ChatNode[],
+  query: string,
+  floor: number,
+  queryIndex = -1,
+  termCache?: TermCache,
+  neighbourShare = NEIGHBOUR_SHARE,
+): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
-  const { scores: raw, tables } = chatRelevance(chat.map((node) => node.text), query, chat.map((node) => node.id), termCache, neighbourShare);
+  const { scores: raw, tables } = chatRelevance(
+    chat.map((node) => node.text),
+    query,
+    chat.map((node) => node.id),
+    termCache,
+    neighbourShare,
+  );
   const best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
@@ -56,6 +85,12 @@ export function keywordRelevance(nodes: readonly ChatNode[], query: string, floo
     scores[node.index] = Math.max(floor, raw[position]! / best);
     positionOf[node.index] = position;
   });
-  lendToTimeAnchors(nodes, scores, query, queryIndex, (node) => (timeFacts(node.text, tables[positionOf[node.index]!]) & NAMES_DATE) !== 0);
+  lendToTimeAnchors(
+    nodes,
+    scores,
+    query,
+    queryIndex,
+    (node) => (timeFacts(node.text, tables[positionOf[node.index]!]) & NAMES_DATE) !== 0,
+  );
   return scores;
 }

@@ -7,5 +7,6 @@ export const KEYWORD_FLOOR = 0.1;
 /** BM25 relevance to the last user message, normalised to [floor, 1]. */
 export const keywordWeighting: WeightingStrategy = {
   name: 'keyword',
-  score: ({ nodes, query, queryIndex, termCache }) => keywordRelevance(nodes, query, KEYWORD_FLOOR, queryIndex, termCache),
+  score: ({ nodes, query, queryIndex, termCache }) =>
+    keywordRelevance(nodes, query, KEYWORD_FLOOR, queryIndex, termCache),
 };

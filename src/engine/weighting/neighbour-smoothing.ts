@@ -14,7 +14,13 @@ export const REGION_RADIUS = 10;
  * 2. the mean raw score of the surrounding region (± `radius`) is added, so a message inside a
  *    stretch of the chat about the question's topic beats an isolated one with the same score.
  */
-export function smoothNeighbours(scores: Float64Array, window = NEIGHBOUR_WINDOW, share = NEIGHBOUR_SHARE, decay = NEIGHBOUR_DECAY, radius = REGION_RADIUS): Float64Array {
+export function smoothNeighbours(
+  scores: Float64Array,
+  window = NEIGHBOUR_WINDOW,
+  share = NEIGHBOUR_SHARE,
+  decay = NEIGHBOUR_DECAY,
+  radius = REGION_RADIUS,
+): Float64Array {
   const count = scores.length;
   const smoothed = Float64Array.from(scores);
   for (let index = 0; index < count; index += 1) {

@@ -19,16 +19,21 @@ export function passageScores(matrix: TermMatrix, size = PASSAGE_SIZE): Float64A
   for (let start = count - 1; start >= 0; start -= 1) {
     const next = start + 1 < count;
     const leaving = start + size < count ? start + size : -1;
-    lengths[start] = matrix.lengths[start]! + (next ? lengths[start + 1]! : 0) - (leaving >= 0 ? matrix.lengths[leaving]! : 0);
+    lengths[start] =
+      matrix.lengths[start]! + (next ? lengths[start + 1]! : 0) - (leaving >= 0 ? matrix.lengths[leaving]! : 0);
     for (let index = 0; index < width; index += 1) {
-      frequencies[start * width + index] = matrix.frequencies[start * width + index]! + (next ? frequencies[(start + 1) * width + index]! : 0) - (leaving >= 0 ? matrix.frequencies[leaving * width + index]! : 0);
+      frequencies[start * width + index] =
+        matrix.frequencies[start * width + index]! +
+        (next ? frequencies[(start + 1) * width + index]! : 0) -
+        (leaving >= 0 ? matrix.frequencies[leaving * width + index]! : 0);
     }
   }
   const passages = bm25FromMatrix({ width, count, frequencies, lengths });
   // Each message's best passage: the maximum over the passages that start within `size` before it.
   for (let document = 0; document < count; document += 1) {
     let value = 0;
-    for (let start = Math.max(0, document - size + 1); start <= document; start += 1) if (passages[start]! > value) value = passages[start]!;
+    for (let start = Math.max(0, document - size + 1); start <= document; start += 1)
+      if (passages[start]! > value) value = passages[start]!;
     best[document] = value;
   }
   return best;

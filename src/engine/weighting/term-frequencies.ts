@@ -55,7 +55,8 @@ function tally(length: number, found: Float64Array, terms: number): TermCounts {
     const fullCounts = counts;
     keys = new Float64Array(size);
     counts = new Uint32Array(size);
-    for (let slot = 0; slot < fullKeys.length; slot += 1) if (fullCounts[slot] !== 0) insert(keys, counts, fullKeys[slot]!, fullCounts[slot]!);
+    for (let slot = 0; slot < fullKeys.length; slot += 1)
+      if (fullCounts[slot] !== 0) insert(keys, counts, fullKeys[slot]!, fullCounts[slot]!);
   }
   // `time` is set on first need; present from the start so every table keeps one shape.
   return { length, terms, keys, counts, time: undefined };

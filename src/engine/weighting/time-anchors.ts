@@ -11,7 +11,14 @@ export const TIME_ANCHOR_SHARE = 0.95;
  * date along with the event. Scores are changed in place; the query itself does not lend.
  * `dated` tells whether a message names a date (the caller may remember it per message).
  */
-export function lendToTimeAnchors(nodes: readonly ChatNode[], scores: Float64Array, query: string, queryIndex: number, dated: (node: ChatNode) => boolean = (node) => hasDateExpression(node.text), share = TIME_ANCHOR_SHARE): void {
+export function lendToTimeAnchors(
+  nodes: readonly ChatNode[],
+  scores: Float64Array,
+  query: string,
+  queryIndex: number,
+  dated: (node: ChatNode) => boolean = (node) => hasDateExpression(node.text),
+  share = TIME_ANCHOR_SHARE,
+): void {
   if (!asksAboutTime(query)) return;
   let anchor = -1;
   for (const node of nodes) {

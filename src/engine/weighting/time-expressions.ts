@@ -1,6 +1,7 @@
 import type { TermCounts } from '../types.js';
 
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
 
 /**
@@ -25,7 +26,8 @@ const DATE_EXPRESSION = new RegExp(
  * auxiliary (when did/was/is…), "since when", "what/which day|date|time|week|month|year",
  * "how long ago". "What do I do when it rains?" does not count.
  */
-const TIME_QUESTION = /(?:^|[.!?]\s+|\bsince\s+)when\b|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had)\b|\b(?:what|which)\s+(?:day|date|time|week|month|year)\b|\bhow\s+long\s+ago\b/i;
+const TIME_QUESTION =
+  /(?:^|[.!?]\s+|\bsince\s+)when\b|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|have|has|had)\b|\b(?:what|which)\s+(?:day|date|time|week|month|year)\b|\bhow\s+long\s+ago\b/i;
 
 /**
  * A relative time reference: yesterday, today, tonight, tomorrow, "… ago", recently, lately,
@@ -44,7 +46,11 @@ export const REFERS_TO_TIME = 2;
 /** The time facts of a text, remembered on its term table (so a warm turn runs no regex on old messages). */
 export function timeFacts(text: string, table?: TermCounts): number {
   if (table?.time !== undefined) return table.time;
-  const facts = DATE_EXPRESSION.test(text) ? NAMES_DATE | REFERS_TO_TIME : RELATIVE_TIME.test(text) ? REFERS_TO_TIME : 0;
+  const facts = DATE_EXPRESSION.test(text)
+    ? NAMES_DATE | REFERS_TO_TIME
+    : RELATIVE_TIME.test(text)
+      ? REFERS_TO_TIME
+      : 0;
   if (table) table.time = facts;
   return facts;
 }

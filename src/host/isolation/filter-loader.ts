@@ -13,11 +13,22 @@ export type FilterLoader = (file: string) => Promise<LoadedModule>;
  * the others in worker threads; a non-shipped file forced into the main thread is first
  * imported in a worker with a time limit, so an import-time loop cannot block the server.
  */
-export function createFilterLoader(options: { settings: IsolationSettings; shipped: ShippedFilters; services: HostServices; logger: Logger }): FilterLoader {
+export function createFilterLoader(options: {
+  settings: IsolationSettings;
+  shipped: ShippedFilters;
+  services: HostServices;
+  logger: Logger;
+}): FilterLoader {
   const { settings, shipped } = options;
   return async (file) => {
     const placement = placementFor(settings, fileStem(file), shipped.isShipped(file));
-    const workerOptions = { file, services: options.services, logger: options.logger, loadTimeoutMs: settings.loadTimeoutMs, maxMemoryMb: settings.maxMemoryMb };
+    const workerOptions = {
+      file,
+      services: options.services,
+      logger: options.logger,
+      loadTimeoutMs: settings.loadTimeoutMs,
+      maxMemoryMb: settings.maxMemoryMb,
+    };
     if (placement === 'worker') return loadIsolated(workerOptions);
     if (placement === 'probe') await probeImport(workerOptions);
     return { ...(await loadFilterFile(file)), isolation: 'main' };

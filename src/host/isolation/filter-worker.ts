@@ -2,7 +2,15 @@ import type { Worker } from 'node:worker_threads';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
 import { describeDeath, spawn, type FilterWorkerOptions } from './spawn-worker.js';
-import { toWireError, type CallMessage, type HookName, type HostToWorker, type LoadedMessage, type WireError, type WorkerToHost } from './worker-protocol.js';
+import {
+  toWireError,
+  type CallMessage,
+  type HookName,
+  type HostToWorker,
+  type LoadedMessage,
+  type WireError,
+  type WorkerToHost,
+} from './worker-protocol.js';
 
 export type { FilterWorkerOptions } from './spawn-worker.js';
 
@@ -62,7 +70,12 @@ export class FilterWorker {
    * (and replaces it); any other abort is passed on to the hook's own signal. `timeLimitMs`
    * bounds lifecycle hooks the same way.
    */
-  async call(hook: HookName, args: CallMessage['args'], context: CallContext, limits: { signal?: AbortSignal; timeLimitMs?: number } = {}): Promise<unknown> {
+  async call(
+    hook: HookName,
+    args: CallMessage['args'],
+    context: CallContext,
+    limits: { signal?: AbortSignal; timeLimitMs?: number } = {},
+  ): Promise<unknown> {
     if (this.closed) throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
     this.fallback = context;
     const worker = await this.ready();
@@ -147,8 +160,12 @@ export class FilterWorker {
     this.options.logger.warn({ filter: this.id }, 'isolated filter worker replaced');
     const started = this.started;
     if (started) {
-      await this.call('onStartup', started.args, started.context, { timeLimitMs: this.options.loadTimeoutMs }).catch((error) =>
-        this.options.logger.error({ filter: this.id, err: (error as Error).message }, 'onStartup failed in the replacement worker'),
+      await this.call('onStartup', started.args, started.context, { timeLimitMs: this.options.loadTimeoutMs }).catch(
+        (error) =>
+          this.options.logger.error(
+            { filter: this.id, err: (error as Error).message },
+            'onStartup failed in the replacement worker',
+          ),
       );
     }
     return spawned.worker;
@@ -196,7 +213,11 @@ export class FilterWorker {
     try {
       worker.postMessage(message);
     } catch (error) {
-      if (message.type === 'call') this.settle(message.callId, new Error(`arguments cannot be sent to an isolated filter: ${(error as Error).message}`));
+      if (message.type === 'call')
+        this.settle(
+          message.callId,
+          new Error(`arguments cannot be sent to an isolated filter: ${(error as Error).message}`),
+        );
     }
   }
 
@@ -208,10 +229,17 @@ export class FilterWorker {
       writeWorkerLog(context?.logger ?? this.options.logger, message);
     } else if (message.type === 'rpc') {
       const context = this.calls.get(message.callId)?.context ?? this.fallback;
-      if (!context) return this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: false, error: { message: 'no host context yet' } });
+      if (!context)
+        return this.send(worker, {
+          type: 'rpc-result',
+          rpcId: message.rpcId,
+          ok: false,
+          error: { message: 'no host context yet' },
+        });
       runHostRpc(context, message).then(
         (value) => this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: true, value }),
-        (error) => this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: false, error: toWireError(error) }),
+        (error) =>
+          this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: false, error: toWireError(error) }),
       );
     }
   }

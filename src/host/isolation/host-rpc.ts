@@ -21,7 +21,8 @@ export class RpcRejectedError extends Error {}
 export async function runHostRpc(context: CallContext, message: RpcMessage): Promise<unknown> {
   const { target, method, args } = message;
   if (target === 'state') {
-    if (!(STATE_METHODS as readonly string[]).includes(method)) throw new RpcRejectedError(`state.${method} is not available to isolated filters`);
+    if (!(STATE_METHODS as readonly string[]).includes(method))
+      throw new RpcRejectedError(`state.${method} is not available to isolated filters`);
     const state = message.scope ? context.state.scope(message.scope) : context.state;
     return (state[method as (typeof STATE_METHODS)[number]] as (...values: unknown[]) => unknown)(...args);
   }

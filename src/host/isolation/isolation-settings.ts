@@ -16,9 +16,15 @@ export interface IsolationSettings {
 /** Parse `FILTER_ISOLATION_OVERRIDES`: `stem=worker,other=main`. Throws ConfigError. */
 export function parseOverrides(text: string | undefined): Map<string, Placement> {
   const overrides = new Map<string, Placement>();
-  for (const part of (text ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const part of (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const match = /^([A-Za-z0-9_.-]+)\s*=\s*(main|worker)$/.exec(part);
-    if (!match) throw new ConfigError(`Invalid environment: FILTER_ISOLATION_OVERRIDES: "${part}" is not <file stem>=main|worker`);
+    if (!match)
+      throw new ConfigError(
+        `Invalid environment: FILTER_ISOLATION_OVERRIDES: "${part}" is not <file stem>=main|worker`,
+      );
     overrides.set(match[1]!, match[2] as Placement);
   }
   return overrides;

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The filters that come with Eunoe (files in the package's `filters/`). */
-export const SHIPPED_FILTER_FILES = ['accounting.ts', 'context.ts', 'spend-limit.ts', 'system-prefix.ts', 'turn-limit.ts'] as const;
+export const SHIPPED_FILTER_FILES = [
+  'accounting.ts',
+  'context.ts',
+  'spend-limit.ts',
+  'system-prefix.ts',
+  'turn-limit.ts',
+] as const;
 
 /** The package root (where `src/` and `filters/` are). */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -20,13 +20,16 @@ const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
 
 /** Why a worker died, for logs and answers. */
 export function describeDeath(error: unknown, maxMemoryMb: number): string {
-  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
+  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
   return `crashed: ${(error as Error)?.message ?? String(error)}`;
 }
 
 /** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */
 export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; metadata: LoadedMessage }> {
-  const services = Object.entries(options.services).filter(([, value]) => value).map(([name]) => name);
+  const services = Object.entries(options.services)
+    .filter(([, value]) => value)
+    .map(([name]) => name);
   const sync = new MessageChannel();
   const syncFlag = new SharedArrayBuffer(4);
   serveSyncCalls(sync.port1, new Int32Array(syncFlag), options.services);
@@ -44,7 +47,10 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
       reject(new FilterLoadError(options.file, message, line));
     };
     const timer = setTimeout(
-      () => fail(`import did not finish within ${options.loadTimeoutMs} ms (FILTER_LOAD_TIMEOUT_MS): an endless loop or a blocking call at import? The file was not loaded`),
+      () =>
+        fail(
+          `import did not finish within ${options.loadTimeoutMs} ms (FILTER_LOAD_TIMEOUT_MS): an endless loop or a blocking call at import? The file was not loaded`,
+        ),
       options.loadTimeoutMs,
     );
     const onMessage = (message: WorkerToHost) => {

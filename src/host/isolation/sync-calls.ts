@@ -30,7 +30,8 @@ export function serveSyncCalls(port: MessagePort, flag: Int32Array, services: Ho
   port.on('message', (request: SyncRequest) => {
     let reply: SyncReply;
     try {
-      if (!(SYNC_SERVICES as readonly string[]).includes(request.target)) throw new SyncCallError(`services.${request.target} is not synchronous`);
+      if (!(SYNC_SERVICES as readonly string[]).includes(request.target))
+        throw new SyncCallError(`services.${request.target} is not synchronous`);
       const service = (services as Record<string, Record<string, unknown> | undefined>)[request.target];
       const fn = service?.[request.method];
       if (!service || typeof fn !== 'function' || request.method === 'constructor' || request.method.startsWith('_')) {
@@ -56,7 +57,8 @@ export function syncCaller(port: MessagePort, flag: Int32Array, timeoutMs = 5000
   return (target: string, method: string, args: unknown[]): unknown => {
     Atomics.store(flag, 0, 0);
     port.postMessage({ target, method, args } satisfies SyncRequest);
-    if (Atomics.wait(flag, 0, 0, timeoutMs) === 'timed-out') throw new SyncCallError(`services.${target}.${method} got no answer from the host within ${timeoutMs} ms`);
+    if (Atomics.wait(flag, 0, 0, timeoutMs) === 'timed-out')
+      throw new SyncCallError(`services.${target}.${method} got no answer from the host within ${timeoutMs} ms`);
     const received = receiveMessageOnPort(port);
     const reply = received?.message as SyncReply | undefined;
     if (!reply) throw new SyncCallError(`services.${target}.${method}: no answer`);

@@ -7,7 +7,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { z } from 'zod';
 import { FilterLoadError, loadFilterFile, type LoadedModule } from '../load-filter-file.js';
 import { flagsFromSnapshot, loggerProxy, servicesProxy, stateProxy, type Rpc } from './worker-proxies.js';
-import { toWireError, type CallMessage, type HookName, type HostToWorker, type WorkerToHost } from './worker-protocol.js';
+import {
+  toWireError,
+  type CallMessage,
+  type HookName,
+  type HostToWorker,
+  type WorkerToHost,
+} from './worker-protocol.js';
 import type { WorkerStart } from './worker-protocol.js';
 import { syncCaller } from './sync-calls.js';
 
@@ -64,17 +70,31 @@ function onMessage(loaded: LoadedModule, message: HostToWorker): void {
     pendingRpc.delete(message.rpcId);
     if (!pending) return;
     if (message.ok) pending.resolve(message.value);
-    else pending.reject(Object.assign(new Error(message.error?.message ?? 'host call failed'), { status: message.error?.status, code: message.error?.code }));
+    else
+      pending.reject(
+        Object.assign(new Error(message.error?.message ?? 'host call failed'), {
+          status: message.error?.status,
+          code: message.error?.code,
+        }),
+      );
   }
 }
 
 const strayLog = loggerProxy(post, 0, { isolated: true });
-process.on('uncaughtException', (error) => strayLog.error({ err: String(error?.stack ?? error) }, 'uncaught exception (server keeps running) in an isolated filter'));
-process.on('unhandledRejection', (reason) => strayLog.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection in an isolated filter'));
+process.on('uncaughtException', (error) =>
+  strayLog.error(
+    { err: String(error?.stack ?? error) },
+    'uncaught exception (server keeps running) in an isolated filter',
+  ),
+);
+process.on('unhandledRejection', (reason) =>
+  strayLog.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection in an isolated filter'),
+);
 
 try {
   const loaded = await loadFilterFile(start.file);
-  const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = (schema: z.ZodType) =>
+    z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   port.on('message', (message: HostToWorker) => onMessage(loaded, message));
   post({
     type: 'loaded',
@@ -88,5 +108,9 @@ try {
     hooks: HOOKS.filter((name) => typeof loaded.definition[name] === 'function'),
   });
 } catch (error) {
-  post({ type: 'load-failed', error: (error as Error)?.message ?? String(error), line: error instanceof FilterLoadError ? error.line : undefined });
+  post({
+    type: 'load-failed',
+    error: (error as Error)?.message ?? String(error),
+    line: error instanceof FilterLoadError ? error.line : undefined,
+  });
 }

@@ -14,7 +14,19 @@ import { SYNC_SERVICES } from './sync-calls.js';
 export type Rpc = (target: string, method: string, args: unknown[], scope?: string) => Promise<unknown>;
 
 /** State methods forwarded to the host (the rest throw: they cannot cross a thread). */
-export const STATE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'keys', 'compareAndSet', 'increment', 'append', 'range', 'publish'] as const;
+export const STATE_METHODS = [
+  'get',
+  'getMany',
+  'set',
+  'setMany',
+  'delete',
+  'keys',
+  'compareAndSet',
+  'increment',
+  'append',
+  'range',
+  'publish',
+] as const;
 
 /** Thrown by what isolated filters cannot use (subscribe, leases, sync health). */
 export class NotAvailableInWorkerError extends Error {
@@ -58,7 +70,8 @@ export function servicesProxy(rpc: Rpc, names: readonly string[], sync: SyncCall
     services[name] = new Proxy(
       {},
       {
-        get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => call(method, args) : undefined),
+        get: (_target, method) =>
+          typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => call(method, args) : undefined,
       },
     );
   }
@@ -68,7 +81,11 @@ export function servicesProxy(rpc: Rpc, names: readonly string[], sync: SyncCall
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 /** A pino-shaped logger whose lines are written by the host's logger (with the request id). */
-export function loggerProxy(post: (message: LogMessage) => void, callId: number, bindings: Record<string, unknown> = {}): Logger {
+export function loggerProxy(
+  post: (message: LogMessage) => void,
+  callId: number,
+  bindings: Record<string, unknown> = {},
+): Logger {
   const logger: Record<string, unknown> = {
     level: 'trace',
     isLevelEnabled: () => true,

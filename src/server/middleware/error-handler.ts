@@ -33,7 +33,17 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
     detail = error.message || detail;
   }
   const log = request.log ?? console;
-  if (status >= 500) log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack, code: (error as EunoeError).code } : error, status }, 'request failed');
+  if (status >= 500)
+    log.error(
+      {
+        err:
+          error instanceof Error
+            ? { message: error.message, stack: error.stack, code: (error as EunoeError).code }
+            : error,
+        status,
+      },
+      'request failed',
+    );
   else log.info({ status, detail }, 'request rejected');
   if (response.headersSent) return;
   // Answered before its body was read (a 401, an oversized Content-Length): close the connection

@@ -22,7 +22,10 @@ function joinPath(prefix: string, path: string): string {
 function stringPaths(path: unknown, where: string): string[] {
   const paths = Array.isArray(path) ? path.flat(Infinity) : [path];
   for (const entry of paths) {
-    if (typeof entry !== 'string') throw new TypeError(`route table: ${where} has a non-string path (${String(entry)}); only string patterns are supported`);
+    if (typeof entry !== 'string')
+      throw new TypeError(
+        `route table: ${where} has a non-string path (${String(entry)}); only string patterns are supported`,
+      );
   }
   return paths as string[];
 }
@@ -38,7 +41,9 @@ export function routeTable(router: { stack: unknown[] }, prefix = '/'): RouteEnt
     for (const layer of stack) {
       if (layer.route) {
         if (layer.route.methods._all) continue;
-        const methods = Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method]).map((method) => method.toUpperCase());
+        const methods = Object.keys(layer.route.methods)
+          .filter((method) => layer.route?.methods[method])
+          .map((method) => method.toUpperCase());
         for (const path of stringPaths(layer.route.path, `a route under ${base}`)) {
           const key = joinPath(base, path);
           const known = byPath.get(key) ?? new Set<string>();
@@ -46,7 +51,8 @@ export function routeTable(router: { stack: unknown[] }, prefix = '/'): RouteEnt
           byPath.set(key, known);
         }
       } else if (layer.handle?.stack) {
-        for (const path of stringPaths(layer.rawPath ?? '/', `a router mounted under ${base}`)) visit(layer.handle.stack, joinPath(base, path));
+        for (const path of stringPaths(layer.rawPath ?? '/', `a router mounted under ${base}`))
+          visit(layer.handle.stack, joinPath(base, path));
       }
     }
   };

@@ -37,7 +37,15 @@ export function requestContext(logger: Logger): RequestHandler {
     } as typeof writeHead;
     response.on('finish', () => {
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-      request.log.info({ method: request.method, path: request.originalUrl.split('?')[0], status: response.statusCode, ms: Math.round(elapsedMs * 10) / 10 }, 'request');
+      request.log.info(
+        {
+          method: request.method,
+          path: request.originalUrl.split('?')[0],
+          status: response.statusCode,
+          ms: Math.round(elapsedMs * 10) / 10,
+        },
+        'request',
+      );
     });
     if (request.method === 'OPTIONS') {
       response.status(204).end();

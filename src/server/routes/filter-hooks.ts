@@ -40,10 +40,16 @@ async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, va
       continue;
     }
     try {
-      const checked = coerceValves(filter.userValvesSchema, filter.userValvesSpec, { ...result, [key]: value }) as Record<string, unknown>;
+      const checked = coerceValves(filter.userValvesSchema, filter.userValvesSpec, {
+        ...result,
+        [key]: value,
+      }) as Record<string, unknown>;
       result[key] = checked[key];
     } catch (error) {
-      log.warn({ filter: filter.id, field: key, err: (error as Error).message }, 'ignored an invalid inline user valve');
+      log.warn(
+        { filter: filter.id, field: key, err: (error as Error).message },
+        'ignored an invalid inline user valve',
+      );
     }
   }
   return result;
@@ -75,7 +81,10 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       }
       const parsed = envelope.safeParse(request.body);
       if (!parsed.success) {
-        throw new ValidationError('Request must be a JSON object {"body": {...}, "user": {...}}', parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+        throw new ValidationError(
+          'Request must be a JSON object {"body": {...}, "user": {...}}',
+          parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+        );
       }
       const user = (parsed.data.user ?? null) as PipelineUser | null;
       let body = parsed.data.body as FilterBody;
@@ -86,7 +95,10 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const userValves = await userValvesFor(filter, user, deps.valves, request.log);
       let flags = noFlags();
       if (deps.flags) {
-        const defaults = typeof (userValves as { default_flags?: unknown }).default_flags === 'string' ? (userValves as { default_flags: string }).default_flags : undefined;
+        const defaults =
+          typeof (userValves as { default_flags?: unknown }).default_flags === 'string'
+            ? (userValves as { default_flags: string }).default_flags
+            : undefined;
         const resolved = await deps.flags.resolve({ body, user, hook, defaults });
         flags = resolved.flags;
         // Only the inlet strips flag blocks (the model must not see them). The outlet body is

@@ -69,7 +69,9 @@ async function install(deps: ManagementDeps, name: string, source: string | Buff
     else rmSync(file, { force: true });
     await deps.registry.reloadFile(file);
     const where = failure.line ? ` (line ${failure.line})` : '';
-    throw new ValidationError(`Filter ${path.basename(file)} was rejected: it failed to load${where}: ${failure.error}. Nothing was changed.`);
+    throw new ValidationError(
+      `Filter ${path.basename(file)} was rejected: it failed to load${where}: ${failure.error}. Nothing was changed.`,
+    );
   }
   return { status: true, detail: `Pipeline ${verb} successfully to ${path.basename(file)}` };
 }

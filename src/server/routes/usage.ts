@@ -30,14 +30,46 @@ const querySchema = z.object({
   before: z.string().min(1).optional(),
 });
 
-const TOTAL_COLUMNS = ['records', 'promptTokens', 'completionTokens', 'cachedTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens', 'cost', 'estimated', 'unpriced'];
-const RECORD_COLUMNS = ['time', 'messageId', 'userId', 'userRole', 'chatId', 'model', 'pricedAs', 'promptTokens', 'completionTokens', 'cachedTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens', 'cost', 'costSource', 'usageSource', 'task'];
+const TOTAL_COLUMNS = [
+  'records',
+  'promptTokens',
+  'completionTokens',
+  'cachedTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'totalTokens',
+  'cost',
+  'estimated',
+  'unpriced',
+];
+const RECORD_COLUMNS = [
+  'time',
+  'messageId',
+  'userId',
+  'userRole',
+  'chatId',
+  'model',
+  'pricedAs',
+  'promptTokens',
+  'completionTokens',
+  'cachedTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'totalTokens',
+  'cost',
+  'costSource',
+  'usageSource',
+  'task',
+];
 
 function parseQuery(query: unknown) {
   const parsed = querySchema.safeParse(query);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    throw new ValidationError(`Invalid usage query: ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}`, fields);
+    throw new ValidationError(
+      `Invalid usage query: ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}`,
+      fields,
+    );
   }
   if (parsed.data.from !== undefined && parsed.data.to !== undefined && parsed.data.from > parsed.data.to) {
     throw new ValidationError('Invalid usage query: from is after to');
@@ -52,8 +84,10 @@ async function streamCsv(ledger: Ledger, query: UsageQuery, response: Response):
   response.write(`${RECORD_COLUMNS.join(',')}\r\n`);
   try {
     await ledger.scan(query, async (chunk: UsageRecord[]) => {
-      for (const record of chunk) (record as unknown as Record<string, unknown>).time = new Date(record.time).toISOString();
-      if (!response.write(csvLines(RECORD_COLUMNS, chunk as unknown as Record<string, unknown>[]))) await new Promise((resolve) => response.once('drain', resolve));
+      for (const record of chunk)
+        (record as unknown as Record<string, unknown>).time = new Date(record.time).toISOString();
+      if (!response.write(csvLines(RECORD_COLUMNS, chunk as unknown as Record<string, unknown>[])))
+        await new Promise((resolve) => response.once('drain', resolve));
     });
   } catch (error) {
     response.destroy(error as Error); // the header is out: a broken download is the honest signal
@@ -72,7 +106,13 @@ export function usageRouter({ ledger }: { ledger: Ledger }): Router {
   const router = Router();
   router.get('/usage', async (request, response) => {
     const query = parseQuery(request.query);
-    const filter: UsageQuery = { from: query.from, to: query.to, userId: query.user, model: query.model, chatId: query.chat };
+    const filter: UsageQuery = {
+      from: query.from,
+      to: query.to,
+      userId: query.user,
+      model: query.model,
+      chatId: query.chat,
+    };
     if (query.format === 'csv' && !query.group_by) return streamCsv(ledger, filter, response);
     const summary = await ledger.summarize(filter, query.group_by);
     if (query.format === 'csv') {
@@ -87,7 +127,9 @@ export function usageRouter({ ledger }: { ledger: Ledger }): Router {
       filters: { user: query.user ?? null, model: query.model ?? null, chat: query.chat ?? null },
       currency: 'USD',
       totals: summary.totals,
-      ...(page ? { records: page.records, truncated: page.more, before: page.before ?? null } : { groupBy: query.group_by, groups: summary.groups }),
+      ...(page
+        ? { records: page.records, truncated: page.more, before: page.before ?? null }
+        : { groupBy: query.group_by, groups: summary.groups }),
     });
   });
   return router;

@@ -13,12 +13,14 @@ export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter 
 
 function userIdOf(request: Request): string {
   const userId = request.query.user_id;
-  if (typeof userId !== 'string' || userId.trim() === '') throw new ValidationError('user_id query parameter is required');
+  if (typeof userId !== 'string' || userId.trim() === '')
+    throw new ValidationError('user_id query parameter is required');
   return userId.trim();
 }
 
 function userValvesOr404(filter: ActiveFilter) {
-  if (!filter.userValvesSchema || !filter.userValvesSpec) throw new NotFoundError(`User valves for ${filter.id} not found`);
+  if (!filter.userValvesSchema || !filter.userValvesSpec)
+    throw new NotFoundError(`User valves for ${filter.id} not found`);
   return { schema: filter.userValvesSchema, spec: filter.userValvesSpec };
 }
 
@@ -60,7 +62,9 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
     try {
       await valves.saveUser(filter.id, userId, values);
     } catch (error) {
-      throw new StateUnavailableError(`User valves could not be saved: the state store is unavailable (${(error as Error).message})`);
+      throw new StateUnavailableError(
+        `User valves could not be saved: the state store is unavailable (${(error as Error).message})`,
+      );
     }
     response.json(values);
   });

@@ -25,15 +25,29 @@ export interface BackfillOptions {
  * counted: upgrade every replica.
  * @returns how many records were counted, or undefined when done already or another replica is at it
  */
-export async function backfillSpendCounters({ call, layout, logger, acquireLease }: BackfillOptions): Promise<number | undefined> {
-  const [done, anyRecord] = await call('backfill', (client) => Promise.all([client.exists(layout.backfilled), client.exists(layout.streamSequence(USAGE_STREAM))]));
+export async function backfillSpendCounters({
+  call,
+  layout,
+  logger,
+  acquireLease,
+}: BackfillOptions): Promise<number | undefined> {
+  const [done, anyRecord] = await call('backfill', (client) =>
+    Promise.all([client.exists(layout.backfilled), client.exists(layout.streamSequence(USAGE_STREAM))]),
+  );
   if (done === 1 || anyRecord === 0) return undefined; // an empty ledger has nothing to backfill (and gets no keys)
   const lease = await acquireLease('ledger-spend-backfill', 10 * 60_000);
   if (!lease) return undefined;
   try {
-    const from = Number(await call('backfill', (client) => countedFromScript.run(client, [layout.countedFrom, layout.streamSequence(USAGE_STREAM)], [])));
+    const from = Number(
+      await call('backfill', (client) =>
+        countedFromScript.run(client, [layout.countedFrom, layout.streamSequence(USAGE_STREAM)], []),
+      ),
+    );
     const sums = new Map<string, bigint>();
-    if (from <= 1) return (await call('backfill', (client) => applyBackfillScript.run(client, [layout.backfilled], []))) === 1 ? 0 : undefined;
+    if (from <= 1)
+      return (await call('backfill', (client) => applyBackfillScript.run(client, [layout.backfilled], []))) === 1
+        ? 0
+        : undefined;
     const add = (key: string, field: string, amount: bigint) => {
       const name = `${key}\u0000${field}`;
       sums.set(name, (sums.get(name) ?? 0n) + amount);
@@ -45,7 +59,8 @@ export async function backfillSpendCounters({ call, layout, logger, acquireLease
       if (json === undefined) break;
       if (json === null || walker.seq >= from) continue;
       const record = JSON.parse(json) as Partial<UsageRecord>;
-      if (typeof record.userId !== 'string' || typeof record.time !== 'number' || typeof record.cost !== 'string') continue;
+      if (typeof record.userId !== 'string' || typeof record.time !== 'number' || typeof record.cost !== 'string')
+        continue;
       const { hi, lo } = splitCost(record.cost);
       for (const period of [periodKey('daily', record.time), periodKey('monthly', record.time)]) {
         add(layout.spend(record.userId), `${period}:hi`, hi);
@@ -56,7 +71,11 @@ export async function backfillSpendCounters({ call, layout, logger, acquireLease
     const args = [...sums].flatMap(([name, amount]) => [...name.split('\u0000'), String(amount)]);
     const applied = await call('backfill', (client) => applyBackfillScript.run(client, [layout.backfilled], args));
     if (applied !== 1) return undefined;
-    if (counted > 0) logger.info({ backend: 'redis', records: counted }, `spend counters rebuilt for ${counted} ledger records written before this version`);
+    if (counted > 0)
+      logger.info(
+        { backend: 'redis', records: counted },
+        `spend counters rebuilt for ${counted} ledger records written before this version`,
+      );
     return counted;
   } finally {
     await lease.release().catch(() => undefined);

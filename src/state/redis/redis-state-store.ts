@@ -69,7 +69,9 @@ export class RedisStateStore implements StateStore {
       logger,
       where: this.where,
       queueMax: options.queueMax,
-      journal: options.journalFile ? `the journal ${options.journalFile}` : 'memory (no journal file: lost if the process exits)',
+      journal: options.journalFile
+        ? `the journal ${options.journalFile}`
+        : 'memory (no journal file: lost if the process exits)',
       queued: () => this.streams.queued,
       onReady: () => {
         void this.streams.flush();
@@ -118,7 +120,9 @@ export class RedisStateStore implements StateStore {
 
   async setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void> {
     if (entries.length === 0) return;
-    const rows = entries.map((entry) => [this.layout.document(entry.key), encodeJson(entry.key, entry.value), entry.ttlMs ?? 0] as const);
+    const rows = entries.map(
+      (entry) => [this.layout.document(entry.key), encodeJson(entry.key, entry.value), entry.ttlMs ?? 0] as const,
+    );
     await this.call('setMany', async (client) => {
       const transaction = client.multi();
       for (const [full, text, ttl] of rows) {
@@ -208,7 +212,12 @@ export class RedisStateStore implements StateStore {
 
   health(): StoreHealth {
     const ok = !this.closed && this.client.status === 'ready';
-    return { backend: 'redis', ok, detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`, queued: this.streams.queued };
+    return {
+      backend: 'redis',
+      ok,
+      detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`,
+      queued: this.streams.queued,
+    };
   }
 
   async close(): Promise<void> {
@@ -232,7 +241,10 @@ export class RedisStateStore implements StateStore {
       acquireLease: (name, ttlMs) => this.acquireLease(name, ttlMs),
     }).catch((error: unknown) => {
       this.backfill = undefined;
-      this.options.logger.warn({ backend: 'redis', err: (error as Error)?.message }, 'spend counter backfill failed; retried after the next reconnection');
+      this.options.logger.warn(
+        { backend: 'redis', err: (error as Error)?.message },
+        'spend counter backfill failed; retried after the next reconnection',
+      );
       return undefined;
     });
     return this.backfill;
@@ -247,7 +259,9 @@ export class RedisStateStore implements StateStore {
   private async call<T>(what: string, work: (client: Redis) => Promise<T>): Promise<T> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
     if (this.client.status !== 'ready') {
-      throw new StateUnavailableError(`Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`);
+      throw new StateUnavailableError(
+        `Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`,
+      );
     }
     try {
       return await withTimeout(work(this.client), this.options.timeoutMs, what);

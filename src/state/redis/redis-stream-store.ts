@@ -62,7 +62,14 @@ export class RedisStreamStore {
       isTransient: isUnavailable,
       onDeadLetter: (item, error) =>
         logger.error(
-          { backend: 'redis', stream: item.stream, id: item.id, time: item.time, record: item.json, err: (error as Error)?.message },
+          {
+            backend: 'redis',
+            stream: item.stream,
+            id: item.id,
+            time: item.time,
+            record: item.json,
+            err: (error as Error)?.message,
+          },
           'ledger write rejected by Redis (not retried); the record is in this log line',
         ),
     });
@@ -90,7 +97,12 @@ export class RedisStreamStore {
 
   /** Append, or queue when Redis is unreachable (or earlier appends are still queued, to keep order). */
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
-    return this.write({ stream, id: record.id, time: record.time, json: encodeJson(`${stream}/${record.id}`, record.data) });
+    return this.write({
+      stream,
+      id: record.id,
+      time: record.time,
+      json: encodeJson(`${stream}/${record.id}`, record.data),
+    });
   }
 
   /**
@@ -104,7 +116,12 @@ export class RedisStreamStore {
       id: record.messageId,
       time: record.time,
       json: encodeJson(`${USAGE_STREAM}/${record.messageId}`, record),
-      usage: { userId: record.userId, periods: [periodKey('daily', record.time), periodKey('monthly', record.time)], hi: String(hi), lo: String(lo) },
+      usage: {
+        userId: record.userId,
+        periods: [periodKey('daily', record.time), periodKey('monthly', record.time)],
+        hi: String(hi),
+        lo: String(lo),
+      },
     });
   }
 
@@ -129,7 +146,11 @@ export class RedisStreamStore {
     )) as string[];
     const records: StreamRecord<T>[] = [];
     for (let index = 0; index + 2 < flat.length; index += 3) {
-      records.push({ id: flat[index] as string, time: Number(flat[index + 1]), data: JSON.parse(flat[index + 2] as string) as T });
+      records.push({
+        id: flat[index] as string,
+        time: Number(flat[index + 1]),
+        data: JSON.parse(flat[index + 2] as string) as T,
+      });
     }
     return records;
   }
@@ -172,7 +193,10 @@ export class RedisStreamStore {
     try {
       pushed = this.queue.push(item);
     } catch (error) {
-      throw new StateUnavailableError(`Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${(error as Error).message}`, { cause: error });
+      throw new StateUnavailableError(
+        `Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     if (pushed) return true;
     throw new StateUnavailableError(
@@ -185,10 +209,24 @@ export class RedisStreamStore {
     if (item.usage) {
       const user = userUsageStream(item.usage.userId);
       const keys = [
-        layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream),
-        layout.streamHash(user), layout.streamIndex(user), layout.spend(item.usage.userId), layout.countedFrom,
+        layout.streamHash(item.stream),
+        layout.streamIndex(item.stream),
+        layout.streamSequence(item.stream),
+        layout.streamHash(user),
+        layout.streamIndex(user),
+        layout.spend(item.usage.userId),
+        layout.countedFrom,
       ];
-      return (await recordUsageScript.run(client, keys, [item.id, item.time, item.json, item.usage.hi, item.usage.lo, ...item.usage.periods])) === 1;
+      return (
+        (await recordUsageScript.run(client, keys, [
+          item.id,
+          item.time,
+          item.json,
+          item.usage.hi,
+          item.usage.lo,
+          ...item.usage.periods,
+        ])) === 1
+      );
     }
     const keys = [layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream)];
     return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;

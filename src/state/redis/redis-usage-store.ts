@@ -4,7 +4,15 @@ import type { UsageGroupBy } from '../../usage/summarize-usage.js';
 import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
 import { parseCursor } from '../../usage/usage-cursor.js';
-import { matchesQuery, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
+import {
+  matchesQuery,
+  USAGE_CHUNK,
+  yieldToEventLoop,
+  type UsagePage,
+  type UsageQuery,
+  type UsageStore,
+  type UsageSummary,
+} from '../../usage/usage-store.js';
 import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisStreamStore } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { StreamWalker, type WalkPosition } from './stream-walker.js';
@@ -27,7 +35,9 @@ export class RedisUsageStore implements UsageStore {
   }
 
   async spent(userId: string, key: string): Promise<string> {
-    const [hi, lo] = await this.call('spent', (client) => client.hmget(this.layout.spend(userId), `${key}:hi`, `${key}:lo`));
+    const [hi, lo] = await this.call('spent', (client) =>
+      client.hmget(this.layout.spend(userId), `${key}:hi`, `${key}:lo`),
+    );
     return formatDecimal(joinCost(hi, lo));
   }
 
@@ -41,7 +51,12 @@ export class RedisUsageStore implements UsageStore {
 
   async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
     const start = before === undefined ? undefined : parseCursor(before);
-    const walker = this.walker(query, 'desc', Math.min(USAGE_CHUNK, limit + 1), start && { score: start.time, skip: start.seq });
+    const walker = this.walker(
+      query,
+      'desc',
+      Math.min(USAGE_CHUNK, limit + 1),
+      start && { score: start.time, skip: start.seq },
+    );
     const records: UsageRecord[] = [];
     let cursor: WalkPosition | undefined;
     let more = false;
@@ -55,7 +70,11 @@ export class RedisUsageStore implements UsageStore {
       records.push(record);
       cursor = walker.at;
     }
-    return { records: records.reverse(), more, ...(more && cursor ? { before: `${cursor.score}.${cursor.skip}` } : {}) };
+    return {
+      records: records.reverse(),
+      more,
+      ...(more && cursor ? { before: `${cursor.score}.${cursor.skip}` } : {}),
+    };
   }
 
   async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {

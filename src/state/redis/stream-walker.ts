@@ -67,10 +67,18 @@ export class StreamWalker {
     if (from && this.direction === 'asc') min = String(from.score);
     if (from && this.direction === 'desc') max = String(from.score);
     const flat = (await this.call('page', (client) =>
-      pageScript.run(client, [this.layout.streamHash(this.stream), this.layout.streamIndex(this.stream)], [this.direction, min, max, from?.skip ?? 0, this.chunk]),
+      pageScript.run(
+        client,
+        [this.layout.streamHash(this.stream), this.layout.streamIndex(this.stream)],
+        [this.direction, min, max, from?.skip ?? 0, this.chunk],
+      ),
     )) as Array<string | null>;
     for (let index = 0; index + 2 < flat.length; index += 3) {
-      this.buffer.push({ score: Number(flat[index]), seq: Number(String(flat[index + 1]).slice(0, 16)), json: flat[index + 2] ?? null });
+      this.buffer.push({
+        score: Number(flat[index]),
+        seq: Number(String(flat[index + 1]).slice(0, 16)),
+        json: flat[index + 2] ?? null,
+      });
     }
     if (flat.length / 3 < this.chunk) this.exhausted = true;
   }

@@ -5,7 +5,15 @@ import { joinCost, splitCost } from '../../usage/cost-parts.js';
 import type { UsageGroupBy } from '../../usage/summarize-usage.js';
 import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
-import { SUMMARY_CHUNK, USAGE_CHUNK, yieldToEventLoop, type UsagePage, type UsageQuery, type UsageStore, type UsageSummary } from '../../usage/usage-store.js';
+import {
+  SUMMARY_CHUNK,
+  USAGE_CHUNK,
+  yieldToEventLoop,
+  type UsagePage,
+  type UsageQuery,
+  type UsageStore,
+  type UsageSummary,
+} from '../../usage/usage-store.js';
 import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
@@ -92,7 +100,10 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
-    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('summarize', [query, groupBy]), () => this.summarize(query, groupBy));
+    if (this.threadUsable())
+      return this.viaThread(this.options.queries!.call('summarize', [query, groupBy]), () =>
+        this.summarize(query, groupBy),
+      );
     const where = usageWhere(query);
     // Step 1 finds where a chunk ends on the index alone; step 2 aggregates exactly that range in SQL.
     const boundary = this.statement(
@@ -110,7 +121,9 @@ export class SqliteUsageStore implements UsageStore {
     for (;;) {
       const end = this.run(() => boundary.get(...where.params, cursor.time, cursor.seq) as Cursor | undefined);
       const upTo = end ?? LAST;
-      const rows = this.run(() => aggregate.all(...where.params, cursor.time, cursor.seq, upTo.time, upTo.seq) as GroupRow[]);
+      const rows = this.run(
+        () => aggregate.all(...where.params, cursor.time, cursor.seq, upTo.time, upTo.seq) as GroupRow[],
+      );
       for (const row of rows) {
         accumulator.addPartial(row.key, {
           records: Number(row.records),
@@ -135,14 +148,23 @@ export class SqliteUsageStore implements UsageStore {
   async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
     if (this.threadUsable()) {
       if (before !== undefined) parseCursor(before); // a bad cursor is the caller's 400, before any thread hop
-      return this.viaThread(this.options.queries!.call('latest', [query, limit, before]), () => this.latest(query, limit, before));
+      return this.viaThread(this.options.queries!.call('latest', [query, limit, before]), () =>
+        this.latest(query, limit, before),
+      );
     }
     const where = usageWhere(query);
     const start = before === undefined ? LAST : parseCursor(before);
     const statement = this.statement(
       `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) < (?, ?) ORDER BY time DESC, seq DESC LIMIT ?`,
     );
-    const rows = this.run(() => statement.all(...where.params, start.time, start.seq, limit + 1) as Array<{ seq: number; time: number; data: string }>);
+    const rows = this.run(
+      () =>
+        statement.all(...where.params, start.time, start.seq, limit + 1) as Array<{
+          seq: number;
+          time: number;
+          data: string;
+        }>,
+    );
     const page = rows.slice(0, limit);
     const oldest = page.at(-1);
     const more = rows.length > limit;
@@ -154,14 +176,22 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
-    if (this.threadUsable()) return this.viaThread(this.options.queries!.call('scan', [query], visit), () => this.scan(query, visit));
+    if (this.threadUsable())
+      return this.viaThread(this.options.queries!.call('scan', [query], visit), () => this.scan(query, visit));
     const where = usageWhere(query);
     const statement = this.statement(
       `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?`,
     );
     let cursor = FIRST;
     for (;;) {
-      const rows = this.run(() => statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as Array<{ seq: number; time: number; data: string }>);
+      const rows = this.run(
+        () =>
+          statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as Array<{
+            seq: number;
+            time: number;
+            data: string;
+          }>,
+      );
       if (rows.length > 0) await visit(rows.map((row) => JSON.parse(row.data) as UsageRecord));
       if (rows.length < USAGE_CHUNK) return;
       const last = rows.at(-1)!;
@@ -187,9 +217,23 @@ export class SqliteUsageStore implements UsageStore {
   private insertRecord(record: UsageRecord): boolean {
     const { hi, lo } = splitCost(record.cost);
     const inserted = this.insert.run(
-      record.messageId, record.time, record.userId, record.chatId ?? null, record.model, record.pricedAs ?? null,
-      record.pricedAs ?? record.model, record.promptTokens, record.completionTokens, record.cachedTokens,
-      record.cacheWriteTokens, record.reasoningTokens, record.totalTokens, hi, lo, record.costSource, JSON.stringify(record),
+      record.messageId,
+      record.time,
+      record.userId,
+      record.chatId ?? null,
+      record.model,
+      record.pricedAs ?? null,
+      record.pricedAs ?? record.model,
+      record.promptTokens,
+      record.completionTokens,
+      record.cachedTokens,
+      record.cacheWriteTokens,
+      record.reasoningTokens,
+      record.totalTokens,
+      hi,
+      lo,
+      record.costSource,
+      JSON.stringify(record),
     );
     if (inserted.changes === 0) return false;
     this.addSpend.run(record.userId, periodKey('daily', record.time), hi, lo);
@@ -202,12 +246,21 @@ export class SqliteUsageStore implements UsageStore {
     const done = this.db.prepare("SELECT 1 FROM meta WHERE key = 'ledger_imported'").get();
     if (done) return;
     this.db.transaction(() => {
-      const rows = this.db.prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq").all() as Array<{ data: string }>;
+      const rows = this.db
+        .prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq")
+        .all() as Array<{ data: string }>;
       for (const row of rows) {
         const record = JSON.parse(row.data) as UsageRecord;
-        if (typeof record.messageId === 'string' && typeof record.userId === 'string' && typeof record.time === 'number') this.insertRecord(record);
+        if (
+          typeof record.messageId === 'string' &&
+          typeof record.userId === 'string' &&
+          typeof record.time === 'number'
+        )
+          this.insertRecord(record);
       }
-      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ledger_imported', ?)").run(new Date().toISOString());
+      this.db
+        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ledger_imported', ?)")
+        .run(new Date().toISOString());
     })();
   }
 

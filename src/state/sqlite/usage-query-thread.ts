@@ -50,30 +50,39 @@ export class UsageQueryThread {
       workerData: { file: this.file },
     });
     worker.unref();
-    worker.on('message', (message: { ready?: boolean; id: number; result?: unknown; chunk?: UsageRecord[]; error?: { name: string; message: string; fields?: Array<{ path: string; message: string }> } }) => {
-      if (message.ready) {
-        this.ready = true;
-        return;
-      }
-      const pending = this.pending.get(message.id);
-      if (!pending) return;
-      if (message.chunk) {
-        void Promise.resolve(pending.onChunk?.(message.chunk))
-          .catch((error: Error) => {
-            this.pending.delete(message.id); // the worker finishes the scan into the void
-            pending.reject(error);
-          })
-          .finally(() => this.worker?.postMessage({ id: message.id, op: 'next' }));
-        return;
-      }
-      this.pending.delete(message.id);
-      if (!message.error) return pending.resolve(message.result);
-      pending.reject(
-        message.error.name === 'ValidationError'
-          ? new ValidationError(message.error.message, message.error.fields)
-          : new StateUnavailableError(`SQLite usage query on ${this.file}: ${message.error.message}`),
-      );
-    });
+    worker.on(
+      'message',
+      (message: {
+        ready?: boolean;
+        id: number;
+        result?: unknown;
+        chunk?: UsageRecord[];
+        error?: { name: string; message: string; fields?: Array<{ path: string; message: string }> };
+      }) => {
+        if (message.ready) {
+          this.ready = true;
+          return;
+        }
+        const pending = this.pending.get(message.id);
+        if (!pending) return;
+        if (message.chunk) {
+          void Promise.resolve(pending.onChunk?.(message.chunk))
+            .catch((error: Error) => {
+              this.pending.delete(message.id); // the worker finishes the scan into the void
+              pending.reject(error);
+            })
+            .finally(() => this.worker?.postMessage({ id: message.id, op: 'next' }));
+          return;
+        }
+        this.pending.delete(message.id);
+        if (!message.error) return pending.resolve(message.result);
+        pending.reject(
+          message.error.name === 'ValidationError'
+            ? new ValidationError(message.error.message, message.error.fields)
+            : new StateUnavailableError(`SQLite usage query on ${this.file}: ${message.error.message}`),
+        );
+      },
+    );
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', () => this.fail(new StateUnavailableError(`usage query worker for ${this.file} stopped`)));
     this.worker = worker;
@@ -85,7 +94,9 @@ export class UsageQueryThread {
     if (!this.ready) this.broken = true;
     const reason = !this.ready
       ? new QueryThreadUnavailable(`usage query worker did not start: ${error.message}`)
-      : error instanceof StateUnavailableError ? error : new StateUnavailableError(error.message, { cause: error });
+      : error instanceof StateUnavailableError
+        ? error
+        : new StateUnavailableError(error.message, { cause: error });
     for (const [, pending] of this.pending) pending.reject(reason);
     this.pending.clear();
   }

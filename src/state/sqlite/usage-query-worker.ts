@@ -23,12 +23,17 @@ async function answer({ id, op, args }: { id: number; op: string; args: unknown[
   try {
     let result: unknown;
     if (op === 'summarize') result = await store.summarize(args[0] as never, args[1] as never);
-    else if (op === 'latest') result = await store.latest(args[0] as never, args[1] as number, args[2] as string | undefined);
+    else if (op === 'latest')
+      result = await store.latest(args[0] as never, args[1] as number, args[2] as string | undefined);
     else if (op === 'scan') {
-      await store.scan(args[0] as never, (chunk) => new Promise<void>((resolve) => {
-        waiting.set(id, resolve);
-        parentPort!.postMessage({ id, chunk });
-      }));
+      await store.scan(
+        args[0] as never,
+        (chunk) =>
+          new Promise<void>((resolve) => {
+            waiting.set(id, resolve);
+            parentPort!.postMessage({ id, chunk });
+          }),
+      );
       waiting.delete(id);
     } else throw new Error(`unknown usage query ${op}`);
     parentPort!.postMessage({ id, result });

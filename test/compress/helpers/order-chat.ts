@@ -11,8 +11,14 @@ const FILLER = 'please keep track of the delivery window and the packaging prefe
 export function orderChat(turns: number, question = 'what is the status of everything?'): Message[] {
   const messages: Message[] = [{ role: 'system', content: 'You are a helpful shop assistant.' }];
   for (let turn = 0; turn < turns; turn++) {
-    messages.push({ role: 'user', content: `for order ORD-${1000 + turn} the budget is $${100 * (turn + 1)}, ${FILLER} ${FILLER}` });
-    messages.push({ role: 'assistant', content: `noted, order ORD-${1000 + turn} is registered and ${FILLER} ${FILLER}` });
+    messages.push({
+      role: 'user',
+      content: `for order ORD-${1000 + turn} the budget is $${100 * (turn + 1)}, ${FILLER} ${FILLER}`,
+    });
+    messages.push({
+      role: 'assistant',
+      content: `noted, order ORD-${1000 + turn} is registered and ${FILLER} ${FILLER}`,
+    });
   }
   messages.push({ role: 'user', content: question });
   return messages;

@@ -10,7 +10,10 @@ export const SYSTEM: Message = { role: 'system', content: 'You are a helpful ass
  * keyword scoring (same words, same length) and cost the same tokens: the control's selection
  * is then plain recency, and any message a flag keeps stands out.
  */
-const FILLER = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua '.repeat(3).trim();
+const FILLER =
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua '
+    .repeat(3)
+    .trim();
 /** Words only topic messages (and topic questions) share: they make those messages relevant. */
 const TOPIC = 'kubernetes ingress';
 
@@ -25,7 +28,10 @@ export function fillerText(kind: 'u' | 'a', turn: number, topic = false): string
 
 /** The label a sent message starts with (`u03`), or its whole content when it has none. */
 export function labelOf(message: Message): string {
-  const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? message.tool_calls ?? null);
+  const content =
+    typeof message.content === 'string'
+      ? message.content
+      : JSON.stringify(message.content ?? message.tool_calls ?? null);
   return /^[ua]\d{2}(?=:)/.exec(content)?.[0] ?? content;
 }
 
@@ -64,7 +70,11 @@ export class SimulatedChat {
   readonly history: Message[];
   readonly sent: Message[][] = [];
 
-  constructor(private readonly send: SendHistory, readonly chatId: string, start: Message[] = [SYSTEM]) {
+  constructor(
+    private readonly send: SendHistory,
+    readonly chatId: string,
+    start: Message[] = [SYSTEM],
+  ) {
     this.history = [...start];
   }
 
@@ -76,7 +86,10 @@ export class SimulatedChat {
   /** Play one turn and return what was sent to the model. */
   async turn(options: TurnOptions = {}): Promise<Message[]> {
     const turn = this.nextTurn;
-    this.history.push({ role: 'user', content: `${options.prefix ?? ''}${options.text ?? fillerText('u', turn, options.topic)}` });
+    this.history.push({
+      role: 'user',
+      content: `${options.prefix ?? ''}${options.text ?? fillerText('u', turn, options.topic)}`,
+    });
     const sent = await this.send(this.history, this.chatId);
     this.sent.push(sent);
     this.history.push({ role: 'assistant', content: fillerText('a', turn, options.topicReply) });

@@ -17,7 +17,13 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 /** A real SQLite store on `file` (a new instance on the same file = a server restart). */
 export function sqliteStore(file: string): Promise<StateStore> {
   return createStateStore({
-    config: { sqlitePath: file, REDIS_URL: undefined, REDIS_PREFIX: 'eunoe:', STATE_TIMEOUT_MS: 500, LEDGER_QUEUE_MAX: 100 },
+    config: {
+      sqlitePath: file,
+      REDIS_URL: undefined,
+      REDIS_PREFIX: 'eunoe:',
+      STATE_TIMEOUT_MS: 500,
+      LEDGER_QUEUE_MAX: 100,
+    },
     logger: silentLogger(),
   });
 }
@@ -25,7 +31,13 @@ export function sqliteStore(file: string): Promise<StateStore> {
 /** A real Redis store (each instance = one replica) under a test-specific prefix. */
 export function redisStore(url: string, prefix: string, timeoutMs = 500): Promise<StateStore> {
   return createStateStore({
-    config: { sqlitePath: '', REDIS_URL: url, REDIS_PREFIX: prefix, STATE_TIMEOUT_MS: timeoutMs, LEDGER_QUEUE_MAX: 100 },
+    config: {
+      sqlitePath: '',
+      REDIS_URL: url,
+      REDIS_PREFIX: prefix,
+      STATE_TIMEOUT_MS: timeoutMs,
+      LEDGER_QUEUE_MAX: 100,
+    },
     logger: silentLogger(),
   });
 }

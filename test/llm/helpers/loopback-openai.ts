@@ -24,7 +24,15 @@ export type Script = (request: SeenRequest, n: number) => Reply | Promise<Reply>
 
 /** A chat-completions answer holding `content`. */
 export function chatReply(content: string): Reply {
-  return { json: { id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } };
+  return {
+    json: {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    },
+  };
 }
 
 /** A deterministic embedding: word hashes folded into 32 dimensions (similar words → similar vectors). */
@@ -40,7 +48,13 @@ export function bagOfWords(text: string): number[] {
 
 /** An embeddings answer for `inputs` (bag-of-words vectors), listed in reverse order to test index handling. */
 export function embeddingReply(inputs: string[]): Reply {
-  return { json: { object: 'list', data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: bagOfWords(input) })).reverse(), model: 'e' } };
+  return {
+    json: {
+      object: 'list',
+      data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: bagOfWords(input) })).reverse(),
+      model: 'e',
+    },
+  };
 }
 
 /** The transcript part of a summary request (what the summarizer was asked to condense). */
@@ -68,7 +82,9 @@ export async function startLoopback(script?: Script): Promise<LoopbackServer> {
     url: '',
     requests: [],
     maxInFlight: 0,
-    script: script ?? ((request) => (request.path.endsWith('/embeddings') ? embeddingReply(request.body.input) : chatReply('ok'))),
+    script:
+      script ??
+      ((request) => (request.path.endsWith('/embeddings') ? embeddingReply(request.body.input) : chatReply('ok'))),
     chatCalls: () => state.requests.filter((request) => request.path.endsWith('/chat/completions')).length,
     embeddingCalls: () => state.requests.filter((request) => request.path.endsWith('/embeddings')).length,
     close: async () => {},
@@ -79,7 +95,11 @@ export async function startLoopback(script?: Script): Promise<LoopbackServer> {
     incoming.on('end', async () => {
       inFlight += 1;
       state.maxInFlight = Math.max(state.maxInFlight, inFlight);
-      const seen: SeenRequest = { path: incoming.url ?? '', body: raw ? JSON.parse(raw) : undefined, authorization: incoming.headers.authorization };
+      const seen: SeenRequest = {
+        path: incoming.url ?? '',
+        body: raw ? JSON.parse(raw) : undefined,
+        authorization: incoming.headers.authorization,
+      };
       const n = state.requests.push(seen) - 1;
       try {
         const reply = await state.script(seen, n);

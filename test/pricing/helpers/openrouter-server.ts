@@ -39,7 +39,10 @@ export function sendJson(response: http.ServerResponse, body: unknown, status = 
 }
 
 /** A `/models` body with the first `count` models of the capture, in the current envelope. */
-export function modelList(count = CAPTURE.data.length, mutate?: (model: Record<string, unknown>) => Record<string, unknown>) {
+export function modelList(
+  count = CAPTURE.data.length,
+  mutate?: (model: Record<string, unknown>) => Record<string, unknown>,
+) {
   const data = CAPTURE.data.slice(0, count).map((model) => (mutate ? mutate(structuredClone(model)) : model));
   return { data, total_count: data.length, links: { next: null } };
 }

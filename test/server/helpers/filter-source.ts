@@ -10,12 +10,13 @@ export function filterSource(body: string): string {
 
 /** A filter whose inlet and outlet return the body they were given (a no-op). */
 export function noopFilter(options: { name?: string; pipelines?: string[]; priority?: number } = {}): string {
-  const valves = options.pipelines || options.priority !== undefined
-    ? `valves: baseValves.extend({
+  const valves =
+    options.pipelines || options.priority !== undefined
+      ? `valves: baseValves.extend({
     pipelines: z.array(z.string()).default(${JSON.stringify(options.pipelines ?? ['*'])}),
     priority: z.number().int().default(${options.priority ?? 0}),
   }),`
-    : '';
+      : '';
   return filterSource(`export default defineFilter({
   name: ${JSON.stringify(options.name ?? 'No-op')},
   ${valves}
@@ -40,7 +41,11 @@ export function markerFilter(options: { name?: string; pipelines?: string[]; mar
  * A filter that appends one JSON line per lifecycle event (`startup`, `shutdown`,
  * `valves`) to `logFile`, tagged with `tag`.
  */
-export function lifecycleFilter(logFile: string, tag: string, options: { priority?: number; startupThrows?: boolean; shutdownThrows?: boolean } = {}): string {
+export function lifecycleFilter(
+  logFile: string,
+  tag: string,
+  options: { priority?: number; startupThrows?: boolean; shutdownThrows?: boolean } = {},
+): string {
   return `import { appendFileSync } from 'node:fs';
 ${sdkImport}
 const log = (event, extra = {}) => appendFileSync(${JSON.stringify(logFile)}, JSON.stringify({ tag: ${JSON.stringify(tag)}, event, ...extra }) + '\\n');

@@ -17,7 +17,8 @@ export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => 
   const deadline = Date.now() + timeoutMs;
   let last = await probe();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     last = await probe();
   }

@@ -2,7 +2,10 @@ import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../../src/util/logger.js';
 
 /** A real pino logger whose JSON lines are kept in `lines` for assertions. */
-export function captureLogger(): { logger: Logger; lines: Array<{ level: number; msg: string } & Record<string, unknown>> } {
+export function captureLogger(): {
+  logger: Logger;
+  lines: Array<{ level: number; msg: string } & Record<string, unknown>>;
+} {
   const lines: Array<{ level: number; msg: string } & Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {

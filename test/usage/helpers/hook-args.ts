@@ -3,7 +3,13 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config.js';
 import { ScopedState } from '../../../src/state/scoped-state.js';
 import type { StateStore } from '../../../src/state/types.js';
-import type { AnyValvesSchema, FilterBody, FilterDefinition, HostServices, PipelineUser } from '../../../src/host/types.js';
+import type {
+  AnyValvesSchema,
+  FilterBody,
+  FilterDefinition,
+  HostServices,
+  PipelineUser,
+} from '../../../src/host/types.js';
 import { createActiveFlags } from '../../../src/flags/active-flags.js';
 import type { FlagValue } from '../../../src/flags/types.js';
 import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';
@@ -13,13 +19,22 @@ import { silentLogger } from '../../../src/util/logger.js';
 import { DOC_FIXTURE } from '../../pricing/fixtures.js';
 
 /** Real host services on a real store: pricing (bundled snapshot + the fixture price list as custom file), ledger, corrections. */
-export async function realServices(store: StateStore, dir: string): Promise<{ services: Required<HostServices>; pricing: PricingService }> {
+export async function realServices(
+  store: StateStore,
+  dir: string,
+): Promise<{ services: Required<HostServices>; pricing: PricingService }> {
   const custom = path.join(dir, 'custom-pricing.json');
   writeFileSync(custom, JSON.stringify(DOC_FIXTURE));
-  const config = loadConfig({ PRICING_FETCH: 'false', PRICING_DIR: path.join(dir, 'pricing'), CUSTOM_PRICING_FILE: custom }, dir);
+  const config = loadConfig(
+    { PRICING_FETCH: 'false', PRICING_DIR: path.join(dir, 'pricing'), CUSTOM_PRICING_FILE: custom },
+    dir,
+  );
   const pricing = createPricingService({ config, logger: silentLogger() });
   await pricing.start();
-  return { pricing, services: { pricing: pricing.lookup, ledger: createLedger(store), corrections: createTokenCorrections(store) } };
+  return {
+    pricing,
+    services: { pricing: pricing.lookup, ledger: createLedger(store), corrections: createTokenCorrections(store) },
+  };
 }
 
 /** Everything a hook receives, as the host would build it: parsed valves, a scoped state, ActiveFlags. */

@@ -9,7 +9,13 @@ import { silentLogger } from '../../../src/util/logger.js';
 export async function tempSqliteStore(): Promise<{ store: StateStore; dir: string; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-usage-'));
   const store = await createStateStore({
-    config: { REDIS_URL: undefined, REDIS_PREFIX: 'eunoe:', STATE_TIMEOUT_MS: 500, LEDGER_QUEUE_MAX: 100, sqlitePath: path.join(dir, 'state.db') },
+    config: {
+      REDIS_URL: undefined,
+      REDIS_PREFIX: 'eunoe:',
+      STATE_TIMEOUT_MS: 500,
+      LEDGER_QUEUE_MAX: 100,
+      sqlitePath: path.join(dir, 'state.db'),
+    },
     logger: silentLogger(),
   });
   return {
