@@ -143,7 +143,7 @@ export async function inletLatency(options: {
       { ...compression, settings: { ...compression.settings, warm } },
     );
   const ends = messages
-    .map((message, index) => index)
+    .map((_message, index) => index)
     .filter((index) => messages[index]!.role === 'user')
     .slice(-(options.turns ?? 20));
   const latencies: number[] = [];

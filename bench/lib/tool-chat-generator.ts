@@ -152,7 +152,7 @@ const errorKinds: Array<(m: Module, r: Rng) => [line: string, para: string]> = [
     `TypeError: Cannot read properties of undefined (reading '${m.amount}')`,
     `crashed reading a property of something undefined`,
   ],
-  (m, r) => [
+  (_m, r) => [
     `AssertionError: expected ${r.int(11, 99)} to be ${r.int(2, 9)} // Object.is equality`,
     `got the wrong count back`,
   ],

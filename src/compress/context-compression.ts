@@ -1,7 +1,7 @@
 import { EmbeddingScorer } from './scoring/embedding-scorer.js';
 import type { WeightedScorer } from './scoring/external-scores.js';
 import { LlmAnalyzer } from './scoring/llm-analyzer.js';
-import { LlmClientPool } from '../llm/client-pool.js';
+import type { LlmClientPool } from '../llm/client-pool.js';
 import { parseExtraBody } from '../llm/llm-client-options.js';
 import type { LlmClient } from '../llm/llm-client.js';
 import { compressSettings } from './compress-settings.js';

@@ -16,7 +16,7 @@ export function parseDefaultFlags(
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { values: {}, notices: [] };
   const block = parseFlagBlock(trimmed.startsWith('!') ? trimmed : `!${trimmed}`);
-  if (!block || block.rest !== '')
+  if (block?.rest !== '')
     return { values: {}, notices: [`Default flags "${trimmed}" ignored: not a flag list like +nosum,recent=6`] };
   const { items, notices } = checkItems(block.items, registry);
   const values: Record<string, FlagValue> = {};

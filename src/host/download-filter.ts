@@ -16,7 +16,7 @@ export function rawUrl(url: URL): URL {
  */
 export async function downloadFilter(options: { url: URL; timeoutMs: number; maxBytes: number }): Promise<string> {
   let url = options.url;
-  let response;
+  let response: Awaited<ReturnType<typeof request>>;
   // Follow up to 5 redirects (GitHub /raw/ links redirect), like the Python server's requests.get.
   for (let hop = 0; ; hop++) {
     try {

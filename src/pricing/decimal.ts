@@ -40,7 +40,7 @@ export function parseDecimal(value: unknown): Decimal | undefined {
   const exponent = Number(match[4] ?? match[7] ?? '0');
   if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 400) return undefined;
   let digits = BigInt(whole + fraction);
-  let shift = SCALE - fraction.length + exponent;
+  const shift = SCALE - fraction.length + exponent;
   if (shift >= 0) digits *= 10n ** BigInt(shift);
   else digits /= 10n ** BigInt(-shift);
   return sign === '-' ? -digits : digits;

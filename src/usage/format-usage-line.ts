@@ -30,7 +30,7 @@ export function appendUsageLine<B extends Record<string, unknown>>(body: B, line
   const messages = Array.isArray(body.messages) ? [...body.messages] : [];
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index] as Record<string, unknown> | null;
-    if (!message || message.role !== 'assistant') continue;
+    if (message?.role !== 'assistant') continue;
     const suffix = `\n\n*${line}*`;
     const content = message.content;
     if (typeof content === 'string') {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: Open WebUI bodies read field by field in assertions, without a schema
 type Body = Record<string, any>;
 type Filter = { id: string; pipeline: { type: string; pipelines: string[]; priority: number } };
 

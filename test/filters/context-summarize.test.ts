@@ -28,7 +28,12 @@ const config = loadConfig(
 );
 const logger = createLogger({
   level: 'debug',
-  destination: new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) }),
+  destination: new Writable({
+    write: (chunk, _encoding, done) => {
+      logs.push(String(chunk));
+      done();
+    },
+  }),
 });
 const user = { id: 'u1', email: 'u1@example.com', name: 'U', role: 'user' };
 const auth = { Authorization: `Bearer ${TEST_API_KEY}` };

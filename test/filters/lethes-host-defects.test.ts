@@ -41,7 +41,12 @@ describe('defects of the Python library lethes that the host and filters do not 
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     mkdirSync(path.join(root, 'filters'));
     copyShippedFilter('context.ts', path.join(root, 'filters'));
-    const sink = new Writable({ write: (chunk, _encoding, done) => ((logs += chunk.toString()), done()) });
+    const sink = new Writable({
+      write: (chunk, _encoding, done) => {
+        logs += chunk.toString();
+        done();
+      },
+    });
     const config = loadConfig(
       { PIPELINES_API_KEY: TEST_API_KEY, WATCH_FILTERS: 'false', PRICING_FETCH: 'false', LOG_LEVEL: 'info' },
       root,

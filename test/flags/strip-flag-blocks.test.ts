@@ -76,7 +76,7 @@ describe('stripFlagBlocks', () => {
       content: [image, { type: 'text', text: 'What is in this picture?' }, { type: 'text', text: '!full second part' }],
     });
     expect(result.blocks[0]?.block.items.map((item) => item.key)).toEqual(['pin']);
-    expect((messages[0]?.content[1] as { text: string }).text).toBe('!pin What is in this picture?');
+    expect((messages[0]!.content[1] as { text: string }).text).toBe('!pin What is in this picture?');
   });
 
   it('an emptied text part is dropped when other parts remain', () => {

@@ -15,6 +15,7 @@ async function call(server: ServerProcess, method: string, route: string, body?:
     headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field in assertions
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 

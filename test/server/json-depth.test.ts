@@ -7,7 +7,7 @@ import { filterSource, noopFilter } from './helpers/filter-source.js';
 import { expectJsonError, PREFIXES } from './helpers/http.js';
 
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const inlet = (content: string) =>
   `{"body": {"model": "gpt-4o", "messages": [{"role": "user", "content": ${content}}]}}`;
 

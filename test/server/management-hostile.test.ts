@@ -50,13 +50,11 @@ describe('hostile management input', () => {
       '/huge-declared.ts': { kind: 'huge', bytes: 64 * 1024, declareLength: true },
       '/huge-chunked.ts': { kind: 'huge', bytes: 64 * 1024, declareLength: false },
     });
+    before = tree(runtime.root);
   });
   afterAll(async () => {
     await files.close();
     await runtime.dispose();
-  });
-  beforeAll(() => {
-    before = tree(runtime.root);
   });
   /** Nothing was written anywhere: not in the filters dir, not beside it, not in the temp dir. */
   const expectUntouched = () => {

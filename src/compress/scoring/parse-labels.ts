@@ -62,7 +62,7 @@ export function parseLabels(answer: string, count: number): (Label | undefined)[
     if (labels.some(Boolean)) return labels;
   }
   let lines = 0;
-  for (const match of text.matchAll(/^\s*\[?#?(\d+)\]?\s*[:.)=\-]\s*\**([A-Za-z]+)/gm)) {
+  for (const match of text.matchAll(/^\s*\[?#?(\d+)\]?\s*[:.)=-]\s*\**([A-Za-z]+)/gm)) {
     const index = Number(match[1]) - 1;
     if (index >= 0 && index < count) {
       labels[index] = toLabel(match[2]);

@@ -30,7 +30,7 @@ export function validateMessageOrder(messages: readonly unknown[]): OrderViolati
     const message = (raw ?? {}) as Loose;
     if (message.role === 'tool') {
       const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
-      if (!pending || !pending.delete(id))
+      if (!pending?.delete(id))
         violations.push({ index, rule: 'tool-result-without-call', detail: `tool result ${id} has no pending call` });
       return;
     }

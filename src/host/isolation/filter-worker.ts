@@ -229,13 +229,15 @@ export class FilterWorker {
       writeWorkerLog(context?.logger ?? this.options.logger, message);
     } else if (message.type === 'rpc') {
       const context = this.calls.get(message.callId)?.context ?? this.fallback;
-      if (!context)
-        return this.send(worker, {
+      if (!context) {
+        this.send(worker, {
           type: 'rpc-result',
           rpcId: message.rpcId,
           ok: false,
           error: { message: 'no host context yet' },
         });
+        return;
+      }
       runHostRpc(context, message).then(
         (value) => this.send(worker, { type: 'rpc-result', rpcId: message.rpcId, ok: true, value }),
         (error) =>

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 /** One request the loopback model server received. */
 export interface SeenRequest {
   path: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a wire body read field by field in assertions, without a schema
   body: any;
   authorization?: string;
 }
