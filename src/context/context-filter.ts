@@ -34,6 +34,38 @@ let runner: AheadOfTimeRunner | undefined;
 type Message = { role?: unknown };
 
 /**
+ * The engine input for this chat: its flags' pins and tags, the shared token cache, the price list, the model's
+ * learned token correction and, when asked, the sequence sent last time (both read from the store; a store that
+ * does not answer means none).
+ */
+async function planInputFor(args: {
+  messages: unknown[];
+  model: string | undefined;
+  options: PlanInput['options'];
+  flags: ContextHookArgs['flags'];
+  state: ScopedState;
+  services: ContextHookArgs['services'];
+  readSequence: boolean;
+}): Promise<PlanInput> {
+  const { messages, model, options, flags, state, services } = args;
+  const previousSequence = args.readSequence
+    ? await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined)
+    : undefined;
+  const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
+  return {
+    messages,
+    model,
+    options,
+    marks: flags.marks,
+    keepTags: keepTags(flags),
+    previousSequence,
+    tokenCache,
+    pricing: services.pricing,
+    correction,
+  };
+}
+
+/**
  * The chat's message weights (`!weight=F`, by message id): the newest user message's weight
  * is added when the flag is set this turn, and all of them are returned for scoring.
  */
@@ -96,19 +128,8 @@ export async function contextInlet({
   const sequenceKey = `seq:${flags.chatKey}`;
   // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
   const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
-  const previousSequence = tracksPrefix ? await state.get<string[]>(sequenceKey).catch(() => undefined) : undefined;
-  const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
-  const input: PlanInput = {
-    messages,
-    model,
-    options,
-    marks: flags.marks,
-    keepTags: keepTags(flags),
-    previousSequence,
-    tokenCache,
-    pricing: services.pricing,
-    correction,
-  };
+  const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: tracksPrefix });
+  const { correction } = input;
   const client = clientFor(pool, valves);
   const warn = (fields: Record<string, unknown>, message: string) => logger.warn(fields, message);
   let scoring: { used: string[]; failed: number } | undefined;
@@ -253,23 +274,9 @@ export async function contextOutlet({
     compression.settings.warm = true;
     const messages = nextTurnMessages(out.messages);
     const started = await runner.schedule(state, flags.chatKey, async (signal) => {
-      const previousSequence = await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined);
-      const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
-      const context = await planAndCompress(
-        {
-          messages,
-          model,
-          options,
-          marks: flags.marks,
-          keepTags: keepTags(flags),
-          previousSequence,
-          tokenCache,
-          pricing: services.pricing,
-          correction,
-        },
-        compression,
-        { correction, signal },
-      );
+      const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: true });
+      const { correction } = input;
+      const context = await planAndCompress(input, compression, { correction, signal });
       logger.info(
         {
           summarized: context.outcome?.summarized ?? 0,
