@@ -1,6 +1,7 @@
 import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
+import type { ChatMessage } from '../messages/chat-message.js';
 import { LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../engine/index.js';
 import { appendToReply } from '../host/append-to-reply.js';
 import { describeFlags, keepTags } from '../flags/index.js';
@@ -30,8 +31,6 @@ const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
-
-type Message = { role?: unknown };
 
 /**
  * The engine input for this chat: its flags' pins and tags, the shared token cache, the price list, the model's
@@ -70,7 +69,7 @@ async function planInputFor(args: {
  * is added when the flag is set this turn, and all of them are returned for scoring.
  */
 async function rememberWeight(options: {
-  messages: Message[];
+  messages: ChatMessage[];
   weight: unknown;
   chatKey: string;
   state: ScopedState;
@@ -113,12 +112,12 @@ export async function contextInlet({
   const metadata = (body.metadata ?? {}) as { task?: unknown };
   if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
-  const messages = stripContextNotes(body.messages) as unknown[];
+  const messages = stripContextNotes(body.messages);
   const model = typeof body.model === 'string' ? body.model : undefined;
   const options = contextOptions(valves, userValves, flags);
   // `!weight=F` attaches to the message that carries it and keeps counting on later turns.
   const messageWeights = await rememberWeight({
-    messages: messages as Message[],
+    messages,
     weight: flags.get('weight'),
     chatKey: flags.chatKey,
     state,
@@ -139,7 +138,7 @@ export async function contextInlet({
       const scored = await externalScores({
         scorers: scorersFor(client, valves, state),
         messages,
-        ids: messageIds(messages as Message[]),
+        ids: messageIds(messages),
         query: lastUserText(messages),
         timeoutMs: valves.scoring_timeout_ms,
         signal,
@@ -227,7 +226,8 @@ export async function contextInlet({
     },
     'context planned',
   );
-  return { ...body, messages: context.messages };
+  // The engine returns the input's own message objects plus the summary messages it writes.
+  return { ...body, messages: context.messages as ChatMessage[] };
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */

@@ -22,10 +22,7 @@ export function chatKey(body: FilterBody, user: PipelineUser | null | undefined)
   const id = usableId(metadata.chat_id) ?? usableId(body.chat_id);
   if (id !== undefined) return `chat:${id}`;
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  const firstUser = messages.find(
-    (message): message is Record<string, unknown> =>
-      !!message && typeof message === 'object' && (message as { role?: unknown }).role === 'user',
-  );
+  const firstUser = messages.find((message) => !!message && typeof message === 'object' && message.role === 'user');
   const userId = typeof user?.id === 'string' ? user.id : typeof metadata.user_id === 'string' ? metadata.user_id : '';
   const hash = createHash('sha256')
     .update(`${userId}\u0000${firstUser ? contentHash(firstUser) : ''}`)

@@ -9,6 +9,7 @@ import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
+import { type ChatMessage, firstInvalidMessage } from '../../messages/chat-message.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -55,6 +56,32 @@ async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, va
   return result;
 }
 
+/** Throws a 400 naming the first entry of `messages` that is not a chat message (`chatMessageSchema`). */
+function assertChatMessages(messages: unknown[]): asserts messages is ChatMessage[] {
+  const invalid = firstInvalidMessage(messages);
+  if (!invalid) return;
+  throw new ValidationError(
+    `body.messages[${invalid.index}] is not a chat message (an object with a string role)`,
+    invalid.issues.map((issue) => ({
+      path: ['body', 'messages', invalid.index, ...issue.path].join('.'),
+      message: issue.message,
+    })),
+  );
+}
+
+/** The envelope's body as a `FilterBody`: `messages`, when present, must be an array of chat messages. Never rewritten. */
+function checkedBody(body: Record<string, unknown>): FilterBody {
+  const { messages } = body;
+  if (messages === undefined) return body;
+  if (!Array.isArray(messages)) {
+    throw new ValidationError('body.messages must be an array of chat messages', [
+      { path: 'body.messages', message: 'expected an array' },
+    ]);
+  }
+  assertChatMessages(messages);
+  return { ...body, messages };
+}
+
 export interface FilterHooksDeps {
   registry: FilterRegistry;
   valves: ValvesRepository;
@@ -86,8 +113,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
           parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
         );
       }
-      const user = (parsed.data.user ?? null) as PipelineUser | null;
-      let body = parsed.data.body as FilterBody;
+      const user: PipelineUser | null = parsed.data.user ?? null;
+      let body = checkedBody(parsed.data.body);
       if (!targets(filter, body.model)) {
         response.json(body);
         return;
