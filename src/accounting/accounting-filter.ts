@@ -11,10 +11,9 @@ import { OutageNotice } from '../util/outage-notice.js';
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
 
-interface PromptEstimate {
-  model: string;
-  tokens: number;
-}
+/** The prompt estimate the inlet stores for the outlet; a stored value of another shape reads as none. */
+const promptEstimate = z.object({ model: z.string(), tokens: z.number() });
+type PromptEstimate = z.infer<typeof promptEstimate>;
 
 /** Options of the accounting filter (tests inject the clock). */
 export interface AccountingOptions {
@@ -118,7 +117,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         services.corrections
       ) {
         try {
-          const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
+          const estimate = promptEstimate.safeParse(await state.get(`estimate:${flags.chatKey}`)).data;
           if (estimate && estimate.model === record.model && estimate.tokens > 0) {
             await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
             await state.delete(`estimate:${flags.chatKey}`);

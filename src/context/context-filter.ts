@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
@@ -29,6 +30,9 @@ export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
+/** Stored values are JSON someone else may have written: a value of another shape reads as none. */
+const storedSequence = z.array(z.string());
+const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
 
@@ -48,7 +52,7 @@ async function planInputFor(args: {
 }): Promise<PlanInput> {
   const { messages, model, options, flags, state, services } = args;
   const previousSequence = args.readSequence
-    ? await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined)
+    ? storedSequence.safeParse(await state.get(`seq:${flags.chatKey}`).catch(() => undefined)).data
     : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
   return {
@@ -77,7 +81,7 @@ async function rememberWeight(options: {
 }) {
   if (!options.chatKey) return undefined;
   const key = `weights:${options.chatKey}`;
-  let weights = (await options.state.get<Record<string, number>>(key).catch(() => undefined)) ?? {};
+  let weights = storedWeights.safeParse(await options.state.get(key).catch(() => undefined)).data ?? {};
   if (typeof options.weight === 'number') {
     const newestUser = newestUserIndex(options.messages);
     const id = newestUser >= 0 ? messageIds(options.messages)[newestUser] : undefined;
