@@ -20,7 +20,7 @@ export type {
   TextPart,
   ToolCall,
 } from './messages/chat-message.js';
-export { chatMessageSchema } from './messages/chat-message.js';
+export { chatMessageSchema } from './messages/chat-message-schema.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
 

@@ -7,6 +7,7 @@ import { appendUsageLine, formatUsageLine, stripUsageLines } from '../usage/form
 import { estimatePromptTokens, encoderFor } from '../usage/estimate-tokens.js';
 import { encodingForModel } from '../engine/index.js';
 import { OutageNotice } from '../util/outage-notice.js';
+import { isRecord } from '../messages/chat-message.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -71,8 +72,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
 
     async inlet({ body: received, valves, state, flags, logger }) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
-      const metadata = (body.metadata ?? {}) as { task?: unknown };
-      if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
+      const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+      if (task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
         return body;
       // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
       // teach a wrong ratio. Models with an exact local tokenizer (GPT family) need no correction at all.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
-import type { ChatMessage } from '../messages/chat-message.js';
+import { isRecord, type ChatMessage } from '../messages/chat-message.js';
 import { LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../engine/index.js';
 import { appendToReply } from '../host/append-to-reply.js';
 import { describeFlags, keepTags } from '../flags/index.js';
@@ -113,8 +113,8 @@ export async function contextInlet({
   signal,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
-  const metadata = (body.metadata ?? {}) as { task?: unknown };
-  if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
+  const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+  if (task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
   const messages = stripContextNotes(body.messages);
   const model = typeof body.model === 'string' ? body.model : undefined;

@@ -1,9 +1,8 @@
-import { z } from 'zod';
-
 /**
  * The OpenAI / Open WebUI chat message, defined once. `ChatMessage` is what the HTTP boundary
- * guarantees (`chatMessageSchema` checks it); `LooseMessage` is the view the engine takes of
- * messages nobody checked (the CLI, benches, planner input), where every field may be anything.
+ * guarantees (`chatMessageSchema`, in `chat-message-schema.ts`, checks it); `LooseMessage` is the
+ * view the engine takes of messages nobody checked (the CLI, benches, planner input), where every
+ * field may be anything. No runtime dependency: the engine imports this file.
  */
 
 /** Roles OpenAI and Open WebUI send; other strings are accepted and kept. */
@@ -62,43 +61,17 @@ export interface LooseMessage {
   tool_call_id?: unknown;
 }
 
-/**
- * Lenient check of one message, as strict as the HTTP boundary can be without refusing what
- * clients send: a string `role`; `content` a string, null or an array; `tool_calls` an array
- * or null; `name` and `tool_call_id` strings; every field but `role` optional, unknown keys
- * kept. Array entries (parts, calls) are not checked: code reading them checks each one.
- * Used with `safeParse` only to check: the message itself is passed on, never the parse output.
- */
-export const chatMessageSchema = z.looseObject({
-  role: z.string(),
-  content: z.union([z.string(), z.null(), z.array(z.unknown())]).optional(),
-  name: z.string().optional(),
-  tool_calls: z.array(z.unknown()).nullish(),
-  tool_call_id: z.string().optional(),
-});
-
-/** The first message of `messages` that is not a `ChatMessage`, with the reason; undefined when all are. */
-export function firstInvalidMessage(
-  messages: readonly unknown[],
-): { index: number; issues: z.core.$ZodIssue[] } | undefined {
-  for (let index = 0; index < messages.length; index += 1) {
-    const parsed = chatMessageSchema.safeParse(messages[index]);
-    if (!parsed.success) return { index, issues: parsed.error.issues };
-  }
-  return undefined;
+/** True for a non-null object (arrays included): its fields can be read, each one `unknown`. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
-/** True for a `ChatMessage` (the same check as the HTTP boundary's). */
-export function isChatMessage(value: unknown): value is ChatMessage {
-  return chatMessageSchema.safeParse(value).success;
+/** `value`'s message fields when it is an object (none of them checked), else undefined. */
+export function looseMessage(value: unknown): LooseMessage | undefined {
+  return isRecord(value) ? value : undefined;
 }
 
 /** True for a `{type: 'text', text}` part. */
 export function isTextPart(part: unknown): part is TextPart {
-  return (
-    typeof part === 'object' &&
-    part !== null &&
-    (part as OtherPart).type === 'text' &&
-    typeof (part as OtherPart).text === 'string'
-  );
+  return isRecord(part) && part.type === 'text' && typeof part.text === 'string';
 }

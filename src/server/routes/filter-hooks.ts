@@ -9,7 +9,8 @@ import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
-import { type ChatMessage, firstInvalidMessage } from '../../messages/chat-message.js';
+import type { ChatMessage } from '../../messages/chat-message.js';
+import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -27,7 +28,12 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
  * Like invalid saved values, an invalid or unknown inline field falls back (to the saved value)
  * instead of blocking the user's chat; it is logged. Prototype keys are never applied.
  */
-async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository, log: Logger) {
+async function userValvesFor(
+  filter: ActiveFilter,
+  user: PipelineUser | null,
+  valves: ValvesRepository,
+  log: Logger,
+): Promise<Record<string, unknown>> {
   if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
   const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
   const merged = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
@@ -122,10 +128,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const userValves = await userValvesFor(filter, user, deps.valves, request.log);
       let flags = noFlags();
       if (deps.flags) {
-        const defaults =
-          typeof (userValves as { default_flags?: unknown }).default_flags === 'string'
-            ? (userValves as { default_flags: string }).default_flags
-            : undefined;
+        const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
         const resolved = await deps.flags.resolve({ body, user, hook, defaults });
         flags = resolved.flags;
         // Only the inlet strips flag blocks (the model must not see them). The outlet body is
