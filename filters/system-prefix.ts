@@ -1,7 +1,5 @@
 import { baseValves, defineFilter, z } from '../src/sdk.js';
 
-type Message = { role?: unknown; content?: unknown };
-
 /**
  * Per-user system-prompt prefix: puts the admin's `prefix` and then the user's own
  * `prefix` in front of the system prompt (adding a system message when there is none).
@@ -25,7 +23,7 @@ export default defineFilter({
       .filter(Boolean);
     if (parts.length === 0 || !Array.isArray(body.messages)) return body;
     const prefix = parts.join('\n');
-    const messages = [...(body.messages as Message[])];
+    const messages = [...body.messages];
     const index = messages.findIndex((message) => message?.role === 'system');
     if (index === -1) {
       messages.unshift({ role: 'system', content: prefix });

@@ -11,6 +11,16 @@ export type {
   HostServices,
 } from './host/types.js';
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
+export type {
+  ChatMessage,
+  ChatRole,
+  ContentPart,
+  ImagePart,
+  OtherPart,
+  TextPart,
+  ToolCall,
+} from './messages/chat-message.js';
+export { chatMessageSchema } from './messages/chat-message-schema.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
 

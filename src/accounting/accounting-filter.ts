@@ -7,14 +7,14 @@ import { appendUsageLine, formatUsageLine, stripUsageLines } from '../usage/form
 import { estimatePromptTokens, encoderFor } from '../usage/estimate-tokens.js';
 import { encodingForModel } from '../engine/index.js';
 import { OutageNotice } from '../util/outage-notice.js';
+import { isRecord } from '../messages/chat-message.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
 
-interface PromptEstimate {
-  model: string;
-  tokens: number;
-}
+/** The prompt estimate the inlet stores for the outlet; a stored value of another shape reads as none. */
+const promptEstimate = z.object({ model: z.string(), tokens: z.number() });
+type PromptEstimate = z.infer<typeof promptEstimate>;
 
 /** Options of the accounting filter (tests inject the clock). */
 export interface AccountingOptions {
@@ -72,8 +72,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
 
     async inlet({ body: received, valves, state, flags, logger }) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
-      const metadata = (body.metadata ?? {}) as { task?: unknown };
-      if (metadata.task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
+      const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+      if (task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
         return body;
       // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
       // teach a wrong ratio. Models with an exact local tokenizer (GPT family) need no correction at all.
@@ -118,7 +118,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         services.corrections
       ) {
         try {
-          const estimate = await state.get<PromptEstimate>(`estimate:${flags.chatKey}`);
+          const estimate = promptEstimate.safeParse(await state.get(`estimate:${flags.chatKey}`)).data;
           if (estimate && estimate.model === record.model && estimate.tokens > 0) {
             await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
             await state.delete(`estimate:${flags.chatKey}`);

@@ -1,13 +1,18 @@
 import type { PlanResult } from '../engine/index.js';
 import { contentText } from '../engine/conversation/message-text.js';
+import { isRecord, looseMessage } from '../messages/chat-message.js';
 
 /** One-line preview of a message: its text, or `[tool calls: …]` / `[image]`. */
 function preview(message: unknown, width: number): string {
-  const typed = (message ?? {}) as { content?: unknown; tool_calls?: Array<{ function?: { name?: string } }> };
+  const typed = looseMessage(message) ?? {};
   let text = contentText(typed.content);
-  if (!text && Array.isArray(typed.tool_calls))
-    text = `[tool calls: ${typed.tool_calls.map((call) => call?.function?.name ?? '?').join(', ')}]`;
-  if (Array.isArray(typed.content) && typed.content.some((part) => (part as { type?: unknown })?.type === 'image_url'))
+  if (!text && Array.isArray(typed.tool_calls)) {
+    const names = typed.tool_calls.map((call) =>
+      isRecord(call) && isRecord(call.function) ? call.function.name : undefined,
+    );
+    text = `[tool calls: ${names.map((name) => name ?? '?').join(', ')}]`;
+  }
+  if (Array.isArray(typed.content) && typed.content.some((part) => isRecord(part) && part.type === 'image_url'))
     text = `[image] ${text}`;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { planContext } from '../engine/index.js';
+import { isRecord } from '../messages/chat-message.js';
 import { formatPlanTable } from './format-plan-table.js';
 import { parseArgs, UsageError } from './parse-args.js';
 
@@ -11,7 +12,7 @@ The file holds a JSON array of OpenAI-format messages, or an object with "messag
 /** Messages from a parsed file: an array, or `{ messages: [...] }`. */
 function messagesOf(data: unknown): unknown[] {
   if (Array.isArray(data)) return data;
-  const messages = (data as { messages?: unknown } | null)?.messages;
+  const messages = isRecord(data) ? data.messages : undefined;
   if (Array.isArray(messages)) return messages;
   throw new UsageError('the file must hold a JSON array of messages or an object with "messages"');
 }

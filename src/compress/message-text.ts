@@ -1,20 +1,22 @@
+import { isRecord, looseMessage } from '../messages/chat-message.js';
+
 /** Plain text of an OpenAI-format message: string content, text parts, tool calls by name and arguments. */
 export function transcriptText(message: unknown): string {
-  if (!message || typeof message !== 'object') return '';
-  const typed = message as { content?: unknown; tool_calls?: unknown };
+  const typed = looseMessage(message);
+  if (!typed) return '';
   const parts: string[] = [];
   if (typeof typed.content === 'string') parts.push(typed.content);
   else if (Array.isArray(typed.content)) {
     for (const part of typed.content) {
       if (typeof part === 'string') parts.push(part);
-      else if (part && typeof (part as { text?: unknown }).text === 'string')
-        parts.push((part as { text: string }).text);
-      else if (part && typeof part === 'object' && 'image_url' in part) parts.push('[image]');
+      else if (isRecord(part) && typeof part.text === 'string') parts.push(part.text);
+      else if (isRecord(part) && 'image_url' in part) parts.push('[image]');
     }
   }
   if (Array.isArray(typed.tool_calls)) {
-    for (const call of typed.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) {
-      parts.push(`[tool call ${String(call?.function?.name ?? '')}(${String(call?.function?.arguments ?? '')})]`);
+    for (const call of typed.tool_calls) {
+      const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+      parts.push(`[tool call ${String(fn?.name ?? '')}(${String(fn?.arguments ?? '')})]`);
     }
   }
   return parts.join('\n');
@@ -22,7 +24,7 @@ export function transcriptText(message: unknown): string {
 
 /** Role of an OpenAI-format message, or `unknown`. */
 export function messageRole(message: unknown): string {
-  const role = (message as { role?: unknown } | null)?.role;
+  const role = looseMessage(message)?.role;
   return typeof role === 'string' ? role : 'unknown';
 }
 

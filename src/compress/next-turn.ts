@@ -1,4 +1,5 @@
 import { contentText, newestUserIndex } from '../engine/index.js';
+import { looseMessage, type LooseMessage } from '../messages/chat-message.js';
 
 /**
  * The history as the next inlet will most likely see it: this turn's messages with the
@@ -12,8 +13,8 @@ export function nextTurnMessages(messages: readonly unknown[]): unknown[] {
 }
 
 /** The newest user message, if any. */
-function lastUserMessage(messages: readonly unknown[]): { content?: unknown } | undefined {
-  return messages[newestUserIndex(messages)] as { content?: unknown } | undefined;
+function lastUserMessage(messages: readonly unknown[]): LooseMessage | undefined {
+  return looseMessage(messages[newestUserIndex(messages)]);
 }
 
 /** Text of the newest user message (the query scorers rank against). */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { SummaryChunk } from './build-items.js';
 
 /** The part of the filter's state store the caches need (ScopedState satisfies it). */
@@ -13,6 +14,9 @@ export interface CachedSummary {
   /** Epoch ms when it was written. */
   at: number;
 }
+
+/** What a read needs of a stored `CachedSummary` (written by an older version, `at` may be missing). */
+const cachedText = z.looseObject({ text: z.string() });
 
 /** Store key of a chunk's summary: content ids, model, level and ratio (a different ratio is a different summary). */
 export function summaryKey(chunk: Pick<SummaryChunk, 'ids' | 'level'>, model: string, ratio: number): string {
@@ -39,10 +43,11 @@ export class SummaryCache {
   async getMany(keys: readonly string[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return [];
     try {
-      const found = await this.store.getMany<CachedSummary>(keys);
-      return found.map((value) =>
-        value && typeof value.text === 'string' && value.text.trim() ? value.text : undefined,
-      );
+      const found = await this.store.getMany(keys);
+      return found.map((value) => {
+        const text = cachedText.safeParse(value).data?.text;
+        return text?.trim() ? text : undefined;
+      });
     } catch (error) {
       this.onError(error as Error, 'read');
       return keys.map(() => undefined);

@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
+import { isRecord, type ChatMessage } from '../messages/chat-message.js';
 import { LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../engine/index.js';
 import { appendToReply } from '../host/append-to-reply.js';
 import { describeFlags, keepTags } from '../flags/index.js';
@@ -28,10 +30,11 @@ export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
+/** Stored values are JSON someone else may have written: a value of another shape reads as none. */
+const storedSequence = z.array(z.string());
+const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
-
-type Message = { role?: unknown };
 
 /**
  * The engine input for this chat: its flags' pins and tags, the shared token cache, the price list, the model's
@@ -49,7 +52,7 @@ async function planInputFor(args: {
 }): Promise<PlanInput> {
   const { messages, model, options, flags, state, services } = args;
   const previousSequence = args.readSequence
-    ? await state.get<string[]>(`seq:${flags.chatKey}`).catch(() => undefined)
+    ? storedSequence.safeParse(await state.get(`seq:${flags.chatKey}`).catch(() => undefined)).data
     : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
   return {
@@ -70,7 +73,7 @@ async function planInputFor(args: {
  * is added when the flag is set this turn, and all of them are returned for scoring.
  */
 async function rememberWeight(options: {
-  messages: Message[];
+  messages: ChatMessage[];
   weight: unknown;
   chatKey: string;
   state: ScopedState;
@@ -78,7 +81,7 @@ async function rememberWeight(options: {
 }) {
   if (!options.chatKey) return undefined;
   const key = `weights:${options.chatKey}`;
-  let weights = (await options.state.get<Record<string, number>>(key).catch(() => undefined)) ?? {};
+  let weights = storedWeights.safeParse(await options.state.get(key).catch(() => undefined)).data ?? {};
   if (typeof options.weight === 'number') {
     const newestUser = newestUserIndex(options.messages);
     const id = newestUser >= 0 ? messageIds(options.messages)[newestUser] : undefined;
@@ -110,15 +113,15 @@ export async function contextInlet({
   signal,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
-  const metadata = (body.metadata ?? {}) as { task?: unknown };
-  if (metadata.task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
+  const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+  if (task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
-  const messages = stripContextNotes(body.messages) as unknown[];
+  const messages = stripContextNotes(body.messages);
   const model = typeof body.model === 'string' ? body.model : undefined;
   const options = contextOptions(valves, userValves, flags);
   // `!weight=F` attaches to the message that carries it and keeps counting on later turns.
   const messageWeights = await rememberWeight({
-    messages: messages as Message[],
+    messages,
     weight: flags.get('weight'),
     chatKey: flags.chatKey,
     state,
@@ -139,7 +142,7 @@ export async function contextInlet({
       const scored = await externalScores({
         scorers: scorersFor(client, valves, state),
         messages,
-        ids: messageIds(messages as Message[]),
+        ids: messageIds(messages),
         query: lastUserText(messages),
         timeoutMs: valves.scoring_timeout_ms,
         signal,
@@ -227,7 +230,8 @@ export async function contextInlet({
     },
     'context planned',
   );
-  return { ...body, messages: context.messages };
+  // The engine returns the input's own message objects plus the summary messages it writes.
+  return { ...body, messages: context.messages as ChatMessage[] };
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Plan } from '../engine/index.js';
+import type { ChatMessage } from '../messages/chat-message.js';
 
 /** What the inlet saw and sent for one chat turn, kept for the outlet's note. */
 export const contextNoteSchema = z.object({
@@ -15,9 +16,9 @@ export type ContextNote = z.infer<typeof contextNoteSchema>;
 export const CONTEXT_NOTE_TTL_MS = 86_400_000;
 
 /** State key of a turn's note: the chat, and the number of user messages up to that turn (flag blocks do not change it). */
-export function contextNoteKey(chatKey: string, messages: readonly unknown[]): string {
+export function contextNoteKey(chatKey: string, messages: readonly ChatMessage[]): string {
   let turns = 0;
-  for (const message of messages) if ((message as { role?: unknown } | null)?.role === 'user') turns += 1;
+  for (const message of messages) if (message?.role === 'user') turns += 1;
   return `note:${chatKey}:${turns}`;
 }
 
@@ -55,14 +56,13 @@ const NOTE_LINE =
  * outlet's reply, note included, and resends it): the model neither pays for nor imitates
  * them. The same array when there was none; changed messages are copies.
  */
-export function stripContextNotes(messages: readonly unknown[]): readonly unknown[] {
+export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {
   let changed = false;
   const stripped = messages.map((message) => {
-    const typed = message as { role?: unknown; content?: unknown } | null;
-    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !NOTE_LINE.test(typed.content))
+    if (message?.role !== 'assistant' || typeof message.content !== 'string' || !NOTE_LINE.test(message.content))
       return message;
     changed = true;
-    return { ...typed, content: typed.content.replace(NOTE_LINE, '') };
+    return { ...message, content: message.content.replace(NOTE_LINE, '') };
   });
   return changed ? stripped : messages;
 }

@@ -1,13 +1,5 @@
 import { TwoGenerationMap } from './cache/two-generation-map.js';
-
-/** Loose view of the fields a content hash reads. */
-interface HashedMessage {
-  role?: unknown;
-  content?: unknown;
-  name?: unknown;
-  tool_calls?: unknown;
-  tool_call_id?: unknown;
-}
+import type { LooseMessage } from '../messages/chat-message.js';
 
 /** Plain-text hashes remembered per role and name (50,000 texts a generation, at most twice that). */
 const MEMO_GENERATION = 50_000;
@@ -21,7 +13,7 @@ let namedMemos = 0;
  * lookup costs V8's native string hash instead of a sha256 per message. Other messages
  * (parts, images, tool calls) are hashed every time.
  */
-export function memoisedHash(message: HashedMessage, compute: (message: HashedMessage) => string): string {
+export function memoisedHash(message: LooseMessage, compute: (message: LooseMessage) => string): string {
   const { content } = message;
   if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined)
     return compute(message);

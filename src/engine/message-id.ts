@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { memoisedHash } from './content-hash-memo.js';
 import { hashesWithListMemo } from './cache/list-hash-memo.js';
+import { isRecord, type LooseMessage } from '../messages/chat-message.js';
 
 /** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
 const sha256 =
@@ -8,17 +9,8 @@ const sha256 =
     ? (text: string) => crypto.hash('sha256', text, 'base64url')
     : (text: string) => crypto.createHash('sha256').update(text).digest('base64url');
 
-/** Minimal view of an OpenAI-format message needed to derive its id. */
-interface IdentifiableMessage {
-  role?: unknown;
-  content?: unknown;
-  name?: unknown;
-  tool_calls?: unknown;
-  tool_call_id?: unknown;
-}
-
 /** The text an id is derived from: text parts joined; image parts by URL and detail; tool call ids, names and arguments. */
-function identityText(message: IdentifiableMessage): string {
+function identityText(message: LooseMessage): string {
   const role = String(message.role ?? '');
   const name = typeof message.name === 'string' ? message.name : '';
   const content = message.content;
@@ -29,11 +21,10 @@ function identityText(message: IdentifiableMessage): string {
   if (typeof content === 'string') parts.push(content);
   else if (Array.isArray(content)) {
     for (const part of content) {
-      if (part && typeof part === 'object') {
-        const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } | unknown };
-        if (typeof typed.text === 'string') parts.push(typed.text);
-        else if (typed.image_url && typeof typed.image_url === 'object') {
-          const image = typed.image_url as { url?: unknown; detail?: unknown };
+      if (isRecord(part)) {
+        const image = part.image_url;
+        if (typeof part.text === 'string') parts.push(part.text);
+        else if (isRecord(image)) {
           // The detail level changes the image's token count, so it is part of the identity.
           parts.push(`${String(image.url ?? '')}${image.detail === undefined ? '' : `#${String(image.detail)}`}`);
         } else parts.push(JSON.stringify(part));
@@ -43,13 +34,12 @@ function identityText(message: IdentifiableMessage): string {
   if (Array.isArray(message.tool_calls)) {
     // Arguments are part of the identity: backends that reuse call ids (`call_0`) must not share a
     // token count, pin or summary between calls with different arguments.
-    for (const call of message.tool_calls as Array<{
-      id?: unknown;
-      function?: { name?: unknown; arguments?: unknown };
-    }>) {
-      const args = call?.function?.arguments;
+    for (const call of message.tool_calls) {
+      const fields = isRecord(call) ? call : undefined;
+      const fn = isRecord(fields?.function) ? fields.function : undefined;
+      const args = fn?.arguments;
       parts.push(
-        `call:${String(call?.id ?? '')}:${String(call?.function?.name ?? '')}:${typeof args === 'string' ? args : JSON.stringify(args ?? null)}`,
+        `call:${String(fields?.id ?? '')}:${String(fn?.name ?? '')}:${typeof args === 'string' ? args : JSON.stringify(args ?? null)}`,
       );
     }
   }
@@ -58,12 +48,12 @@ function identityText(message: IdentifiableMessage): string {
 }
 
 /** Content hash of one message: stable across requests when Open WebUI resends the history. */
-export function contentHash(message: IdentifiableMessage): string {
+export function contentHash(message: LooseMessage): string {
   return memoisedHash(message, hashOf);
 }
 
 /** The uncached hash: sha256 of the identity text, 16 base64url characters. */
-function hashOf(message: IdentifiableMessage): string {
+function hashOf(message: LooseMessage): string {
   return sha256(identityText(message)).slice(0, 16);
 }
 
@@ -72,7 +62,7 @@ function hashOf(message: IdentifiableMessage): string {
  * same content (two "ok" replies stay distinct, and keep their ids on the next turn because
  * Open WebUI only appends). Compute ids on messages whose flag blocks are already stripped.
  */
-export function messageIds(messages: readonly IdentifiableMessage[]): string[] {
+export function messageIds(messages: readonly LooseMessage[]): string[] {
   const seen = new Map<string, number>();
   return hashesWithListMemo(messages, contentHash).map((hash) => {
     const count = seen.get(hash) ?? 0;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { contentHash } from '../engine/message-id.js';
 import type { FilterBody, PipelineUser } from '../host/types.js';
+import { isRecord } from '../messages/chat-message.js';
 
 /** Chat ids Open WebUI sends that do not identify one chat (older temporary chats were all `local`). */
 const SHARED_IDS = new Set(['local', 'none', 'null', 'undefined']);
@@ -18,14 +19,11 @@ function usableId(value: unknown): string | undefined {
  * temporary chats).
  */
 export function chatKey(body: FilterBody, user: PipelineUser | null | undefined): string {
-  const metadata = body.metadata && typeof body.metadata === 'object' ? (body.metadata as Record<string, unknown>) : {};
+  const metadata = isRecord(body.metadata) ? body.metadata : {};
   const id = usableId(metadata.chat_id) ?? usableId(body.chat_id);
   if (id !== undefined) return `chat:${id}`;
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  const firstUser = messages.find(
-    (message): message is Record<string, unknown> =>
-      !!message && typeof message === 'object' && (message as { role?: unknown }).role === 'user',
-  );
+  const firstUser = messages.find((message) => !!message && typeof message === 'object' && message.role === 'user');
   const userId = typeof user?.id === 'string' ? user.id : typeof metadata.user_id === 'string' ? metadata.user_id : '';
   const hash = createHash('sha256')
     .update(`${userId}\u0000${firstUser ? contentHash(firstUser) : ''}`)

@@ -32,7 +32,7 @@ export async function readFlagState(
   options: { timeoutMs: number; logger: Logger },
 ): Promise<FlagStateRead> {
   try {
-    const raw = await withDeadline(store.get<unknown>(key), options.timeoutMs, 'flag state read');
+    const raw = await withDeadline(store.get(key), options.timeoutMs, 'flag state read');
     if (raw !== undefined && !isFlagStateDoc(raw))
       options.logger.warn({ chatKey: key }, 'flag state has an unexpected shape; rebuilding it from the history');
     return isFlagStateDoc(raw) ? { reachable: true, raw, doc: raw } : { reachable: true, raw };

@@ -1,4 +1,5 @@
 import { parseFlagBlock, type FlagBlock } from './parse-flag-block.js';
+import { type ChatMessage, isTextPart } from '../messages/chat-message.js';
 
 /**
  * What the model sees instead of a user message that held nothing but flags: a short,
@@ -12,19 +13,11 @@ export interface FoundBlock {
   block: FlagBlock;
 }
 
-type Part = Record<string, unknown>;
-
-function isTextPart(part: unknown): part is Part & { text: string } {
-  return (
-    !!part && typeof part === 'object' && (part as Part).type === 'text' && typeof (part as Part).text === 'string'
-  );
-}
-
 /** Strip the block from one user message; undefined when it has none (the first text part of multimodal content too). */
 function stripMessage(
-  message: Record<string, unknown>,
+  message: ChatMessage,
   isKnown: (key: string) => boolean,
-): { message: Record<string, unknown>; block: FlagBlock } | undefined {
+): { message: ChatMessage; block: FlagBlock } | undefined {
   const content = message.content;
   if (typeof content === 'string') {
     const block = parseFlagBlock(content, isKnown);
@@ -33,8 +26,8 @@ function stripMessage(
   }
   if (!Array.isArray(content)) return undefined;
   const partIndex = content.findIndex(isTextPart);
-  if (partIndex < 0) return undefined;
-  const part = content[partIndex] as Part & { text: string };
+  const part = content[partIndex];
+  if (!isTextPart(part)) return undefined;
   const block = parseFlagBlock(part.text, isKnown);
   if (!block) return undefined;
   const parts = [...content];
@@ -49,13 +42,14 @@ function stripMessage(
  * new array; messages without a block are the identical objects, the input is not mutated.
  */
 export function stripFlagBlocks(
-  messages: readonly unknown[],
+  messages: readonly ChatMessage[],
   isKnown: (key: string) => boolean,
-): { messages: unknown[]; blocks: FoundBlock[] } {
+): { messages: ChatMessage[]; blocks: FoundBlock[] } {
   const blocks: FoundBlock[] = [];
   const stripped = messages.map((message, index) => {
-    if (!message || typeof message !== 'object' || (message as Part).role !== 'user') return message;
-    const result = stripMessage(message as Part, isKnown);
+    // Checked messages are objects; the guard stays for callers that pass unchecked JSON.
+    if (!message || typeof message !== 'object' || message.role !== 'user') return message;
+    const result = stripMessage(message, isKnown);
     if (!result) return message;
     blocks.push({ index, block: result.block });
     return result.message;

@@ -1,6 +1,5 @@
 import type { FilterBody } from './types.js';
-
-type Message = { role?: unknown; content?: unknown };
+import type { ChatMessage } from '../messages/chat-message.js';
 
 /**
  * Append a line to the last assistant message of an outlet body, returning a new body.
@@ -9,12 +8,12 @@ type Message = { role?: unknown; content?: unknown };
  */
 export function appendToReply(body: FilterBody, line: string): FilterBody {
   if (!Array.isArray(body.messages) || !line) return body;
-  const messages = [...(body.messages as Message[])];
+  const messages = [...body.messages];
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== 'assistant') continue;
     const content = message.content;
-    let next: unknown;
+    let next: ChatMessage['content'];
     if (typeof content === 'string') next = content ? `${content}\n\n${line}` : line;
     else if (Array.isArray(content)) next = [...content, { type: 'text', text: `\n\n${line}` }];
     else next = line;

@@ -4,6 +4,7 @@ import type { ScopedState } from '../state/scoped-state.js';
 import type { ActiveFlags, FlagSpec } from '../flags/types.js';
 import type { PricingLookup } from '../pricing/types.js';
 import type { Ledger, TokenCorrections } from '../usage/types.js';
+import type { ChatMessage } from '../messages/chat-message.js';
 
 /**
  * Valves every filter has. `pipelines` lists the model ids the filter applies to
@@ -27,8 +28,11 @@ export interface PipelineUser {
   [key: string]: unknown;
 }
 
-/** An Open WebUI request or response body: OpenAI-style chat plus Open WebUI keys; unknown keys preserved. */
-export type FilterBody = Record<string, unknown> & { messages?: unknown[]; model?: unknown; metadata?: unknown };
+/**
+ * An Open WebUI request or response body: OpenAI-style chat plus Open WebUI keys; unknown keys preserved.
+ * The HTTP boundary checks `messages` (`chatMessageSchema`) before any filter sees the body.
+ */
+export type FilterBody = Record<string, unknown> & { messages?: ChatMessage[]; model?: unknown; metadata?: unknown };
 
 /** Services the host offers to filters. Any of them may be absent; filters degrade. */
 export interface HostServices {

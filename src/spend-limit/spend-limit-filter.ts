@@ -4,6 +4,7 @@ import { defineFilter } from '../host/define-filter.js';
 import { baseValves } from '../host/types.js';
 import { capMessage, capReached, effectiveCaps } from '../usage/spend-caps.js';
 import { OutageNotice } from '../util/outage-notice.js';
+import { isRecord } from '../messages/chat-message.js';
 
 const capPair = z.object({
   daily_usd: z.number().min(0).nullable().default(null).describe('Daily cap in USD (null = inherit, 0 = none)'),
@@ -54,8 +55,8 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     }),
 
     async inlet({ body, user, valves, services, logger }) {
-      const metadata = (body.metadata ?? {}) as { task?: unknown };
-      if (metadata.task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
+      const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+      if (task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       const caps = effectiveCaps(valves, user, at);

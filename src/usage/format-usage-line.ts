@@ -1,5 +1,6 @@
 import type { UsageRecord } from './types.js';
 import { compare, decimalOf, formatFixed, parseDecimal } from '../pricing/decimal.js';
+import { isRecord, looseMessage } from '../messages/chat-message.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 
@@ -29,7 +30,7 @@ export function formatUsageLine(record: UsageRecord): string {
 export function appendUsageLine<B extends Record<string, unknown>>(body: B, line: string): B {
   const messages = Array.isArray(body.messages) ? [...body.messages] : [];
   for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as Record<string, unknown> | null;
+    const message = looseMessage(messages[index]);
     if (message?.role !== 'assistant') continue;
     const suffix = `\n\n*${line}*`;
     const content = message.content;
@@ -37,8 +38,8 @@ export function appendUsageLine<B extends Record<string, unknown>>(body: B, line
       if (content.endsWith(suffix)) return body;
       messages[index] = { ...message, content: content + suffix };
     } else if (Array.isArray(content)) {
-      const last = content[content.length - 1] as { text?: unknown } | undefined;
-      if (last?.text === suffix.trimStart()) return body;
+      const last: unknown = content[content.length - 1];
+      if (isRecord(last) && last.text === suffix.trimStart()) return body;
       messages[index] = { ...message, content: [...content, { type: 'text', text: suffix.trimStart() }] };
     } else return body;
     return { ...body, messages };
@@ -57,7 +58,7 @@ export function stripUsageLines<B extends Record<string, unknown>>(body: B): B {
   if (!Array.isArray(body.messages)) return body;
   let changed = false;
   const messages = body.messages.map((message: unknown) => {
-    const typed = message as { role?: unknown; content?: unknown } | null;
+    const typed = looseMessage(message);
     if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !USAGE_LINE_PATTERN.test(typed.content))
       return message;
     changed = true;

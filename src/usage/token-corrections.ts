@@ -19,14 +19,14 @@ export function createTokenCorrections(store: StateStore, options: { alpha?: num
   const alpha = options.alpha ?? CORRECTION_ALPHA;
   return {
     async get(model) {
-      const value = await store.get<number>(key(model));
+      const value = await store.get(key(model));
       return typeof value === 'number' && Number.isFinite(value) ? clamp(value) : undefined;
     },
     async observe(model, estimated, actual) {
       if (!(estimated > 0) || !(actual > 0)) return (await this.get(model)) ?? 1;
       const ratio = clamp(actual / estimated);
       for (let attempt = 0; attempt < 5; attempt++) {
-        const previous = await store.get<number>(key(model));
+        const previous = await store.get(key(model));
         const next =
           typeof previous === 'number' && Number.isFinite(previous)
             ? clamp(previous + alpha * (ratio - previous))

@@ -105,6 +105,38 @@ describe('LlmAnalyzer', () => {
   });
 });
 
+describe('cached scores of another shape read as a miss', () => {
+  const corrupt = async (prefix: string, value: unknown) => {
+    const keys = await store.state.keys(prefix);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) await store.state.set(key, value);
+  };
+
+  it.each([
+    ['strings', ['a', 'b']],
+    ['an object', { 0: 1 }],
+  ])('embeddings: %s are embedded again', async (_name, bad) => {
+    server.script = labels('');
+    const scores = await new EmbeddingScorer(client(), store.state, 60_000).score({ messages: chat, ids, query });
+    await corrupt('emb:', bad);
+    const again = await new EmbeddingScorer(client(), store.state, 60_000).score({ messages: chat, ids, query });
+    expect(server.embeddingCalls()).toBe(2);
+    expect(again).toEqual(scores);
+  });
+
+  it.each([
+    ['unknown labels', ['X', 'Y', 'Z', 'W']],
+    ['a string', 'KHDD'],
+  ])('labels: %s are asked for again', async (_name, bad) => {
+    server.script = labels('["K","H","D","D"]');
+    const scores = await new LlmAnalyzer(client(), store.state, 60_000).score({ messages: chat, ids, query });
+    await corrupt('lab:', bad);
+    const again = await new LlmAnalyzer(client(), store.state, 60_000).score({ messages: chat, ids, query });
+    expect(server.chatCalls()).toBe(2);
+    expect(again).toEqual(scores);
+  });
+});
+
 describe('externalScores', () => {
   it('blends the scorers by share (70% embedding, 30% labels)', async () => {
     server.script = labels('["D","D","D","D"]');

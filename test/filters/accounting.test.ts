@@ -3,6 +3,7 @@ import { createAccountingFilter } from '../../filters/accounting.js';
 import accountingDefault from '../../filters/accounting.js';
 import type { HostServices, FilterBody } from '../../src/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
+import type { ChatMessage } from '../../src/messages/chat-message.js';
 import type { PricingService } from '../../src/pricing/pricing-service.js';
 import { estimatePromptTokens } from '../../src/usage/estimate-tokens.js';
 import { add, decimalOf, formatDecimal, mulInt } from '../../src/pricing/decimal.js';
@@ -219,7 +220,7 @@ describe('usage line', () => {
 
   it('the next inlet strips earlier usage lines from the history, nothing else', async () => {
     const reply = (await outlet(outletBody({ usage: openRouterUsage }), { valves: { show_usage: true } })) as {
-      messages: Array<Record<string, unknown>>;
+      messages: ChatMessage[];
     };
     const messages = [...reply.messages, { id: 'u-2', role: 'user', content: 'Keep *1 in · 2 out* as typed' }];
     const next = await filter.inlet!(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Scorer } from '../../engine/index.js';
 import type { LlmClient } from '../../llm/llm-client.js';
 import { messageRole, transcriptText } from '../message-text.js';
@@ -7,6 +8,8 @@ import { cosine, normalizeSimilarities } from './cosine.js';
 
 /** Characters of a message sent for embedding. */
 const MAX_CHARS = 4000;
+/** A cached embedding; a stored value of another shape is a miss. */
+const storedVector = z.array(z.number());
 
 /**
  * Embedding-similarity relevance: each chat message's embedding against the query's,
@@ -39,7 +42,8 @@ export class EmbeddingScorer implements Scorer {
       `emb:${createHash('sha256').update(`${model}\u0000${id}`).digest('base64url').slice(0, 24)}`;
     const ids = [queryId, ...chat.map((item) => item.id)];
     const texts = [request.query, ...chat.map((item) => transcriptText(request.messages[item.index]))];
-    const cached = await this.store.getMany<number[]>(ids.map(keyOf)).catch(() => ids.map(() => undefined));
+    const stored = await this.store.getMany(ids.map(keyOf)).catch(() => ids.map(() => undefined));
+    const cached = stored.map((value) => storedVector.safeParse(value).data);
     const missing = ids.map((_, position) => position).filter((position) => !Array.isArray(cached[position]));
     if (missing.length > 0) {
       const vectors = await this.client.embed({

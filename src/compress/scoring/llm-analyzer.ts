@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Scorer } from '../../engine/index.js';
 import { LlmError } from '../../llm/llm-errors.js';
 import type { LlmClient } from '../../llm/llm-client.js';
 import { messageRole, transcriptText } from '../message-text.js';
 import type { CacheStore } from '../summary-cache.js';
-import { LABEL_WEIGHTS, parseLabels, type Label } from './parse-labels.js';
+import { LABEL_WEIGHTS, parseLabels } from './parse-labels.js';
+
+/** Cached labels (null where the model gave none); a stored value of another shape is a miss. */
+const storedLabels = z.array(z.enum(['K', 'H', 'M', 'S', 'D']).nullable());
 
 /** Instructions for the labelling model. */
 export const ANALYZER_PROMPT =
@@ -49,7 +53,7 @@ export class LlmAnalyzer implements Scorer {
       )
       .digest('base64url')
       .slice(0, 32)}`;
-    let labels = (await this.store.getMany<(Label | null)[]>([key]).catch(() => [undefined]))[0];
+    let labels = storedLabels.safeParse((await this.store.getMany([key]).catch(() => [undefined]))[0]).data;
     if (!Array.isArray(labels)) {
       const listing = shown
         .map(

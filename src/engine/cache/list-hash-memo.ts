@@ -1,4 +1,5 @@
 import { TwoGenerationMap } from './two-generation-map.js';
+import type { LooseMessage } from '../../messages/chat-message.js';
 
 /** What was remembered of one message list: per message the fields its id comes from, and its hash. */
 interface Remembered {
@@ -8,28 +9,19 @@ interface Remembered {
   hashes: string[];
 }
 
-/** Loose view of the fields an id is derived from. */
-export interface IdFields {
-  role?: unknown;
-  content?: unknown;
-  name?: unknown;
-  tool_calls?: unknown;
-  tool_call_id?: unknown;
-}
-
 /** Lists remembered (by their first message): about one per active chat. */
 const MEMO_GENERATION = 128;
 const memo = new TwoGenerationMap<string, Remembered>(MEMO_GENERATION);
 
 /** A plain message whose identity is its role, name and string content (compared by value). */
-function plain(message: IdFields): boolean {
+function plain(message: LooseMessage): message is LooseMessage & { content: string } {
   return typeof message.content === 'string' && message.tool_calls === undefined && message.tool_call_id === undefined;
 }
 
 /** The memo key of a list: its first message's role and content (cheap to hash: one message). */
-function keyOf(messages: readonly IdFields[]): string | undefined {
+function keyOf(messages: readonly LooseMessage[]): string | undefined {
   const first = messages[0];
-  return first && plain(first) ? `${String(first.role)}\u0000${first.content as string}` : undefined;
+  return first && plain(first) ? `${String(first.role)}\u0000${first.content}` : undefined;
 }
 
 /**
@@ -39,7 +31,10 @@ function keyOf(messages: readonly IdFields[]): string | undefined {
  * strings (`===`, a memory compare) is far cheaper than hashing them again: only new or
  * changed messages are hashed (`hash`). The remembered list is updated in place.
  */
-export function hashesWithListMemo(messages: readonly IdFields[], hash: (message: IdFields) => string): string[] {
+export function hashesWithListMemo(
+  messages: readonly LooseMessage[],
+  hash: (message: LooseMessage) => string,
+): string[] {
   const key = keyOf(messages);
   let previous = key === undefined ? undefined : memo.get(key);
   const hashes: string[] = new Array(messages.length);

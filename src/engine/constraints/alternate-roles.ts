@@ -1,11 +1,9 @@
-import type { LooseMessage } from '../conversation/message-text.js';
-
-type Part = Record<string, unknown>;
+import { looseMessage, type LooseMessage } from '../../messages/chat-message.js';
 
 /** Content as a list of parts (a string becomes one text part). */
-function asParts(content: unknown): Part[] {
+function asParts(content: unknown): unknown[] {
   if (Array.isArray(content))
-    return content.map((part) => (typeof part === 'string' ? { type: 'text', text: part } : (part as Part)));
+    return content.map((part) => (typeof part === 'string' ? { type: 'text', text: part } : part));
   return [{ type: 'text', text: typeof content === 'string' ? content : '' }];
 }
 
@@ -37,11 +35,11 @@ export function alternateRoles(messages: readonly unknown[]): {
   const sources: number[][] = [];
   let merged = 0;
   for (const [position, message] of messages.entries()) {
-    const current = message as LooseMessage;
-    const previous = out.at(-1) as LooseMessage | undefined;
+    const current = looseMessage(message);
+    const previous = looseMessage(out.at(-1));
     const role = current?.role === 'user' || current?.role === 'assistant' ? current.role : undefined;
     if (role && mergeable(current, role) && mergeable(previous, role)) {
-      out[out.length - 1] = { ...previous, content: mergeContent(previous!.content, current.content) };
+      out[out.length - 1] = { ...previous, content: mergeContent(previous?.content, current?.content) };
       sources.at(-1)!.push(position);
       merged += 1;
     } else {

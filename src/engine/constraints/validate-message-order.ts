@@ -1,11 +1,11 @@
+import { isRecord, looseMessage } from '../../messages/chat-message.js';
+
 /** One rule a provider would reject a message list for. */
 export interface OrderViolation {
   index: number;
   rule: 'first-chat-not-user' | 'tool-call-unanswered' | 'tool-result-without-call';
   detail: string;
 }
-
-type Loose = { role?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
 
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
@@ -16,18 +16,18 @@ const SYSTEM_ROLES = new Set(['system', 'developer']);
  */
 export function validateMessageOrder(messages: readonly unknown[]): OrderViolation[] {
   const violations: OrderViolation[] = [];
-  const firstChat = messages.findIndex((raw) => !SYSTEM_ROLES.has(String((raw as Loose)?.role)));
-  if (firstChat >= 0 && (messages[firstChat] as Loose)?.role !== 'user') {
+  const firstChat = messages.findIndex((raw) => !SYSTEM_ROLES.has(String(looseMessage(raw)?.role)));
+  if (firstChat >= 0 && looseMessage(messages[firstChat])?.role !== 'user') {
     violations.push({
       index: firstChat,
       rule: 'first-chat-not-user',
-      detail: `first chat message has role ${String((messages[firstChat] as Loose)?.role)}`,
+      detail: `first chat message has role ${String(looseMessage(messages[firstChat])?.role)}`,
     });
   }
   let pending: Set<string> | undefined;
   let caller = -1;
   messages.forEach((raw, index) => {
-    const message = (raw ?? {}) as Loose;
+    const message = looseMessage(raw) ?? {};
     if (message.role === 'tool') {
       const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
       if (!pending?.delete(id))
@@ -42,7 +42,7 @@ export function validateMessageOrder(messages: readonly unknown[]): OrderViolati
       });
     pending = undefined;
     if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
-      pending = new Set((message.tool_calls as Array<{ id?: unknown }>).map((call) => String(call?.id)));
+      pending = new Set(message.tool_calls.map((call) => String(isRecord(call) ? call.id : undefined)));
       caller = index;
     }
   });

@@ -1,11 +1,6 @@
-/** Loose view of an OpenAI-format message. */
-export interface LooseMessage {
-  role?: unknown;
-  content?: unknown;
-  name?: unknown;
-  tool_calls?: unknown;
-  tool_call_id?: unknown;
-}
+import { isRecord, looseMessage, type LooseMessage } from '../../messages/chat-message.js';
+
+export type { LooseMessage };
 
 /** Text parts of a message's content joined by newlines; image parts are skipped. */
 export function contentText(content: unknown): string {
@@ -14,9 +9,7 @@ export function contentText(content: unknown): string {
   const texts: string[] = [];
   for (const part of content) {
     if (typeof part === 'string') texts.push(part);
-    else if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') {
-      texts.push((part as { text: string }).text);
-    }
+    else if (isRecord(part) && typeof part.text === 'string') texts.push(part.text);
   }
   return texts.join('\n');
 }
@@ -25,18 +18,17 @@ export function contentText(content: unknown): string {
 export function scoringText(message: LooseMessage): string {
   const text = contentText(message.content);
   if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0) return text;
-  const calls = (message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>).map(
-    (call) =>
-      `${String(call?.function?.name ?? '')} ${typeof call?.function?.arguments === 'string' ? call.function.arguments : ''}`,
-  );
+  const calls = message.tool_calls.map((call) => {
+    const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+    return `${String(fn?.name ?? '')} ${typeof fn?.arguments === 'string' ? fn.arguments : ''}`;
+  });
   return text ? `${text}\n${calls.join('\n')}` : calls.join('\n');
 }
 
 /** Index of the newest user message (tool calls and results may follow it); -1 when none. */
 export function newestUserIndex(messages: readonly unknown[]): number {
   for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message && typeof message === 'object' && (message as { role?: unknown }).role === 'user') return index;
+    if (looseMessage(messages[index])?.role === 'user') return index;
   }
   return -1;
 }

@@ -1,17 +1,16 @@
 import { messageIds } from '../message-id.js';
 import type { ChatNode, Conversation, Unit } from './chat-node.js';
-import { scoringText, type LooseMessage } from './message-text.js';
+import { scoringText } from './message-text.js';
+import { isRecord, looseMessage } from '../../messages/chat-message.js';
 
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 /** A node from one raw input message (non-objects become role `unknown`). */
 function toNode(raw: unknown, index: number, id: string): ChatNode {
-  const message = (raw && typeof raw === 'object' ? raw : {}) as LooseMessage;
+  const message = looseMessage(raw) ?? {};
   const role = typeof message.role === 'string' ? message.role : 'unknown';
   const toolCallIds = Array.isArray(message.tool_calls)
-    ? (message.tool_calls as Array<{ id?: unknown }>).map((call, n) =>
-        typeof call?.id === 'string' ? call.id : `#${index}:${n}`,
-      )
+    ? message.tool_calls.map((call, n) => (isRecord(call) && typeof call.id === 'string' ? call.id : `#${index}:${n}`))
     : [];
   return {
     index,
@@ -31,11 +30,7 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
  * call there, or a call with no result, is an orphan (a provider would reject it).
  */
 export function parseConversation(messages: readonly unknown[]): Conversation {
-  const ids = messageIds(
-    messages.map((raw) =>
-      raw && typeof raw === 'object' ? (raw as LooseMessage) : { content: JSON.stringify(raw) ?? '' },
-    ),
-  );
+  const ids = messageIds(messages.map((raw) => looseMessage(raw) ?? { content: JSON.stringify(raw) ?? '' }));
   const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
   const units: Unit[] = [];
   const unitOf = new Int32Array(nodes.length).fill(-1);

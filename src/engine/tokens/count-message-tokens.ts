@@ -1,5 +1,6 @@
 import type { TokenCounter } from './load-encoder.js';
 import { imageTokens } from './image-tokens.js';
+import { isRecord, looseMessage } from '../../messages/chat-message.js';
 
 /** Chat-format overhead per message (`<|start|>role…<|end|>`). */
 export const TOKENS_PER_MESSAGE = 3;
@@ -15,10 +16,9 @@ function contentTokens(content: unknown, encoder: TokenCounter): number {
   let total = 0;
   for (const part of content) {
     if (typeof part === 'string') total += encoder.count(part);
-    else if (part && typeof part === 'object') {
-      const typed = part as { type?: unknown; text?: unknown; image_url?: unknown };
-      if (typeof typed.text === 'string') total += encoder.count(typed.text);
-      else if (typed.type === 'image_url' || typed.image_url !== undefined) total += imageTokens(typed.image_url);
+    else if (isRecord(part)) {
+      if (typeof part.text === 'string') total += encoder.count(part.text);
+      else if (part.type === 'image_url' || part.image_url !== undefined) total += imageTokens(part.image_url);
       else total += encoder.count(JSON.stringify(part));
     }
   }
@@ -30,14 +30,8 @@ function contentTokens(content: unknown, encoder: TokenCounter): number {
  * content (images by tiles), `name` (+1), `tool_calls` as JSON and `tool_call_id`.
  */
 export function countMessageTokens(message: unknown, encoder: TokenCounter): number {
-  if (!message || typeof message !== 'object') return TOKENS_PER_MESSAGE;
-  const typed = message as {
-    role?: unknown;
-    content?: unknown;
-    name?: unknown;
-    tool_calls?: unknown;
-    tool_call_id?: unknown;
-  };
+  const typed = looseMessage(message);
+  if (!typed) return TOKENS_PER_MESSAGE;
   let total = TOKENS_PER_MESSAGE + encoder.count(String(typed.role ?? ''));
   total += contentTokens(typed.content, encoder);
   if (typeof typed.name === 'string') total += encoder.count(typed.name) + TOKENS_PER_NAME;

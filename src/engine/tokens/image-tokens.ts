@@ -1,4 +1,5 @@
 import { imageDimensions, type ImageSize } from './image-dimensions.js';
+import { isRecord } from '../../messages/chat-message.js';
 
 /** Size assumed for images whose dimensions are unknown (remote URLs): 1024×1024 → 765 tokens. */
 export const DEFAULT_IMAGE_SIZE: ImageSize = { width: 1024, height: 1024 };
@@ -20,10 +21,7 @@ export function tileTokens(size: ImageSize): number {
 
 /** Tokens of one `image_url` content part. */
 export function imageTokens(imageUrl: unknown): number {
-  const part = (imageUrl && typeof imageUrl === 'object' ? imageUrl : { url: imageUrl }) as {
-    url?: unknown;
-    detail?: unknown;
-  };
+  const part: Record<string, unknown> = isRecord(imageUrl) ? imageUrl : { url: imageUrl };
   if (part.detail === 'low') return LOW_DETAIL_TOKENS;
   const url = typeof part.url === 'string' ? part.url : '';
   return tileTokens(imageDimensions(url) ?? DEFAULT_IMAGE_SIZE);

@@ -9,6 +9,8 @@ import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
+import type { ChatMessage } from '../../messages/chat-message.js';
+import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -26,7 +28,12 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
  * Like invalid saved values, an invalid or unknown inline field falls back (to the saved value)
  * instead of blocking the user's chat; it is logged. Prototype keys are never applied.
  */
-async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, valves: ValvesRepository, log: Logger) {
+async function userValvesFor(
+  filter: ActiveFilter,
+  user: PipelineUser | null,
+  valves: ValvesRepository,
+  log: Logger,
+): Promise<Record<string, unknown>> {
   if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
   const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
   const merged = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
@@ -53,6 +60,32 @@ async function userValvesFor(filter: ActiveFilter, user: PipelineUser | null, va
     }
   }
   return result;
+}
+
+/** Throws a 400 naming the first entry of `messages` that is not a chat message (`chatMessageSchema`). */
+function assertChatMessages(messages: unknown[]): asserts messages is ChatMessage[] {
+  const invalid = firstInvalidMessage(messages);
+  if (!invalid) return;
+  throw new ValidationError(
+    `body.messages[${invalid.index}] is not a chat message (an object with a string role)`,
+    invalid.issues.map((issue) => ({
+      path: ['body', 'messages', invalid.index, ...issue.path].join('.'),
+      message: issue.message,
+    })),
+  );
+}
+
+/** The envelope's body as a `FilterBody`: `messages`, when present, must be an array of chat messages. Never rewritten. */
+function checkedBody(body: Record<string, unknown>): FilterBody {
+  const { messages } = body;
+  if (messages === undefined) return body;
+  if (!Array.isArray(messages)) {
+    throw new ValidationError('body.messages must be an array of chat messages', [
+      { path: 'body.messages', message: 'expected an array' },
+    ]);
+  }
+  assertChatMessages(messages);
+  return { ...body, messages };
 }
 
 export interface FilterHooksDeps {
@@ -86,8 +119,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
           parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
         );
       }
-      const user = (parsed.data.user ?? null) as PipelineUser | null;
-      let body = parsed.data.body as FilterBody;
+      const user: PipelineUser | null = parsed.data.user ?? null;
+      let body = checkedBody(parsed.data.body);
       if (!targets(filter, body.model)) {
         response.json(body);
         return;
@@ -95,10 +128,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const userValves = await userValvesFor(filter, user, deps.valves, request.log);
       let flags = noFlags();
       if (deps.flags) {
-        const defaults =
-          typeof (userValves as { default_flags?: unknown }).default_flags === 'string'
-            ? (userValves as { default_flags: string }).default_flags
-            : undefined;
+        const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
         const resolved = await deps.flags.resolve({ body, user, hook, defaults });
         flags = resolved.flags;
         // Only the inlet strips flag blocks (the model must not see them). The outlet body is

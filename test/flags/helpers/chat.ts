@@ -2,11 +2,12 @@ import { FlagRegistry } from '../../../src/flags/flag-registry.js';
 import { resolveFlags } from '../../../src/flags/resolve-flags.js';
 import type { ActiveFlags } from '../../../src/flags/types.js';
 import type { FilterBody } from '../../../src/host/types.js';
+import type { ChatMessage } from '../../../src/messages/chat-message.js';
 import type { StateStore } from '../../../src/state/types.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 /** A chat message as Open WebUI sends it. */
-export type ChatMessage = { role: string; content: unknown; [key: string]: unknown };
+export type { ChatMessage };
 
 /** Options shared by the turns of a simulated chat. */
 export interface ChatOptions {
@@ -52,7 +53,7 @@ export class SimulatedChat {
   constructor(private readonly options: ChatOptions) {}
 
   /** One user turn; returns what the inlet resolved. */
-  async say(content: unknown): Promise<{ flags: ActiveFlags; body: FilterBody }> {
+  async say(content: ChatMessage['content']): Promise<{ flags: ActiveFlags; body: FilterBody }> {
     this.history.push({ role: 'user', content });
     const result = await resolve(this.options, inletBody([...this.history], this.options.chatId));
     this.history.push({ role: 'assistant', content: `reply ${this.history.length}` });
