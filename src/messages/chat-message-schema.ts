@@ -4,16 +4,16 @@ import type { ChatMessage } from './chat-message.js';
 /**
  * Lenient check of one message, as strict as the HTTP boundary can be without refusing what
  * clients send: a string `role`; `content` a string, null or an array; `tool_calls` an array
- * or null; `name` and `tool_call_id` strings; every field but `role` optional, unknown keys
+ * or null; `name` and `tool_call_id` strings or null; every field but `role` optional, unknown keys
  * kept. Array entries (parts, calls) are not checked: code reading them checks each one.
  * Used with `safeParse` only to check: the message itself is passed on, never the parse output.
  */
 export const chatMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.null(), z.array(z.unknown())]).optional(),
-  name: z.string().optional(),
+  name: z.string().nullish(),
   tool_calls: z.array(z.unknown()).nullish(),
-  tool_call_id: z.string().optional(),
+  tool_call_id: z.string().nullish(),
 });
 
 /** The first message of `messages` that is not a `ChatMessage`, with the reason; undefined when all are. */
