@@ -12,7 +12,7 @@ import {
   type BenchQuestion,
   type QuestionKind,
 } from './lib/conversation-generator.js';
-import { engineSelection } from './lib/engine-selection.js';
+import { engineSelection, keptIndexes } from './lib/engine-selection.js';
 import { evidenceRecall, mean, recentRetention } from './lib/metrics.js';
 import { randomSelection } from './lib/random-selection.js';
 import { selectionTokens, type SelectionInput } from './lib/selection.js';
@@ -23,7 +23,7 @@ import { printSummarizingRecall } from './lib/summarizing-recall.js';
 import { planContext } from '../src/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import type { ToolChatMessage } from './lib/tool-chat-generator.js';
-import { ToolTokenCounter, toolRecallRows } from './lib/tool-recall.js';
+import { toolRecallRows } from './lib/tool-recall.js';
 
 const CONVERSATIONS = 20;
 const BUDGETS = [1000, 2000, 4000, 8000];
@@ -185,13 +185,13 @@ console.log(`${verdicts.every(Boolean) ? 'PASS' : 'MISS'}  default configuration
 console.log(`${recentOk ? 'PASS' : 'MISS'}  default configuration keeps 100% of the last 4 messages`);
 console.log(`${withinBudget ? 'PASS' : 'MISS'}  default configuration stays within the budget`);
 console.log('\n## Coding and tool-use chats (seeded, bench/lib/tool-chat-generator.ts)\n');
-const toolCounter = new ToolTokenCounter();
 const keptBy =
   (options: Record<string, unknown>) =>
   (messages: readonly ToolChatMessage[], budget: number): number[] =>
-    planContext({ messages: [...messages], model: 'gpt-4o', options: { ...options, maxTokens: budget }, tokenCache })
-      .plan.entries.filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
-      .map((entry) => entry.index);
+    keptIndexes(
+      planContext({ messages: [...messages], model: 'gpt-4o', options: { ...options, maxTokens: budget }, tokenCache })
+        .plan,
+    );
 const tools = toolRecallRows([
   { name: DEFAULT, select: keptBy({}) },
   { name: 'engine smart (tool penalty 0.5)', select: keptBy({ weighting: 'smart' }) },
@@ -200,7 +200,7 @@ const tools = toolRecallRows([
     select: (messages, budget) =>
       slidingWindow({
         messages: messages as unknown as ChatMessage[],
-        tokens: toolCounter.toolMessages(messages),
+        tokens: counter.messages(messages),
         budget,
       }),
   },

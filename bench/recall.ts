@@ -15,6 +15,7 @@ import { contextOptions } from '../src/context/index.js';
 import { noFlags } from '../src/host/flags-host.js';
 import { LruTokenCache, planContext, type EngineOptions } from '../src/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
+import { keptIndexes } from './lib/engine-selection.js';
 import { loadLocomo, LOCOMO_CATEGORIES, questionMessages } from './lib/locomo.js';
 import { mean } from './lib/metrics.js';
 import { previousDefault } from './lib/previous-default.js';
@@ -71,9 +72,7 @@ function viaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInp
       strictRequests += 1;
       sameRoleNeighbours += sameRolePairs(result.messages);
     }
-    return result.plan.entries
-      .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
-      .map((entry) => entry.index);
+    return keptIndexes(result.plan);
   };
 }
 

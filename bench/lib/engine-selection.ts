@@ -1,5 +1,12 @@
-import { planContext, type EngineOptions, type TokenCache } from '../../src/engine/index.js';
+import { planContext, type EngineOptions, type Plan, type TokenCache } from '../../src/engine/index.js';
 import type { SelectionInput } from './selection.js';
+
+/** Indexes of the messages a plan sends in full (kept or pinned), ascending. */
+export function keptIndexes(plan: Plan): number[] {
+  return plan.entries
+    .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
+    .map((entry) => entry.index);
+}
 
 /** The engine as a selection strategy: plans under `maxTokens = budget` and keeps messages sent in full. */
 export function engineSelection(
@@ -12,9 +19,6 @@ export function engineSelection(
       options: { ...options, maxTokens: input.budget },
       tokenCache,
     });
-    return plan.entries
-      .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
-      .map((entry) => entry.index)
-      .sort((a, b) => a - b);
+    return keptIndexes(plan);
   };
 }

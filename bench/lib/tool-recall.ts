@@ -2,8 +2,6 @@
  * Evidence recall on seeded coding/tool-use conversations: runs selection methods on every planted question at
  * several budgets, and checks that each kept set keeps tool pairs whole (a `tool_calls` message iff all its results).
  */
-import { countMessageTokens, loadEncoder } from '../../src/engine/index.js';
-import type { ChatMessage } from './chat-message.js';
 import { mean } from './metrics.js';
 import { percent } from './table.js';
 import { MessageTokenCounter, PRIMING_TOKENS } from './token-count.js';
@@ -44,29 +42,6 @@ export interface ToolRecallResult extends TableRows {
   summary: string;
 }
 
-/**
- * The bench's token counter, made safe for tool messages: the base class memoises by role + content, so every
- * `tool_calls` message (content null) would share one count. This one memoises per message object and counts
- * `tool_calls` and `tool_call_id` with the engine's own `countMessageTokens` (o200k_base, as for gpt-4o).
- */
-export class ToolTokenCounter extends MessageTokenCounter {
-  private readonly byObject = new WeakMap<object, number>();
-
-  override message(message: ChatMessage): number {
-    let tokens = this.byObject.get(message);
-    if (tokens === undefined) {
-      tokens = countMessageTokens(message, loadEncoder('o200k_base'));
-      this.byObject.set(message, tokens);
-    }
-    return tokens;
-  }
-
-  /** Per-message token costs of a tool conversation, in order. */
-  toolMessages(messages: readonly ToolChatMessage[]): number[] {
-    return messages.map((message) => this.message(message as unknown as ChatMessage));
-  }
-}
-
 /** True when every assistant `tool_calls` message is kept exactly when all of its tool results are (and vice versa). */
 export function toolPairsWhole(messages: readonly ToolChatMessage[], kept: ReadonlySet<number>): boolean {
   const resultIndex = new Map<string, number>();
@@ -105,7 +80,7 @@ export function toolRecallRows(
 ): ToolRecallResult {
   const conversations = options.conversations ?? 10;
   const budgets = options.budgets ?? [1000, 2000, 4000, 8000];
-  const counter = new ToolTokenCounter();
+  const counter = new MessageTokenCounter();
   const samples: Sample[] = [];
   const history: number[] = [];
   const lengths: number[] = [];
@@ -114,8 +89,8 @@ export function toolRecallRows(
     const conversation = generateToolConversation({ seed });
     for (const question of conversation.questions) {
       const messages = toolQuestionRequest(conversation, question);
-      const tokens = counter.toolMessages(messages);
-      history.push(counter.prompt(messages as unknown as ChatMessage[]));
+      const tokens = counter.messages(messages);
+      history.push(counter.prompt(messages));
       lengths.push(messages.length);
       kinds.set(question.kind, (kinds.get(question.kind) ?? 0) + 1);
       for (const budget of budgets) {
