@@ -1,3 +1,4 @@
+import { stripFromReplies } from '../host/append-to-reply.js';
 import { z } from 'zod';
 import type { Plan } from '../engine/index.js';
 import type { ChatMessage } from '../messages/chat-message.js';
@@ -51,18 +52,7 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 const NOTE_LINE =
   /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
 
-/**
- * The messages with the context notes removed from assistant replies (Open WebUI saves the
- * outlet's reply, note included, and resends it): the model neither pays for nor imitates
- * them. The same array when there was none; changed messages are copies.
- */
+/** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
 export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {
-  let changed = false;
-  const stripped = messages.map((message) => {
-    if (message?.role !== 'assistant' || typeof message.content !== 'string' || !NOTE_LINE.test(message.content))
-      return message;
-    changed = true;
-    return { ...message, content: message.content.replace(NOTE_LINE, '') };
-  });
-  return changed ? stripped : messages;
+  return stripFromReplies(messages, NOTE_LINE);
 }

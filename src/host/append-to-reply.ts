@@ -22,3 +22,21 @@ export function appendToReply(body: FilterBody, line: string): FilterBody {
   }
   return body;
 }
+
+/**
+ * The messages with `pattern` (a line a filter appended, e.g. a usage line or a context note)
+ * removed from assistant replies: Open WebUI saves the outlet's reply and resends it, and the
+ * model should neither pay for nor imitate such lines. The same array when nothing matched;
+ * changed messages are copies.
+ */
+export function stripFromReplies<M>(messages: M[], pattern: RegExp): M[] {
+  let changed = false;
+  const stripped = messages.map((message) => {
+    const typed = message as { role?: unknown; content?: unknown } | null;
+    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !pattern.test(typed.content))
+      return message;
+    changed = true;
+    return { ...typed, content: typed.content.replace(pattern, '') } as M;
+  });
+  return changed ? stripped : messages;
+}

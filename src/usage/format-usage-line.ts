@@ -1,3 +1,4 @@
+import { stripFromReplies } from '../host/append-to-reply.js';
 import type { UsageRecord } from './types.js';
 import { compare, decimalOf, formatFixed, parseDecimal } from '../pricing/decimal.js';
 import { isRecord, looseMessage } from '../messages/chat-message.js';
@@ -56,13 +57,6 @@ export const USAGE_LINE_PATTERN = /\n\n\*~?[\d,]+ in · ~?[\d,]+ out(?: · ~?\$[
  */
 export function stripUsageLines<B extends Record<string, unknown>>(body: B): B {
   if (!Array.isArray(body.messages)) return body;
-  let changed = false;
-  const messages = body.messages.map((message: unknown) => {
-    const typed = looseMessage(message);
-    if (typed?.role !== 'assistant' || typeof typed.content !== 'string' || !USAGE_LINE_PATTERN.test(typed.content))
-      return message;
-    changed = true;
-    return { ...typed, content: typed.content.replace(USAGE_LINE_PATTERN, '') };
-  });
-  return changed ? { ...body, messages } : body;
+  const messages = stripFromReplies(body.messages as unknown[], USAGE_LINE_PATTERN);
+  return messages === body.messages ? body : { ...body, messages };
 }
