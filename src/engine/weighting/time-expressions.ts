@@ -57,12 +57,12 @@ export function timeFacts(text: string, table?: TermCounts): number {
 
 /** True when the text names a date or refers to a time relative to when it was written. */
 export function hasTimeReference(text: string): boolean {
-  return RELATIVE_TIME.test(text) || DATE_EXPRESSION.test(text);
+  return (timeFacts(text) & REFERS_TO_TIME) !== 0;
 }
 
 /** True when the text names a date (see DATE_EXPRESSION). */
 export function hasDateExpression(text: string): boolean {
-  return DATE_EXPRESSION.test(text);
+  return (timeFacts(text) & NAMES_DATE) !== 0;
 }
 
 /** True when the query asks about a time or date (see TIME_QUESTION). */
