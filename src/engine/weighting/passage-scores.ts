@@ -28,7 +28,7 @@ export function passageScores(matrix: TermMatrix, size = PASSAGE_SIZE): Float64A
         (leaving >= 0 ? matrix.frequencies[leaving * width + index]! : 0);
     }
   }
-  const passages = bm25FromMatrix({ width, count, frequencies, lengths });
+  const passages = bm25FromMatrix({ width, count, frequencies, lengths, weights: matrix.weights });
   // Each message's best passage: the maximum over the passages that start within `size` before it.
   for (let document = 0; document < count; document += 1) {
     let value = 0;
