@@ -30,7 +30,7 @@ export interface Chromium {
  * fail loudly where Chromium is not installed.
  */
 export async function launchChromium(
-  options: { viewport?: { width: number; height: number }; locale?: string } = {},
+  options: { viewport?: { width: number; height: number }; locale?: string; colorScheme?: 'light' | 'dark' } = {},
 ): Promise<Chromium> {
   if (!existsSync(CHROMIUM_PATH))
     throw new Error(
@@ -44,6 +44,7 @@ export async function launchChromium(
     viewport: options.viewport ?? { width: 1280, height: 800 },
     locale: options.locale ?? 'en-US',
     timezoneId: 'UTC',
+    colorScheme: options.colorScheme ?? 'light',
     offline: false,
   });
   return {

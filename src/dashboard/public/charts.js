@@ -26,10 +26,12 @@ function frame(label) {
 function scale(max) {
   if (!(max > 0)) return { top: 1, ticks: [0, 1] };
   const power = 10 ** Math.floor(Math.log10(max));
-  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => max / candidate <= 5) ?? 10 * power;
+  const step =
+    [1, 2, 5, 10, 20, 50, 100].map((factor) => (factor * power) / 10).find((candidate) => max / candidate <= 5) ??
+    10 * power;
   const top = Math.ceil(max / step) * step;
   const ticks = [];
-  for (let value = 0; value <= top + step / 2; value += step) ticks.push(value);
+  for (let index = 0; index * step <= top + step / 2; index++) ticks.push(index * step);
   return { top, ticks };
 }
 
