@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
+import { redisKeys } from '../../src/state/redis/redis-keys.js';
+import { appendScript } from '../../src/state/redis/redis-scripts.js';
 import { migrations, runMigrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
@@ -88,6 +90,51 @@ describe.runIf(redisUrl)('daily aggregates on Redis', () => {
     await deletePrefixedKeys(admin, prefix);
     admin.disconnect();
   });
+  it('records an older Eunoe wrote (no daily aggregates) get them once, however many replicas start', async () => {
+    const upgrade = `${prefix}upgrade:`;
+    const layout = redisKeys(upgrade);
+    const admin = new Redis(redisUrl);
+    const old = [
+      usageRecord({ messageId: 'o1', userId: 'ann', cost: '0.1', time: at(5, 23, 59, 59, 999) }),
+      usageRecord({ messageId: 'o2', userId: 'bob', cost: '0.000000000000000007', time: at(6, 0) }),
+    ];
+    for (const record of old) {
+      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
+        await appendScript.run(
+          admin,
+          [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)],
+          [record.messageId, record.time, JSON.stringify(record)],
+        );
+      }
+    }
+    admin.disconnect();
+    const open = () =>
+      new RedisStateStore({ url: redisUrl, prefix: upgrade, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+    const replicas = [open(), open()];
+    try {
+      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
+      await Promise.all(replicas.map((replica) => replica.backfillCounters()));
+      // A record the new version writes after the backfill is added once, by the record script.
+      await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', userId: 'ann', cost: '0.2', time: at(6, 1) }));
+      const late = open();
+      await late.waitUntilReady(5000);
+      await late.backfillCounters();
+      await late.close();
+      const all = await replicas[1]!.usage.daily('2026-11-05', '2026-11-07', 'all');
+      expect(all.map((row) => [row.day, row.totals.records, formatDecimal(row.totals.cost)])).toEqual([
+        ['2026-11-05', 1, '0.1'],
+        ['2026-11-06', 2, '0.200000000000000007'],
+      ]);
+      const users = await replicas[1]!.usage.daily('2026-11-06', '2026-11-07', 'user');
+      expect(users.map((row) => [row.key, formatDecimal(row.totals.cost)])).toEqual([
+        ['ann', '0.2'],
+        ['bob', '0.000000000000000007'],
+      ]);
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.close()));
+    }
+  });
+
   dailyContract('redis', async () => {
     const store = new RedisStateStore({
       url: redisUrl,

@@ -95,11 +95,12 @@ return 0`,
 /**
  * Idempotent usage record with its spend counters and daily aggregates, all or nothing. KEYS:
  * global hash, global time index, global insertion counter, user hash, user time index, user
- * spend hash, the `counted from` key, the record's day hash. ARGV: id, time, json, cost hi,
+ * spend hash, the `counted from` key, the record's day hash, the `daily from` key. ARGV: id, time, json, cost hi,
  * cost lo, n = number of counter periods, the n periods, then (field, amount) pairs for the
  * day hash. Only when the id is new in the global hash: index it, copy it to the user's
  * stream, HINCRBY `<period>:hi` / `<period>:lo` of each period and each day-hash field, and
- * (the first time) remember its insertion number as the first one with counters. Returns 1
+ * (the first time) remember its insertion number as the first one with counters and with daily
+ * aggregates (for the one-time backfills of records older versions wrote). Returns 1
  * (added) or 0 (already recorded: no change).
  */
 export const recordUsageScript = new LuaScript(
@@ -116,8 +117,9 @@ for i = 7, 6 + periods do
 end
 for i = 7 + periods, #ARGV, 2 do redis.call('HINCRBY', KEYS[8], ARGV[i], ARGV[i + 1]) end
 redis.call('SETNX', KEYS[7], seq)
+redis.call('SETNX', KEYS[9], seq)
 return 1`,
-  8,
+  9,
 );
 
 /** The first insertion number with counters (KEYS[1]), fixing it at KEYS[2] + 1 when no record has counters yet. */

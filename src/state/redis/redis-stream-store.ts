@@ -219,6 +219,7 @@ export class RedisStreamStore {
         layout.spend(item.usage.userId),
         layout.countedFrom,
         layout.day(utcDay(item.time)),
+        layout.dailyFrom,
       ];
       // Computed from the record itself, so entries journaled by an older version get their aggregates too.
       const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
