@@ -226,7 +226,7 @@ describe('dashboard in a real browser', () => {
     await page.close();
   }, 120_000);
 
-  it('a wrong key shows a clear sign-in error; the form then signs in with the right one', async () => {
+  it('a wrong key shows a clear sign-in error; the form then signs in; an empty custom range says what to do', async () => {
     const page = await openPage('#key=not-the-key');
     await page.locator('#sign-in-error:not(:empty)').waitFor();
     expect(await page.textContent('#sign-in-error')).toBe(
@@ -239,6 +239,24 @@ describe('dashboard in a real browser', () => {
     await page.waitForSelector('#spend-chart svg');
     expect(await page.isVisible('#tabs')).toBe(true);
     expect(await page.textContent('#sign-in-error')).toBe('');
+
+    // A custom range with no usage: an empty state that says what to do, zero-filled days, empty tables.
+    await page.locator('body[data-loading="false"]').waitFor();
+    expect(await page.isHidden('#spend-empty')).toBe(true);
+    await page.selectOption('#range', 'custom');
+    await page.fill('#from', '2020-01-01');
+    await page.fill('#to', '2020-01-03');
+    await page.click('#apply-range');
+    await page.locator('body[data-loading="false"]').waitFor();
+    expect(await page.isVisible('#spend-empty')).toBe(true);
+    expect(await page.textContent('#spend-empty')).toContain('connect Open WebUI');
+    expect(
+      await page.$$eval('#spend-chart svg g[data-day]', (groups) =>
+        groups.map((group) => group.getAttribute('data-day')),
+      ),
+    ).toEqual(['2020-01-01', '2020-01-02', '2020-01-03']);
+    expect(await page.$$eval('#top-users tbody tr', (rows) => rows.length)).toBe(0);
+    expect(await totalCost(page)).toBe('0');
     await page.close();
   }, 120_000);
 });
