@@ -61,7 +61,13 @@ export function stackedBars(container, days, colors, label) {
   const svg = frame(label);
   const max = Math.max(0, ...days.map((day) => Number(day.cost)));
   const { top, ticks } = scale(max);
-  const { slot, plotHeight } = axes(svg, days.map((day) => day.day), ticks, top, usd);
+  const { slot, plotHeight } = axes(
+    svg,
+    days.map((day) => day.day),
+    ticks,
+    top,
+    usd,
+  );
   const barWidth = Math.max(2, slot * 0.7);
   days.forEach((day, index) => {
     const group = node('g', { 'data-day': day.day, 'data-cost': day.cost }, svg);
@@ -93,7 +99,13 @@ export function pairedBars(container, days, label) {
   const svg = frame(label);
   const max = Math.max(0, ...days.map((day) => day.tokensBefore));
   const { top, ticks } = scale(max);
-  const { slot, plotHeight } = axes(svg, days.map((day) => day.day), ticks, top, count);
+  const { slot, plotHeight } = axes(
+    svg,
+    days.map((day) => day.day),
+    ticks,
+    top,
+    count,
+  );
   const barWidth = Math.max(1, slot * 0.35);
   days.forEach((day, index) => {
     const group = node('g', { 'data-day': day.day }, svg);

@@ -56,6 +56,7 @@ async function signIn() {
   $('tabs').hidden = false;
   $('sign-out').hidden = false;
   await show(state.view);
+  $('main').focus(); // screen readers and keyboard users start at the content, not the form that went away
 }
 
 async function show(view) {
@@ -301,7 +302,10 @@ async function loadStatus() {
   const pricing = status.pricing;
   cards('status-cards', [
     ['Version', status.version],
-    ['State backend', `${status.store.backend} · ${status.store.ok ? 'ok' : `down${status.store.detail ? `: ${status.store.detail}` : ''}`}`],
+    [
+      'State backend',
+      `${status.store.backend} · ${status.store.ok ? 'ok' : `down${status.store.detail ? `: ${status.store.detail}` : ''}`}`,
+    ],
     ['Price table', pricing ? `${pricing.source} · ${count(pricing.models)} models` : 'not loaded'],
     ['Price table age', pricing ? age(pricing.ageSeconds) : '—'],
     ['Last price refresh', pricing?.lastRefreshAt ? instant(pricing.lastRefreshAt) : 'never'],
