@@ -16,10 +16,13 @@ import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
+import { dashboardPageRouter, isDashboardRead } from './server/routes/dashboard-page.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
   apiKey: string;
+  /** Optional read-only key (DASHBOARD_API_KEY): the dashboard's reads and nothing else. */
+  dashboardApiKey?: string;
   logger: Logger;
   store: StateStore;
   registry: FilterRegistry;
@@ -51,6 +54,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestContext(deps.logger));
 
+  // The dashboard page and its static files are public (it asks for the key itself); its data is not.
+  app.use(dashboardPageRouter());
   const root = Router();
   root.get('/', (_request, response) => {
     response.json({ status: true });
@@ -58,7 +63,10 @@ export function createApp(deps: AppDeps): Express {
   const routes = Router();
   routes.use(root, methodNotAllowed(routeTable(root)));
   // The key is checked before any body is read: without it a request is a 401, its body unread.
-  routes.use(requireApiKey(deps.apiKey), sendContinue);
+  routes.use(
+    requireApiKey(deps.apiKey, { readOnlyKey: deps.dashboardApiKey, readOnly: isDashboardRead }),
+    sendContinue,
+  );
   routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
   routes.get('/health', (_request, response) => {
     response.json({

@@ -23,6 +23,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(9099),
   HOST: z.string().default('0.0.0.0'),
   PIPELINES_API_KEY: z.string().min(1).optional(),
+  /** A read-only key for the dashboard: reads usage, caps and status; cannot change valves or filters. */
+  DASHBOARD_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('data'),
   FILTERS_DIR: z.string().default('filters'),

@@ -13,8 +13,10 @@ import { createApp } from './app.js';
 import { createPricingService } from './pricing/pricing-service.js';
 import { createLedger } from './usage/ledger.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
+import { createContextStats } from './context/context-stats.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
+import { dashboardDataRouter } from './server/routes/dashboard-data.js';
 import { createFilterLoader } from './host/isolation/filter-loader.js';
 import { parseOverrides } from './host/isolation/isolation-settings.js';
 import { ShippedFilters } from './host/isolation/shipped-filters.js';
@@ -53,7 +55,12 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   await pricing.start(); // offline-first: never waits for the network
   stops.push(() => pricing.stop());
   const ledger = createLedger(store);
-  const services: HostServices = { pricing: pricing.lookup, ledger, corrections: createTokenCorrections(store) };
+  const services: HostServices = {
+    pricing: pricing.lookup,
+    ledger,
+    corrections: createTokenCorrections(store),
+    contextStats: createContextStats(store),
+  };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
   const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });
@@ -80,6 +87,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
 
   const app = createApp({
     apiKey,
+    dashboardApiKey: config.DASHBOARD_API_KEY,
     logger,
     store,
     registry,
@@ -92,7 +100,11 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
-    extraRouters: [pricingRouter({ pricing }), usageRouter({ ledger })],
+    extraRouters: [
+      pricingRouter({ pricing }),
+      usageRouter({ ledger }),
+      dashboardDataRouter({ ledger, contextStats: services.contextStats, registry, store, pricing }),
+    ],
   });
 
   return {

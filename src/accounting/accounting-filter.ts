@@ -29,7 +29,8 @@ export interface AccountingOptions {
  * appends a usage line (`1,234 in · 567 out · $0.0123`; `!+nocost` hides it for a chat).
  */
 export function createAccountingFilter(options: AccountingOptions = {}) {
-  const now = options.now ?? Date.now;
+  // Read the clock at each call (not a captured Date.now), so a test clock set on Date applies too.
+  const now = options.now ?? (() => Date.now());
   const correctionsOutage = new OutageNotice('the state store (token corrections)');
   return defineFilter({
     name: 'Usage Accounting',

@@ -182,6 +182,18 @@ export async function contextInlet({
   const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
   for (const entry of plan.entries) counts[entry.disposition]++;
   const outcome = context.outcome;
+  // Numbers only, per UTC day, for the dashboard's Context view; a store outage never fails the inlet.
+  await services.contextStats
+    ?.record({
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: outcome ? outcome.tokensAfter : plan.tokensAfter,
+      kept: counts.keep + counts.pinned,
+      summarized: outcome?.summarized ?? 0,
+      dropped: counts.drop + (outcome ? outcome.dropped : counts.summarize),
+      summarizerCalls: outcome?.calls ?? 0,
+      cacheHits: outcome?.cacheHits ?? 0,
+    })
+    .catch((error: Error) => logger.warn({ err: error.message }, 'could not record context statistics'));
   const receipts = outcome?.receipts.map((receipt) => ({
     messages: receipt.ids.length,
     checked: receipt.checked,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ContextStats } from '../context/context-stats.js';
 import type { Logger } from '../util/logger.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { ActiveFlags, FlagSpec } from '../flags/types.js';
@@ -39,6 +40,8 @@ export interface HostServices {
   pricing?: PricingLookup;
   ledger?: Ledger;
   corrections?: TokenCorrections;
+  /** Per-day context statistics (the context filter records them; the dashboard reads them). */
+  contextStats?: ContextStats;
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

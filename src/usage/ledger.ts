@@ -37,6 +37,7 @@ export function createLedger(store: StateStore): Ledger {
     },
     summarize: (query, groupBy) => usage.summarize(query, groupBy),
     latest: (query, limit, before) => usage.latest(query, limit, before),
+    daily: (fromDay, toDay, dimension) => usage.daily(fromDay, toDay, dimension),
     scan: (query, visit) => usage.scan(query, visit),
   };
 }

@@ -1,5 +1,6 @@
 import type { UsageGroupBy } from './summarize-usage.js';
 import type { UsagePage, UsageQuery, UsageSummary } from './usage-store.js';
+import type { DailyDimension, DailyRow } from './daily-usage.js';
 
 /** Token counts in OpenAI subset semantics (cached and cache-write ⊂ prompt; reasoning ⊂ completion). */
 export interface TokenCounts {
@@ -43,6 +44,8 @@ export interface Ledger {
   summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
   /** The newest `limit` records, oldest first, with a cursor to older ones. */
   latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage>;
+  /** Daily aggregates (written with each record) of the UTC days [fromDay, toDay), `YYYY-MM-DD`. */
+  daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]>;
   /** Every record, oldest first, in chunks. */
   scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { UsageGroupBy, UsageTotals } from './summarize-usage.js';
 import type { UsageRecord } from './types.js';
+import type { DailyDimension, DailyRow } from './daily-usage.js';
 
 /** Which records a usage query covers: `from` inclusive, `to` exclusive (epoch ms); `model` matches the model or its priced id. */
 export interface UsageQuery {
@@ -39,6 +40,11 @@ export interface UsageStore {
   summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
   /** The newest `limit` matching records (before the `before` cursor of an earlier page). */
   latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage>;
+  /**
+   * The daily aggregates of one dimension for the UTC days in [fromDay, toDay) (`YYYY-MM-DD`),
+   * kept up to date by `record` in the same atomic write: reads a few rows per day, never the records.
+   */
+  daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]>;
   /** Every matching record, oldest first, in chunks (the event loop runs between chunks). */
   scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void>;
 }

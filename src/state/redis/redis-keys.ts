@@ -22,6 +22,11 @@ export function redisKeys(prefix: string) {
     streamSequence: (stream: string) => `${prefix}s:${stream}:n`,
     /** A user's spend counters (hash `<period>:hi` / `<period>:lo`, see splitCost). */
     spend: (userId: string) => `${prefix}u:spend:${userId}`,
+    /** Daily aggregates of one UTC day (hash `<dimension>|<counter>|<key>` → integer, see dailyFields). */
+    day: (day: string) => `${prefix}u:day:${day}`,
+    /** The first ledger insertion number written with daily aggregates; and the marker of their one-time backfill. */
+    dailyFrom: `${prefix}u:day-from`,
+    dailyBackfilled: `${prefix}u:day-backfilled`,
     /** The first ledger insertion number written with spend counters; and the marker of the one-time backfill. */
     countedFrom: `${prefix}u:spend-from`,
     backfilled: `${prefix}u:spend-backfilled`,

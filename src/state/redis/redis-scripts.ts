@@ -93,12 +93,15 @@ return 0`,
 );
 
 /**
- * Idempotent usage record with its spend counters, all or nothing. KEYS: global hash, global
- * time index, global insertion counter, user hash, user time index, user spend hash, and the
- * `counted from` key. ARGV: id, time, json, cost hi, cost lo, then the counter periods. Only
- * when the id is new in the global hash: index it, copy it to the user's stream, HINCRBY
- * `<period>:hi` / `<period>:lo` of each period, and (the first time) remember its insertion
- * number as the first one with counters. Returns 1 (added) or 0 (already recorded: no change).
+ * Idempotent usage record with its spend counters and daily aggregates, all or nothing. KEYS:
+ * global hash, global time index, global insertion counter, user hash, user time index, user
+ * spend hash, the `counted from` key, the record's day hash, the `daily from` key. ARGV: id, time, json, cost hi,
+ * cost lo, n = number of counter periods, the n periods, then (field, amount) pairs for the
+ * day hash. Only when the id is new in the global hash: index it, copy it to the user's
+ * stream, HINCRBY `<period>:hi` / `<period>:lo` of each period and each day-hash field, and
+ * (the first time) remember its insertion number as the first one with counters and with daily
+ * aggregates (for the one-time backfills of records older versions wrote). Returns 1
+ * (added) or 0 (already recorded: no change).
  */
 export const recordUsageScript = new LuaScript(
   'recordUsage',
@@ -107,13 +110,16 @@ local seq = redis.call('INCR', KEYS[3])
 local member = string.format('%016d', seq) .. ':' .. ARGV[1]
 redis.call('ZADD', KEYS[2], ARGV[2], member)
 if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
-for i = 6, #ARGV do
+local periods = tonumber(ARGV[6])
+for i = 7, 6 + periods do
   redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':hi', ARGV[4])
   redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':lo', ARGV[5])
 end
+for i = 7 + periods, #ARGV, 2 do redis.call('HINCRBY', KEYS[8], ARGV[i], ARGV[i + 1]) end
 redis.call('SETNX', KEYS[7], seq)
+redis.call('SETNX', KEYS[9], seq)
 return 1`,
-  7,
+  9,
 );
 
 /** The first insertion number with counters (KEYS[1]), fixing it at KEYS[2] + 1 when no record has counters yet. */

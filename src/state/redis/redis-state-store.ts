@@ -1,3 +1,4 @@
+import { backfillDailyAggregates } from './backfill-daily-aggregates.js';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { StateUnavailableError } from '../../errors/index.js';
@@ -230,23 +231,29 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * Once per process, give ledger records from before spend counters their counters (see
-   * backfillSpendCounters); retried on the next reconnection if it fails.
+   * Once per process, give ledger records from before spend counters (and daily aggregates) their
+   * counters (see backfillSpendCounters, backfillDailyAggregates); retried on the next reconnection if it fails.
    */
   backfillCounters(): Promise<number | undefined> {
-    this.backfill ??= backfillSpendCounters({
-      call: (what, work) => this.call(what, work),
+    const options = {
+      call: <T>(what: string, work: (client: Redis) => Promise<T>) => this.call(what, work),
       layout: this.layout,
       logger: this.options.logger,
-      acquireLease: (name, ttlMs) => this.acquireLease(name, ttlMs),
-    }).catch((error: unknown) => {
-      this.backfill = undefined;
-      this.options.logger.warn(
-        { backend: 'redis', err: (error as Error)?.message },
-        'spend counter backfill failed; retried after the next reconnection',
-      );
-      return undefined;
-    });
+      acquireLease: (name: string, ttlMs: number) => this.acquireLease(name, ttlMs),
+    };
+    this.backfill ??= backfillSpendCounters(options)
+      .then(async (counted) => {
+        await backfillDailyAggregates(options); // the dashboard's daily aggregates, likewise once
+        return counted;
+      })
+      .catch((error: unknown) => {
+        this.backfill = undefined;
+        this.options.logger.warn(
+          { backend: 'redis', err: (error as Error)?.message },
+          'spend counter or daily aggregate backfill failed; retried after the next reconnection',
+        );
+        return undefined;
+      });
     return this.backfill;
   }
 

@@ -9,6 +9,8 @@ import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js
 import type { UsageRecord } from '../../usage/types.js';
 import { periodKey } from '../../usage/budget-periods.js';
 import { splitCost } from '../../usage/cost-parts.js';
+import { utcDay } from '../../usage/daily-usage.js';
+import { dailyFields } from './daily-fields.js';
 import { isUnavailable } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
 
@@ -216,7 +218,11 @@ export class RedisStreamStore {
         layout.streamIndex(user),
         layout.spend(item.usage.userId),
         layout.countedFrom,
+        layout.day(utcDay(item.time)),
+        layout.dailyFrom,
       ];
+      // Computed from the record itself, so entries journaled by an older version get their aggregates too.
+      const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
       return (
         (await recordUsageScript.run(client, keys, [
           item.id,
@@ -224,7 +230,9 @@ export class RedisStreamStore {
           item.json,
           item.usage.hi,
           item.usage.lo,
+          item.usage.periods.length,
           ...item.usage.periods,
+          ...daily,
         ])) === 1
       );
     }

@@ -16,6 +16,9 @@ import {
 import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisStreamStore } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { StreamWalker, type WalkPosition } from './stream-walker.js';
+import type { DailyDimension, DailyRow } from '../../usage/daily-usage.js';
+import { daysBetween } from '../../usage/day-range.js';
+import { parseDayHash } from './daily-fields.js';
 
 /**
  * The ledger on Redis. A record, its user's copy and the user's day/month spend counters are
@@ -39,6 +42,22 @@ export class RedisUsageStore implements UsageStore {
       client.hmget(this.layout.spend(userId), `${key}:hi`, `${key}:lo`),
     );
     return formatDecimal(joinCost(hi, lo));
+  }
+
+  async daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]> {
+    const days = daysBetween(fromDay, toDay);
+    if (days.length === 0) return [];
+    // One pipelined HGETALL per day hash: a single round trip whatever the number of records.
+    const replies = await this.call('daily', async (client) => {
+      const pipeline = client.pipeline();
+      for (const day of days) pipeline.hgetall(this.layout.day(day));
+      return (await pipeline.exec()) ?? [];
+    });
+    return days.flatMap((day, index) => {
+      const [error, hash] = replies[index] ?? [null, {}];
+      if (error) throw error;
+      return parseDayHash(day, (hash ?? {}) as Record<string, string>, dimension);
+    });
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {

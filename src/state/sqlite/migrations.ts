@@ -67,6 +67,37 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (user_id, period)
   ) WITHOUT ROWID;
   `,
+  // 3: daily aggregates (per UTC day: totals, per user, per priced model), written in the same transaction as a
+  // record, so the dashboard's time series reads a few rows per day; filled once from the records already kept.
+  `
+  CREATE TABLE ledger_daily (
+    day TEXT NOT NULL,
+    dimension TEXT NOT NULL,
+    key TEXT NOT NULL,
+    records INTEGER NOT NULL,
+    prompt INTEGER NOT NULL,
+    completion INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    reasoning INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    estimated INTEGER NOT NULL,
+    unpriced INTEGER NOT NULL,
+    hi INTEGER NOT NULL,
+    lo INTEGER NOT NULL,
+    PRIMARY KEY (dimension, day, key)
+  ) WITHOUT ROWID;
+  ${['all', 'user', 'model']
+    .map(
+      (dimension) => `INSERT INTO ledger_daily
+    SELECT strftime('%Y-%m-%d', time / 1000, 'unixepoch') AS d, '${dimension}',
+      ${dimension === 'all' ? "''" : dimension === 'user' ? 'user_id' : 'model_key'} AS k,
+      count(*), sum(prompt), sum(completion), sum(cached), sum(cache_write), sum(reasoning), sum(total),
+      sum(cost_source = 'estimated'), sum(cost_source = 'unpriced'), sum(cost_hi), sum(cost_lo)
+    FROM ledger GROUP BY d, k;`,
+    )
+    .join('\n  ')}
+  `,
 ];
 
 /**

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { formatDecimal } from '../../pricing/decimal.js';
 import { periodKey } from '../../usage/budget-periods.js';
 import { joinCost, splitCost } from '../../usage/cost-parts.js';
+import { dailyTargets, recordTotals, utcDay, type DailyDimension, type DailyRow } from '../../usage/daily-usage.js';
 import type { UsageGroupBy } from '../../usage/summarize-usage.js';
 import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
@@ -35,6 +36,22 @@ const GROUP_EXPRESSIONS: Record<UsageGroupBy | 'none', string> = {
 const FIRST: Cursor = { time: Number.MIN_SAFE_INTEGER, seq: 0 };
 const LAST: Cursor = { time: Number.MAX_SAFE_INTEGER, seq: 0 };
 
+interface DailyTableRow {
+  day: string;
+  key: string;
+  records: bigint;
+  prompt: bigint;
+  completion: bigint;
+  cached: bigint;
+  cache_write: bigint;
+  reasoning: bigint;
+  total: bigint;
+  estimated: bigint;
+  unpriced: bigint;
+  hi: bigint;
+  lo: bigint;
+}
+
 interface GroupRow {
   key: string;
   records: bigint;
@@ -63,6 +80,8 @@ export class SqliteUsageStore implements UsageStore {
   private readonly insert: Database.Statement;
   private readonly addSpend: Database.Statement;
   private readonly readSpend: Database.Statement;
+  private readonly addDaily: Database.Statement;
+  private readonly readDaily: Database.Statement;
   private readonly recordTransaction: (record: UsageRecord) => boolean;
 
   constructor(
@@ -79,6 +98,19 @@ export class SqliteUsageStore implements UsageStore {
        ON CONFLICT (user_id, period) DO UPDATE SET hi = hi + excluded.hi, lo = lo + excluded.lo`,
     );
     this.readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
+    this.addDaily = db.prepare(
+      `INSERT INTO ledger_daily (day, dimension, key, records, prompt, completion, cached, cache_write, reasoning, total,
+         estimated, unpriced, hi, lo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dimension, day, key) DO UPDATE SET records = records + excluded.records,
+         prompt = prompt + excluded.prompt, completion = completion + excluded.completion,
+         cached = cached + excluded.cached, cache_write = cache_write + excluded.cache_write,
+         reasoning = reasoning + excluded.reasoning, total = total + excluded.total,
+         estimated = estimated + excluded.estimated, unpriced = unpriced + excluded.unpriced,
+         hi = hi + excluded.hi, lo = lo + excluded.lo`,
+    );
+    this.readDaily = db
+      .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
+      .safeIntegers(true);
     this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
     if (!options.readOnly) this.importStreams();
   }
@@ -97,6 +129,28 @@ export class SqliteUsageStore implements UsageStore {
       const row = this.readSpend.get(userId, key) as { hi: bigint; lo: bigint } | undefined;
       return formatDecimal(joinCost(row?.hi, row?.lo));
     });
+  }
+
+  async daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]> {
+    // At most a few rows per day and key, read from the primary key's range: cheap enough for the calling thread.
+    const rows = this.run(() => this.readDaily.all(dimension, fromDay, toDay) as DailyTableRow[]);
+    return rows.map((row) => ({
+      day: row.day,
+      dimension,
+      key: row.key,
+      totals: {
+        records: Number(row.records),
+        promptTokens: Number(row.prompt),
+        completionTokens: Number(row.completion),
+        cachedTokens: Number(row.cached),
+        cacheWriteTokens: Number(row.cache_write),
+        reasoningTokens: Number(row.reasoning),
+        totalTokens: Number(row.total),
+        estimated: Number(row.estimated),
+        unpriced: Number(row.unpriced),
+        cost: joinCost(row.hi, row.lo),
+      },
+    }));
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
@@ -238,6 +292,26 @@ export class SqliteUsageStore implements UsageStore {
     if (inserted.changes === 0) return false;
     this.addSpend.run(record.userId, periodKey('daily', record.time), hi, lo);
     this.addSpend.run(record.userId, periodKey('monthly', record.time), hi, lo);
+    const totals = recordTotals(record);
+    const day = utcDay(record.time);
+    for (const { dimension, key } of dailyTargets(record)) {
+      this.addDaily.run(
+        day,
+        dimension,
+        key,
+        totals.records,
+        totals.promptTokens,
+        totals.completionTokens,
+        totals.cachedTokens,
+        totals.cacheWriteTokens,
+        totals.reasoningTokens,
+        totals.totalTokens,
+        totals.estimated,
+        totals.unpriced,
+        hi,
+        lo,
+      );
+    }
     return true;
   }
 

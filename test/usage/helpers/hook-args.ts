@@ -14,6 +14,7 @@ import { createActiveFlags } from '../../../src/flags/active-flags.js';
 import type { FlagValue } from '../../../src/flags/types.js';
 import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';
 import { createLedger } from '../../../src/usage/ledger.js';
+import { createContextStats } from '../../../src/context/context-stats.js';
 import { createTokenCorrections } from '../../../src/usage/token-corrections.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { DOC_FIXTURE } from '../../pricing/fixtures.js';
@@ -33,7 +34,12 @@ export async function realServices(
   await pricing.start();
   return {
     pricing,
-    services: { pricing: pricing.lookup, ledger: createLedger(store), corrections: createTokenCorrections(store) },
+    services: {
+      pricing: pricing.lookup,
+      ledger: createLedger(store),
+      corrections: createTokenCorrections(store),
+      contextStats: createContextStats(store),
+    },
   };
 }
 

@@ -1,0 +1,353 @@
+// Eunoe dashboard: sign-in, then four views over the JSON endpoints (/usage/daily, /usage/caps,
+// /usage/context, /status). The API key lives in sessionStorage (this tab only) and travels as a
+// Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
+
+import { PALETTE, pairedBars, stackedBars } from './charts.js';
+import { age, count, dayLabel, instant, share, usd } from './format.js';
+
+const KEY = 'eunoe.dashboard.key';
+const $ = (id) => document.getElementById(id);
+const state = { view: 'spend', spend: undefined };
+
+class HttpError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+async function api(path) {
+  const response = await fetch(path, {
+    headers: { Authorization: `Bearer ${sessionStorage.getItem(KEY) ?? ''}`, Accept: 'application/json' },
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new HttpError(response.status, body.detail ?? response.statusText);
+  return body;
+}
+
+/** Take a `#key=…` fragment once: store it and remove it from the address bar and history. */
+function takeKeyFromFragment() {
+  const match = /(?:^#|&)key=([^&]*)/.exec(window.location.hash);
+  if (!match) return;
+  sessionStorage.setItem(KEY, decodeURIComponent(match[1]));
+  history.replaceState(null, '', window.location.pathname + window.location.search);
+}
+
+function showSignIn(message) {
+  sessionStorage.removeItem(KEY);
+  $('sign-in').hidden = false;
+  $('tabs').hidden = true;
+  $('sign-out').hidden = true;
+  $('range-bar').hidden = true;
+  for (const view of document.querySelectorAll('.view')) view.hidden = true;
+  $('sign-in-error').textContent = message ?? '';
+  $('key').focus();
+}
+
+async function signIn() {
+  try {
+    await api('/status');
+  } catch (error) {
+    if (error.status === 401) return showSignIn(`Sign-in failed: ${error.message}. Check the key and try again.`);
+    return showSignIn(`Sign-in failed: ${error.message}`);
+  }
+  $('sign-in').hidden = true;
+  $('sign-in-error').textContent = '';
+  $('tabs').hidden = false;
+  $('sign-out').hidden = false;
+  await show(state.view);
+  $('main').focus(); // screen readers and keyboard users start at the content, not the form that went away
+}
+
+async function show(view) {
+  state.view = view;
+  for (const button of document.querySelectorAll('#tabs button')) {
+    if (button.dataset.view === view) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  for (const section of document.querySelectorAll('.view')) section.hidden = section.id !== `view-${view}`;
+  $('range-bar').hidden = !(view === 'spend' || view === 'context');
+  $('load-error').textContent = '';
+  document.body.dataset.loading = 'true';
+  try {
+    if (view === 'spend') await loadSpend();
+    else if (view === 'caps') await loadCaps();
+    else if (view === 'context') await loadContext();
+    else await loadStatus();
+  } catch (error) {
+    if (error.status === 401) return showSignIn(`Signed out: ${error.message}`);
+    $('load-error').textContent = `Could not load ${view}: ${error.message}`;
+  } finally {
+    document.body.dataset.loading = 'false';
+  }
+}
+
+/** The query string of the chosen range. */
+function rangeQuery() {
+  const choice = $('range').value;
+  if (choice === 'month') return '';
+  if (choice !== 'custom') return `days=${choice}`;
+  const from = $('from').value;
+  const to = $('to').value;
+  if (!from || !to) return '';
+  const end = new Date(`${to}T00:00:00Z`);
+  end.setUTCDate(end.getUTCDate() + 1); // the form's "to" is inclusive, the API's exclusive
+  return `from=${from}&to=${end.toISOString().slice(0, 10)}`;
+}
+
+function cards(id, entries) {
+  $(id).replaceChildren(
+    ...entries.map(([label, value, exact]) => {
+      const item = document.createElement('div');
+      const term = document.createElement('dt');
+      term.textContent = label;
+      const detail = document.createElement('dd');
+      detail.textContent = value;
+      if (exact !== undefined) detail.dataset.exact = exact;
+      item.append(term, detail);
+      return item;
+    }),
+  );
+}
+
+function cell(text, options = {}) {
+  const td = document.createElement(options.header ? 'th' : 'td');
+  if (options.header) td.scope = 'row';
+  if (options.text) td.className = 'text';
+  td.textContent = text;
+  if (options.exact !== undefined) td.dataset.exact = options.exact;
+  return td;
+}
+
+function fillRows(tableId, rows) {
+  $(tableId).tBodies[0].replaceChildren(
+    ...rows.map((cells) => {
+      const tr = document.createElement('tr');
+      tr.append(...cells);
+      return tr;
+    }),
+  );
+}
+
+function groupRows(groups) {
+  return groups.map((group) => [
+    cell(group.key, { header: true }),
+    cell(count(group.records)),
+    cell(count(group.promptTokens)),
+    cell(count(group.completionTokens)),
+    cell(count(group.cachedTokens)),
+    cell(usd(group.cost), { exact: group.cost }),
+  ]);
+}
+
+async function loadSpend() {
+  const query = rangeQuery();
+  const [byModel, byUser] = await Promise.all([
+    api(`/usage/daily?group_by=model${query ? `&${query}` : ''}`),
+    api(`/usage/daily?group_by=user${query ? `&${query}` : ''}`),
+  ]);
+  state.spend = { byModel, byUser };
+  const last = byModel.series.at(-1)?.day ?? byModel.from;
+  $('range-label').textContent = `${dayLabel(byModel.from)} – ${dayLabel(last)} (UTC)`;
+  const totals = byModel.totals;
+  $('spend-empty').hidden = totals.records > 0;
+  cards('spend-cards', [
+    ['Total cost', usd(totals.cost), totals.cost],
+    ['Replies', count(totals.records)],
+    ['Tokens in', count(totals.promptTokens)],
+    ['Tokens out', count(totals.completionTokens)],
+    ['Cached tokens', count(totals.cachedTokens)],
+  ]);
+  renderSpendChart();
+  fillRows('top-users', groupRows(byUser.groups));
+  fillRows('top-models', groupRows(byModel.groups));
+}
+
+function renderSpendChart() {
+  if (!state.spend) return;
+  const by = $('stack').value;
+  const data = by === 'user' ? state.spend.byUser : state.spend.byModel;
+  $('stack-label').textContent = by;
+  // The seven largest groups get their own colour; the rest share the last one as "other".
+  const colors = new Map(data.groups.slice(0, PALETTE.length - 1).map((group, index) => [group.key, PALETTE[index]]));
+  stackedBars($('spend-chart'), data.series, colors, `Cost per day by ${by}, ${data.from} to ${data.to} (exclusive)`);
+  const legend = data.groups.slice(0, PALETTE.length - 1).map((group) => [group.key, colors.get(group.key)]);
+  if (data.groups.length > PALETTE.length - 1) legend.push(['other', PALETTE[PALETTE.length - 1]]);
+  $('spend-legend').replaceChildren(
+    ...legend.map(([key, color]) => {
+      const item = document.createElement('li');
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = color;
+      item.append(swatch, key);
+      return item;
+    }),
+  );
+}
+
+function csvField(value) {
+  let text = String(value ?? '');
+  if (/^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** CSV of what the Spend view shows: the per-day series by the chosen grouping, with exact costs. */
+function downloadCsv() {
+  if (!state.spend) return;
+  const by = $('stack').value;
+  const data = by === 'user' ? state.spend.byUser : state.spend.byModel;
+  const lines = [['day', by, 'replies', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cost_usd']];
+  for (const day of data.series)
+    for (const group of day.groups)
+      lines.push([
+        day.day,
+        group.key,
+        group.records,
+        group.promptTokens,
+        group.completionTokens,
+        group.cachedTokens,
+        group.cost,
+      ]);
+  const text = `${lines.map((line) => line.map(csvField).join(',')).join('\r\n')}\r\n`;
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+  link.download = `eunoe-spend-by-${by}-${data.from}-to-${data.to}.csv`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+async function loadCaps() {
+  const caps = await api('/usage/caps');
+  const empty = $('caps-empty');
+  if (!caps.filter) {
+    empty.textContent =
+      'No spend-limit filter is loaded. Add filters/spend-limit.ts and set its daily_limit_usd, monthly_limit_usd, role_limits or user_limits valves (Admin → Settings → Pipelines).';
+  } else if (caps.users.length === 0) {
+    empty.textContent =
+      'No user has a cap in force: set daily_limit_usd, monthly_limit_usd, role_limits or user_limits in the spend-limit valves.';
+  }
+  empty.hidden = Boolean(caps.filter) && caps.users.length > 0;
+  $('caps-blocked').textContent = caps.blocked.length
+    ? `Blocked now (a cap is reached): ${caps.blocked.join(', ')}`
+    : caps.users.length
+      ? 'Nobody is blocked.'
+      : '';
+  const rows = [];
+  for (const user of caps.users) {
+    for (const cap of user.caps) {
+      const used = document.createElement('td');
+      const bar = document.createElement('span');
+      bar.className = cap.reached ? 'bar full' : 'bar';
+      bar.setAttribute('aria-hidden', 'true');
+      const fill = document.createElement('span');
+      fill.style.width = `${Math.min(100, cap.percent)}%`;
+      bar.append(fill);
+      used.append(bar, share(cap.percent / 100));
+      const stateCell = cell(cap.reached ? 'Blocked' : 'OK');
+      stateCell.className = cap.reached ? 'state-blocked' : 'state-ok';
+      rows.push([
+        cell(user.user, { header: true }),
+        cell(user.role ?? '—'),
+        cell(cap.period),
+        cell(usd(cap.spent), { exact: cap.spent }),
+        cell(usd(cap.cap), { exact: cap.cap }),
+        used,
+        cell(instant(cap.resetsAt)),
+        stateCell,
+      ]);
+    }
+  }
+  fillRows('caps-table', rows);
+}
+
+async function loadContext() {
+  const query = rangeQuery();
+  const data = await api(`/usage/context${query ? `?${query}` : ''}`);
+  const last = data.days.at(-1)?.day ?? data.from;
+  $('range-label').textContent = `${dayLabel(data.from)} – ${dayLabel(last)} (UTC)`;
+  const totals = data.totals;
+  $('context-empty').hidden = totals.inlets > 0;
+  cards('context-cards', [
+    ['Requests planned', count(totals.inlets)],
+    ['Tokens before', count(totals.tokensBefore)],
+    ['Tokens after', count(totals.tokensAfter)],
+    ['Saved', share(totals.savedShare)],
+    ['Summarizer calls', count(totals.summarizerCalls)],
+    ['Summary cache hits', count(totals.cacheHits)],
+  ]);
+  pairedBars($('context-chart'), data.days, `Prompt tokens per day before and after, ${data.from} to ${data.to}`);
+  fillRows(
+    'context-table',
+    data.days
+      .filter((day) => day.inlets > 0)
+      .map((day) => [
+        cell(day.day, { header: true }),
+        cell(count(day.inlets)),
+        cell(count(day.tokensBefore)),
+        cell(count(day.tokensAfter)),
+        cell(share(day.tokensBefore ? 1 - day.tokensAfter / day.tokensBefore : 0)),
+        cell(count(day.kept)),
+        cell(count(day.summarized)),
+        cell(count(day.dropped)),
+        cell(count(day.summarizerCalls)),
+        cell(count(day.cacheHits)),
+      ]),
+  );
+}
+
+async function loadStatus() {
+  const status = await api('/status');
+  const pricing = status.pricing;
+  cards('status-cards', [
+    ['Version', status.version],
+    [
+      'State backend',
+      `${status.store.backend} · ${status.store.ok ? 'ok' : `down${status.store.detail ? `: ${status.store.detail}` : ''}`}`,
+    ],
+    ['Price table', pricing ? `${pricing.source} · ${count(pricing.models)} models` : 'not loaded'],
+    ['Price table age', pricing ? age(pricing.ageSeconds) : '—'],
+    ['Last price refresh', pricing?.lastRefreshAt ? instant(pricing.lastRefreshAt) : 'never'],
+    ['Last refresh error', pricing?.lastError ?? 'none'],
+  ]);
+  fillRows(
+    'filters-table',
+    status.filters.map((filter) => {
+      const stateCell = cell(filter.status);
+      stateCell.className = filter.status === 'loaded' ? 'state-ok' : 'state-blocked';
+      return [
+        cell(filter.id, { header: true }),
+        cell(filter.name, { text: true }),
+        stateCell,
+        cell(filter.isolation ?? '—'),
+        cell(filter.priority ?? '—'),
+        cell(filter.error ? `${filter.error}${filter.line ? ` (line ${filter.line})` : ''}` : '', { text: true }),
+      ];
+    }),
+  );
+}
+
+function start() {
+  takeKeyFromFragment();
+  $('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(KEY, $('key').value.trim());
+    $('key').value = '';
+    void signIn();
+  });
+  $('sign-out').addEventListener('click', () => showSignIn('Signed out.'));
+  for (const button of document.querySelectorAll('#tabs button'))
+    button.addEventListener('click', () => void show(button.dataset.view));
+  $('range').addEventListener('change', () => {
+    $('custom-range').hidden = $('range').value !== 'custom';
+    if ($('range').value !== 'custom') void show(state.view);
+  });
+  $('apply-range').addEventListener('click', () => void show(state.view));
+  $('stack').addEventListener('change', renderSpendChart);
+  $('download-csv').addEventListener('click', downloadCsv);
+  if (sessionStorage.getItem(KEY)) void signIn();
+  else showSignIn();
+}
+
+start();

@@ -1,0 +1,96 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { ValidationError } from '../../errors/index.js';
+import type { ContextStats } from '../../context/context-stats.js';
+import { capsView } from '../../dashboard/caps-view.js';
+import { parseDayRange } from '../../dashboard/range-query.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
+import type { PricingService } from '../../pricing/pricing-service.js';
+import type { StateStore } from '../../state/types.js';
+import { buildDailySeries } from '../../usage/daily-series.js';
+import type { Ledger } from '../../usage/types.js';
+import { VERSION } from '../../version.js';
+
+/** What the dashboard's JSON endpoints read. */
+export interface DashboardDataDeps {
+  ledger: Ledger;
+  contextStats?: ContextStats;
+  registry: Pick<FilterRegistry, 'list' | 'failures'>;
+  store: Pick<StateStore, 'health' | 'backend'>;
+  pricing?: Pick<PricingService, 'status'>;
+  now?: () => number;
+}
+
+const groupBy = z.enum(['user', 'model']).optional();
+
+/**
+ * The dashboard's JSON endpoints, usable on their own (all GET, all read-only):
+ * - `/usage/daily?from=&to=|days=|month=&group_by=user|model`: spend and tokens per UTC day
+ *   (zero-filled), totals and per-group totals, exact decimals as strings; read from the daily
+ *   aggregates the ledger writes with each record.
+ * - `/usage/context?…range`: context filter statistics per UTC day (tokens before/after, messages).
+ * - `/usage/caps`: every capped user's spend, cap, percent used, reset time; who is blocked.
+ * - `/status`: filters (loaded / failed with errors), state backend, price table age, version.
+ */
+export function dashboardDataRouter(deps: DashboardDataDeps): Router {
+  const now = deps.now ?? Date.now;
+  const router = Router();
+  router.get('/usage/daily', async (request, response) => {
+    const range = parseDayRange(request.query, now());
+    const grouping = groupBy.safeParse(request.query.group_by);
+    if (!grouping.success)
+      throw new ValidationError('Invalid range: group_by: must be user or model', [
+        { path: 'group_by', message: 'must be user or model' },
+      ]);
+    const [totalRows, groupRows] = await Promise.all([
+      deps.ledger.daily(range.from, range.to, 'all'),
+      grouping.data ? deps.ledger.daily(range.from, range.to, grouping.data) : undefined,
+    ]);
+    response.json(buildDailySeries({ ...range, groupBy: grouping.data, totalRows, groupRows }));
+  });
+  router.get('/usage/context', async (request, response) => {
+    const range = parseDayRange(request.query, now());
+    const days = deps.contextStats ? await deps.contextStats.daily(range.from, range.to) : [];
+    const totals = { inlets: 0, tokensBefore: 0, tokensAfter: 0, kept: 0, summarized: 0, dropped: 0 };
+    const more = { summarizerCalls: 0, cacheHits: 0 };
+    for (const day of days) {
+      for (const field of Object.keys(totals) as Array<keyof typeof totals>) totals[field] += day[field];
+      for (const field of Object.keys(more) as Array<keyof typeof more>) more[field] += day[field];
+    }
+    const saved = totals.tokensBefore > 0 ? 1 - totals.tokensAfter / totals.tokensBefore : 0;
+    response.json({ ...range, totals: { ...totals, ...more, savedShare: Math.round(saved * 1000) / 1000 }, days });
+  });
+  router.get('/usage/caps', async (_request, response) => {
+    response.json(await capsView({ filters: deps.registry.list(), ledger: deps.ledger, now: now() }));
+  });
+  router.get('/status', (_request, response) => {
+    const loaded = deps.registry.list().map((filter) => ({
+      id: filter.id,
+      name: filter.name,
+      type: 'filter',
+      file: filter.file.split('/').pop(),
+      status: 'loaded',
+      error: null,
+      isolation: filter.isolation ?? 'main',
+      priority: filter.valves.priority,
+      pipelines: filter.valves.pipelines,
+    }));
+    const failed = deps.registry.failures().map((failure) => ({
+      id: failure.id,
+      name: failure.id,
+      type: 'filter',
+      file: failure.file.split('/').pop(),
+      status: 'failed',
+      error: failure.error,
+      line: failure.line ?? null,
+    }));
+    response.json({
+      version: VERSION,
+      at: new Date(now()).toISOString(),
+      store: deps.store.health(),
+      pricing: deps.pricing?.status() ?? null,
+      filters: [...loaded, ...failed],
+    });
+  });
+  return router;
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
+import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
+import { redisKeys } from '../../src/state/redis/redis-keys.js';
+import { appendScript } from '../../src/state/redis/redis-scripts.js';
+import { migrations, runMigrations } from '../../src/state/sqlite/migrations.js';
+import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
+import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
+import type { StateStore } from '../../src/state/types.js';
+import { formatDecimal } from '../../src/pricing/decimal.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { tempDir } from '../state/helpers/temp-dir.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
+
+const at = (day: number, hour = 12, minute = 0, second = 0, ms = 0) =>
+  Date.UTC(2026, 10, day, hour, minute, second, ms);
+
+/** Daily aggregates must behave the same on every backend: written with the record, exact, idempotent, UTC days. */
+function dailyContract(name: string, open: () => Promise<{ store: StateStore; dispose: () => Promise<void> }>) {
+  describe(`daily aggregates (${name})`, () => {
+    it('adds each record to its UTC day, its user and its priced model, exactly and once', async () => {
+      const { store, dispose } = await open();
+      try {
+        const usage = store.usage!;
+        // 23:59:59.999 belongs to the 5th, 00:00:00.000 to the 6th.
+        await usage.record(usageRecord({ messageId: 'a', userId: 'ann', cost: '0.1', time: at(5, 23, 59, 59, 999) }));
+        await usage.record(
+          usageRecord({ messageId: 'b', userId: 'bob', cost: '0.2', time: at(6, 0), model: 'x', pricedAs: undefined }),
+        );
+        await usage.record(
+          usageRecord({ messageId: 'c', userId: 'ann', cost: '1234.000000000000000007', time: at(6, 9) }),
+        );
+        await usage.record(usageRecord({ messageId: 'a', userId: 'ann', cost: '99', time: at(6, 10) })); // repeat
+        await usage.record(
+          usageRecord({ messageId: 'd', userId: 'ann', cost: '0', costSource: 'unpriced', time: at(7, 1) }),
+        );
+
+        const all = await usage.daily('2026-11-05', '2026-11-08', 'all');
+        expect(all.map((row) => [row.day, row.totals.records, formatDecimal(row.totals.cost)])).toEqual([
+          ['2026-11-05', 1, '0.1'],
+          ['2026-11-06', 2, '1234.200000000000000007'],
+          ['2026-11-07', 1, '0'],
+        ]);
+        expect(all[2]!.totals.unpriced).toBe(1);
+        expect(all[1]!.totals).toMatchObject({ promptTokens: 200, completionTokens: 20, totalTokens: 220 });
+
+        const users = await usage.daily('2026-11-06', '2026-11-07', 'user');
+        expect(users.map((row) => [row.key, formatDecimal(row.totals.cost)])).toEqual([
+          ['ann', '1234.000000000000000007'],
+          ['bob', '0.2'],
+        ]);
+        const models = await usage.daily('2026-11-05', '2026-11-07', 'model');
+        expect(models.map((row) => [row.day, row.key, row.totals.records])).toEqual([
+          ['2026-11-05', 'openai/gpt-4o', 1],
+          ['2026-11-06', 'openai/gpt-4o', 1],
+          ['2026-11-06', 'x', 1],
+        ]);
+        expect(await usage.daily('2026-11-08', '2026-11-30', 'all')).toEqual([]);
+        expect(await usage.daily('2026-11-06', '2026-11-06', 'all')).toEqual([]);
+      } finally {
+        await dispose();
+      }
+    });
+  });
+}
+
+dailyContract('sqlite', async () => {
+  const { dir, remove } = tempDir('eunoe-daily-');
+  const file = path.join(dir, 'eunoe.db');
+  const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+const redisUrl = inject('redisUrl');
+const prefix = `eunoe-test-daily:${randomUUID()}:`;
+let count = 0;
+describe.runIf(redisUrl)('daily aggregates on Redis', () => {
+  afterAll(async () => {
+    const admin = new Redis(redisUrl);
+    await deletePrefixedKeys(admin, prefix);
+    admin.disconnect();
+  });
+  it('records an older Eunoe wrote (no daily aggregates) get them once, however many replicas start', async () => {
+    const upgrade = `${prefix}upgrade:`;
+    const layout = redisKeys(upgrade);
+    const admin = new Redis(redisUrl);
+    const old = [
+      usageRecord({ messageId: 'o1', userId: 'ann', cost: '0.1', time: at(5, 23, 59, 59, 999) }),
+      usageRecord({ messageId: 'o2', userId: 'bob', cost: '0.000000000000000007', time: at(6, 0) }),
+    ];
+    for (const record of old) {
+      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
+        await appendScript.run(
+          admin,
+          [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)],
+          [record.messageId, record.time, JSON.stringify(record)],
+        );
+      }
+    }
+    admin.disconnect();
+    const open = () =>
+      new RedisStateStore({ url: redisUrl, prefix: upgrade, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+    const replicas = [open(), open()];
+    try {
+      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
+      await Promise.all(replicas.map((replica) => replica.backfillCounters()));
+      // A record the new version writes after the backfill is added once, by the record script.
+      await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', userId: 'ann', cost: '0.2', time: at(6, 1) }));
+      const late = open();
+      await late.waitUntilReady(5000);
+      await late.backfillCounters();
+      await late.close();
+      const all = await replicas[1]!.usage.daily('2026-11-05', '2026-11-07', 'all');
+      expect(all.map((row) => [row.day, row.totals.records, formatDecimal(row.totals.cost)])).toEqual([
+        ['2026-11-05', 1, '0.1'],
+        ['2026-11-06', 2, '0.200000000000000007'],
+      ]);
+      const users = await replicas[1]!.usage.daily('2026-11-06', '2026-11-07', 'user');
+      expect(users.map((row) => [row.key, formatDecimal(row.totals.cost)])).toEqual([
+        ['ann', '0.2'],
+        ['bob', '0.000000000000000007'],
+      ]);
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.close()));
+    }
+  });
+
+  dailyContract('redis', async () => {
+    const store = new RedisStateStore({
+      url: redisUrl,
+      prefix: `${prefix}${count++}:`,
+      logger: silentLogger(),
+      timeoutMs: 2000,
+      queueMax: 1000,
+    });
+    await store.waitUntilReady(5000);
+    return { store, dispose: () => store.close() };
+  });
+});
+
+describe('SQLite upgrade', () => {
+  it('fills the daily aggregates from the records an older schema kept', async () => {
+    const { dir, remove } = tempDir('eunoe-daily-upgrade-');
+    const file = path.join(dir, 'eunoe.db');
+    try {
+      const old = new Database(file);
+      runMigrations(old, file, migrations.slice(0, 2));
+      const insert = old.prepare(
+        `INSERT INTO ledger (id, time, user_id, model, model_key, prompt, completion, cached, cache_write, reasoning,
+           total, cost_hi, cost_lo, cost_source, data) VALUES (?, ?, ?, 'm', 'm', 10, 1, 0, 0, 0, 11, ?, ?, 'computed', '{}')`,
+      );
+      insert.run('o1', at(3, 23, 59, 59, 999), 'ann', 100_000_000, 5); // 0.1 + 5e-18
+      insert.run('o2', at(4, 0), 'ann', 200_000_000, 0);
+      old.close();
+      const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
+      const rows = await store.usage.daily('2026-11-01', '2026-11-30', 'user');
+      expect(rows.map((row) => [row.day, row.key, formatDecimal(row.totals.cost), row.totals.totalTokens])).toEqual([
+        ['2026-11-03', 'ann', '0.100000000000000005', 11],
+        ['2026-11-04', 'ann', '0.2', 11],
+      ]);
+      await store.close();
+    } finally {
+      remove();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import request from 'supertest';
+import { vi } from 'vitest';
+import type { Express } from 'express';
+
+/** One reply to record: when, who, which model, its reported usage and cost (OpenRouter's `usage.cost`). */
+export interface SeedReply {
+  id: string;
+  time: number;
+  user: string;
+  role?: string;
+  model: string;
+  prompt: number;
+  completion: number;
+  cached?: number;
+  cost: string;
+}
+
+/**
+ * Record replies the way Open WebUI does: `POST /accounting/filter/outlet` over HTTP with the
+ * reply's usage, through the real accounting filter and ledger. The server's clock is set to
+ * each reply's time (only `Date` is faked; timers stay real) so replies land on chosen days.
+ */
+export async function seedThroughOutlets(app: Express, auth: { Authorization: string }, replies: SeedReply[]) {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    for (const reply of replies) {
+      vi.setSystemTime(reply.time);
+      await request(app)
+        .post('/accounting/filter/outlet')
+        .set(auth)
+        .send({
+          body: {
+            model: reply.model,
+            chat_id: `chat-${reply.id}`,
+            id: reply.id,
+            messages: [
+              { id: `q-${reply.id}`, role: 'user', content: 'Question' },
+              {
+                id: reply.id,
+                role: 'assistant',
+                content: 'Answer',
+                usage: {
+                  prompt_tokens: reply.prompt,
+                  completion_tokens: reply.completion,
+                  total_tokens: reply.prompt + reply.completion,
+                  prompt_tokens_details: { cached_tokens: reply.cached ?? 0 },
+                  cost: reply.cost,
+                },
+              },
+            ],
+          },
+          user: { id: reply.user, email: `${reply.user}@example.com`, name: reply.user, role: reply.role ?? 'user' },
+        })
+        .expect(200);
+    }
+  } finally {
+    vi.useRealTimers();
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `npm run screenshots`: a throw-away Eunoe with a month of made-up usage, opened in Debian's
+ * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (and Spend in dark mode
+ * and at phone width) under docs/screenshots/. Rerun it after changing the page.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { launchChromium } from '../helpers/chromium.js';
+import { createTestRuntime, repoRoot } from '../helpers/create-test-runtime.js';
+
+const DAY = 86_400_000;
+const out = path.join(repoRoot, 'docs/screenshots');
+mkdirSync(out, { recursive: true });
+
+const runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts', 'context.ts'] });
+try {
+  const ledger = runtime.services.ledger!;
+  const stats = runtime.services.contextStats!;
+  const users = ['ann@example.com', 'bob@example.com', 'cat@example.com', 'dan@example.com'];
+  const models = ['openai/gpt-4o', 'anthropic/claude-3.5-sonnet', 'openai/gpt-4o-mini', 'google/gemini-2.0-flash-001'];
+  const now = Date.now();
+  let id = 0;
+  for (let day = 0; day < 40; day++) {
+    for (let reply = 0; reply < 6; reply++) {
+      const model = (day + reply) % models.length;
+      const prompt = 800 + ((day * 37 + reply * 101) % 4000);
+      await ledger.record({
+        messageId: `shot-${id++}`,
+        time: now - day * DAY - reply * 600_000,
+        userId: users[(day * 3 + reply) % users.length]!,
+        userRole: 'user',
+        model: models[model]!,
+        pricedAs: models[model]!,
+        promptTokens: prompt,
+        completionTokens: 150 + reply * 40,
+        cachedTokens: reply % 2 ? 512 : 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        totalTokens: prompt + 150 + reply * 40,
+        cost: ((prompt * (model + 1) * 2.5) / 1_000_000 + reply * 0.0011).toFixed(6),
+        costSource: 'reported',
+        usageSource: 'reported',
+      });
+    }
+    const before = 18_000 + ((day * 2_741) % 20_000);
+    await stats.record(
+      {
+        tokensBefore: before,
+        tokensAfter: Math.round(before * 0.22),
+        kept: 40,
+        summarized: 6,
+        dropped: 120,
+        summarizerCalls: 2,
+        cacheHits: 4,
+      },
+      now - day * DAY,
+    );
+  }
+  await request(runtime.app)
+    .post('/spend-limit/valves/update')
+    .set(runtime.auth)
+    .send({ monthly_limit_usd: 5, user_limits: { 'ann@example.com': { daily_usd: 0.02 } } })
+    .expect(200);
+  const server = runtime.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/dashboard`;
+  const shoot = async (options: Parameters<typeof launchChromium>[0], views: string[], suffix = '') => {
+    const browser = await launchChromium(options);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${base}#key=${runtime.apiKey}`);
+      await page.locator('#spend-chart svg').waitFor();
+      await page.selectOption('#range', '30');
+      await page.locator('body[data-loading="false"]').waitFor();
+      for (const view of views) {
+        await page.click(`#tabs button[data-view="${view}"]`);
+        await page.locator('body[data-loading="false"]').waitFor();
+        const file = path.join(out, `${view}${suffix}.png`);
+        await page.screenshot({ path: file });
+        console.log(`saved ${path.relative(repoRoot, file)}`);
+      }
+    } finally {
+      await browser.close();
+    }
+  };
+  await shoot({}, ['spend', 'caps', 'context', 'status']);
+  await shoot({ colorScheme: 'dark' }, ['spend'], '-dark');
+  await shoot({ viewport: { width: 390, height: 844 } }, ['spend'], '-phone');
+  server.close();
+} finally {
+  await runtime.dispose();
+}
