@@ -1,5 +1,4 @@
-/** The OpenAI-format chat message the benchmarks generate and select from. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage as Message } from '../../src/messages/chat-message.js';
+
+/** The chat messages the benchmarks generate and select from: the one message type, plain text only. */
+export type ChatMessage = Message & { role: 'system' | 'user' | 'assistant'; content: string };

@@ -1,11 +1,8 @@
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
+import type { LooseMessage } from '../../src/messages/chat-message.js';
+
 /** Any message the benches count: plain chat messages, and tool calls and results (content may be null). */
-export interface CountableMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: unknown;
-  tool_call_id?: unknown;
-}
+export type CountableMessage = LooseMessage & { role: string };
 
 /** Tokens that prime the assistant's reply, counted once per request (the engine's constant). */
 export const PRIMING_TOKENS = REPLY_PRIMING_TOKENS;
