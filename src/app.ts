@@ -16,6 +16,7 @@ import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
+import { probesRouter } from './server/routes/probes.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps): Express {
   root.get('/', (_request, response) => {
     response.json({ status: true });
   });
+  // Liveness and readiness answer without a key: container probes carry none.
+  root.use(probesRouter({ store: deps.store, registry: deps.registry }));
   const routes = Router();
   routes.use(root, methodNotAllowed(routeTable(root)));
   // The key is checked before any body is read: without it a request is a 401, its body unread.

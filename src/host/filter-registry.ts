@@ -56,6 +56,9 @@ export class FilterRegistry {
   /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
   private readonly fingerprints = new Map<string, string>();
 
+  /** True once the first loadAll has finished (GET /readyz). */
+  loaded = false;
+
   constructor(private readonly options: FilterRegistryOptions) {}
 
   /** Active filters in ascending priority (ties by id). */
@@ -134,6 +137,7 @@ export class FilterRegistry {
       }
       for (const [id, filter] of next) this.active.set(id, filter);
       for (const filter of this.list()) await this.startup(filter);
+      this.loaded = true;
     });
   }
 
