@@ -23,6 +23,7 @@ export type {
 export { chatMessageSchema } from './messages/chat-message-schema.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
+export { secret, SECRET_MASK } from './host/secret-valves.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';
