@@ -26,6 +26,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('data'),
   FILTERS_DIR: z.string().default('filters'),
+  /** Shipped filters loaded from the package besides FILTERS_DIR: `all`, `none` or a comma list of ids. */
+  SHIPPED_FILTERS: z.string().default('all'),
   VALVES_DIR: z.string().default('valves'),
   PRICING_DIR: z.string().default('pricing'),
   BODY_LIMIT: bytes.default(50 * 1024 * 1024),

@@ -18,6 +18,7 @@ import { usageRouter } from './server/routes/usage.js';
 import { createFilterLoader } from './host/isolation/filter-loader.js';
 import { parseOverrides } from './host/isolation/isolation-settings.js';
 import { ShippedFilters } from './host/isolation/shipped-filters.js';
+import { shippedFilterSource } from './host/shipped-filter-source.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -37,6 +38,7 @@ export interface Runtime {
  */
 export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
   const { config, logger } = options;
+  const shipped = shippedFilterSource(config.SHIPPED_FILTERS); // a bad SHIPPED_FILTERS fails before anything opens
   securePrivateFiles({
     dataDir: config.DATA_DIR,
     valvesDir: config.VALVES_DIR,
@@ -66,6 +68,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const registry = new FilterRegistry({
     load: createFilterLoader({ settings: isolation, shipped: new ShippedFilters(), services, logger }),
     dir: config.FILTERS_DIR,
+    shipped,
     store,
     valves,
     services,

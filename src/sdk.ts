@@ -1,4 +1,4 @@
-/** What filter files import: `import { defineFilter, baseValves, z } from '../src/sdk.js'`. */
+/** What filter files import, by package name from any folder: `import { defineFilter, baseValves, z } from 'eunoe'`. */
 export { z } from 'zod';
 export { defineFilter } from './host/define-filter.js';
 export { baseValves } from './host/types.js';

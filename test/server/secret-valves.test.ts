@@ -146,7 +146,13 @@ describe('secrets in logs', () => {
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     writeFileSync(path.join(root, 'filters', 'keyed.ts'), keyed);
     const config = loadConfig(
-      { PIPELINES_API_KEY: 'log-test-key-123', LOG_LEVEL: 'debug', WATCH_FILTERS: 'false', PRICING_FETCH: 'false' },
+      {
+        PIPELINES_API_KEY: 'log-test-key-123',
+        LOG_LEVEL: 'debug',
+        WATCH_FILTERS: 'false',
+        PRICING_FETCH: 'false',
+        SHIPPED_FILTERS: 'none',
+      },
       root,
     );
     runtime = await createRuntime({ config, logger: captured.logger, watch: false });
