@@ -65,6 +65,10 @@ const envSchema = z.object({
   FILTER_ISOLATION_OVERRIDES: z.string().optional(),
   FILTER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
+  /** `GET /metrics` on the main port without the API key (default: the key is needed). */
+  METRICS_PUBLIC: bool.default(false),
+  /** Also serve `GET /metrics`, without a key, on this port (on HOST), for a port only Prometheus reaches. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;

@@ -19,6 +19,8 @@ import { createFilterLoader } from './host/isolation/filter-loader.js';
 import { parseOverrides } from './host/isolation/isolation-settings.js';
 import { ShippedFilters } from './host/isolation/shipped-filters.js';
 import { shippedFilterSource } from './host/shipped-filter-source.js';
+import { Metrics } from './metrics/metrics.js';
+import { instrumentLedger } from './metrics/instrument-ledger.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -28,6 +30,8 @@ export interface Runtime {
   registry: FilterRegistry;
   services: HostServices;
   logger: Logger;
+  /** Prometheus metrics (GET /metrics; METRICS_PORT serves them apart). */
+  metrics: Metrics;
   /** Stop watchers, cron jobs, filters and the store. */
   close(): Promise<void>;
 }
@@ -54,8 +58,17 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const pricing = createPricingService({ config, store, logger, connectionPrefixes: prefixes });
   await pricing.start(); // offline-first: never waits for the network
   stops.push(() => pricing.stop());
+  const metrics = new Metrics({
+    storeHealth: () => store.health(),
+    pricingAgeSeconds: () => pricing.status().ageSeconds,
+  });
   const ledger = createLedger(store);
-  const services: HostServices = { pricing: pricing.lookup, ledger, corrections: createTokenCorrections(store) };
+  const services: HostServices = {
+    pricing: pricing.lookup,
+    ledger: instrumentLedger(ledger, metrics),
+    corrections: createTokenCorrections(store),
+    metrics,
+  };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
   const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });
@@ -95,6 +108,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
+    metrics,
+    metricsPublic: config.METRICS_PUBLIC,
     extraRouters: [pricingRouter({ pricing }), usageRouter({ ledger })],
   });
 
@@ -105,6 +120,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     registry,
     services,
     logger,
+    metrics,
     async close() {
       for (const stop of stops.reverse()) await stop();
       await registry.close();

@@ -182,6 +182,13 @@ export async function contextInlet({
   const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
   for (const entry of plan.entries) counts[entry.disposition]++;
   const outcome = context.outcome;
+  services.metrics?.contextPlan({
+    tokensBefore: plan.tokensBefore,
+    tokensAfter: outcome ? outcome.tokensAfter : plan.tokensAfter,
+    kept: counts.keep + counts.pinned,
+    summarized: outcome ? outcome.summarized : 0,
+    dropped: outcome ? outcome.dropped : counts.drop + counts.summarize,
+  });
   const receipts = outcome?.receipts.map((receipt) => ({
     messages: receipt.ids.length,
     checked: receipt.checked,

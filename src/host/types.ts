@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ContextMetrics } from '../metrics/metrics.js';
 import type { Logger } from '../util/logger.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { ActiveFlags, FlagSpec } from '../flags/types.js';
@@ -39,6 +40,8 @@ export interface HostServices {
   pricing?: PricingLookup;
   ledger?: Ledger;
   corrections?: TokenCorrections;
+  /** Prometheus metrics a filter may feed (the context filter reports its plans). */
+  metrics?: ContextMetrics;
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

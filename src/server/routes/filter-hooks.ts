@@ -7,6 +7,8 @@ import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 import { isForbiddenKey } from '../../host/valve-keys.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { observeHook } from '../../metrics/observe-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
@@ -94,6 +96,7 @@ export interface FilterHooksDeps {
   services: HostServices;
   flags?: FlagsHost;
   hookTimeoutMs: number;
+  metrics?: Metrics;
 }
 
 /**
@@ -139,25 +142,27 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       response.on('close', () => {
         if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
       });
-      const result = await runHook({
-        filter,
-        hook,
-        timeoutMs: deps.hookTimeoutMs,
-        parentSignal: abort.signal,
-        args: {
-          body,
-          user,
-          valves: filter.valves,
-          userValves,
-          logger: request.log.child({ filter: filter.id, hook }),
-          state: filter.state,
-          flags,
-          services: deps.services,
-          filterId: filter.id,
-          requestId: request.id,
+      const result = await observeHook(deps.metrics, filter.id, hook, () =>
+        runHook({
+          filter,
           hook,
-        },
-      });
+          timeoutMs: deps.hookTimeoutMs,
+          parentSignal: abort.signal,
+          args: {
+            body,
+            user,
+            valves: filter.valves,
+            userValves,
+            logger: request.log.child({ filter: filter.id, hook }),
+            state: filter.state,
+            flags,
+            services: deps.services,
+            filterId: filter.id,
+            requestId: request.id,
+            hook,
+          },
+        }),
+      );
       response.json(result);
     });
   }
