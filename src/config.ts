@@ -24,6 +24,8 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PIPELINES_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one object per line, ISO time) or `pretty` (human lines). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   DATA_DIR: z.string().default('data'),
   FILTERS_DIR: z.string().default('filters'),
   /** Shipped filters loaded from the package besides FILTERS_DIR: `all`, `none` or a comma list of ids. */

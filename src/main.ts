@@ -10,7 +10,7 @@ import { listenMetrics } from './metrics/listen-metrics.js';
 /** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const runtime = await createRuntime({ config, logger });
   const server = listenHttp(runtime.app, config, (error?: Error) => {

@@ -7,6 +7,7 @@ import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 import { isForbiddenKey } from '../../host/valve-keys.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
+import type { AccessFields } from '../middleware/request-context.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { observeHook } from '../../metrics/observe-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
@@ -90,6 +91,18 @@ function checkedBody(body: Record<string, unknown>): FilterBody {
   return { ...body, messages };
 }
 
+/** The filter, user and chat ids of a hook call, for its access line and its filter's log lines. */
+function accessFields(filter: string, user: PipelineUser | null, body: Record<string, unknown>): AccessFields {
+  const metadata = body.metadata as Record<string, unknown> | undefined;
+  const chat = (metadata && typeof metadata === 'object' ? metadata.chat_id : undefined) ?? body.chat_id;
+  const userId = user?.id;
+  return {
+    filter,
+    ...(typeof userId === 'string' || typeof userId === 'number' ? { user: String(userId) } : {}),
+    ...(typeof chat === 'string' && chat !== '' ? { chat } : {}),
+  };
+}
+
 export interface FilterHooksDeps {
   registry: FilterRegistry;
   valves: ValvesRepository;
@@ -123,6 +136,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
         );
       }
       const user: PipelineUser | null = parsed.data.user ?? null;
+      const access = accessFields(id, user, parsed.data.body);
+      response.locals.access = access;
       let body = checkedBody(parsed.data.body);
       if (!targets(filter, body.model)) {
         response.json(body);
@@ -153,7 +168,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
             user,
             valves: filter.valves,
             userValves,
-            logger: request.log.child({ filter: filter.id, hook }),
+            logger: request.log.child({ ...access, hook }),
             state: filter.state,
             flags,
             services: deps.services,
