@@ -1,4 +1,4 @@
-import { createAccountingFilter } from '../src/sdk.js';
+import { createAccountingFilter } from 'eunoe';
 
 /** The shipped accounting filter (real clock). The logic lives in `src/accounting/`; tests build their own with an injected clock. */
 export { createAccountingFilter };

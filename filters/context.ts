@@ -1,11 +1,4 @@
-import {
-  closeContext,
-  contextInlet,
-  contextOutlet,
-  contextUserValves,
-  contextValves,
-  defineFilter,
-} from '../src/sdk.js';
+import { closeContext, contextInlet, contextOutlet, contextUserValves, contextValves, defineFilter } from 'eunoe';
 
 /**
  * The context filter: on every inlet, scores the history against the current question and keeps,

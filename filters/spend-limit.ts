@@ -1,4 +1,4 @@
-import { createSpendLimitFilter } from '../src/sdk.js';
+import { createSpendLimitFilter } from 'eunoe';
 
 /** The shipped spend-limit filter (real clock). The logic lives in `src/spend-limit/`; tests build their own with an injected clock. */
 export { createSpendLimitFilter };

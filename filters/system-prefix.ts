@@ -1,4 +1,4 @@
-import { baseValves, defineFilter, z } from '../src/sdk.js';
+import { baseValves, defineFilter, z } from 'eunoe';
 
 /**
  * Per-user system-prompt prefix: puts the admin's `prefix` and then the user's own

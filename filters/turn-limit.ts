@@ -1,4 +1,4 @@
-import { baseValves, defineFilter, FilterError, z } from '../src/sdk.js';
+import { baseValves, defineFilter, FilterError, z } from 'eunoe';
 
 /**
  * Conversation turn limit (port of the Pipelines example `conversation_turn_limit_filter`):

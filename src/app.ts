@@ -17,6 +17,10 @@ import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
 import { dashboardPageRouter, isDashboardRead } from './server/routes/dashboard-page.js';
+import { probesRouter } from './server/routes/probes.js';
+import type { Metrics } from './metrics/metrics.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { metricsRouter } from './metrics/metrics-router.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -36,6 +40,10 @@ export interface AppDeps {
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
+  /** Prometheus metrics: requests and hooks are counted, `GET /metrics` serves them. */
+  metrics?: Metrics;
+  /** `GET /metrics` without the API key (METRICS_PUBLIC); by default it needs the key like every route. */
+  metricsPublic?: boolean;
   /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
   extraRouters?: Router[];
 }
@@ -53,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(deps.logger));
+  if (deps.metrics) app.use(httpMetrics(deps.metrics));
 
   // The dashboard page and its static files are public (it asks for the key itself); its data is not.
   app.use(dashboardPageRouter());
@@ -60,6 +69,9 @@ export function createApp(deps: AppDeps): Express {
   root.get('/', (_request, response) => {
     response.json({ status: true });
   });
+  // Liveness and readiness answer without a key: container probes carry none.
+  root.use(probesRouter({ store: deps.store, registry: deps.registry }));
+  if (deps.metrics && deps.metricsPublic) root.use(metricsRouter(deps.metrics));
   const routes = Router();
   routes.use(root, methodNotAllowed(routeTable(root)));
   // The key is checked before any body is read: without it a request is a 401, its body unread.
@@ -77,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
       failed: deps.registry.failures().length,
     });
   });
+  if (deps.metrics && !deps.metricsPublic) routes.use(metricsRouter(deps.metrics));
   routes.use(modelsRouter({ registry: deps.registry }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);

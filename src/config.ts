@@ -26,8 +26,12 @@ const envSchema = z.object({
   /** A read-only key for the dashboard: reads usage, caps and status; cannot change valves or filters. */
   DASHBOARD_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one object per line, ISO time) or `pretty` (human lines). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   DATA_DIR: z.string().default('data'),
   FILTERS_DIR: z.string().default('filters'),
+  /** Shipped filters loaded from the package besides FILTERS_DIR: `all`, `none` or a comma list of ids. */
+  SHIPPED_FILTERS: z.string().default('all'),
   VALVES_DIR: z.string().default('valves'),
   PRICING_DIR: z.string().default('pricing'),
   BODY_LIMIT: bytes.default(50 * 1024 * 1024),
@@ -65,6 +69,10 @@ const envSchema = z.object({
   FILTER_ISOLATION_OVERRIDES: z.string().optional(),
   FILTER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
+  /** `GET /metrics` on the main port without the API key (default: the key is needed). */
+  METRICS_PUBLIC: bool.default(false),
+  /** Also serve `GET /metrics`, without a key, on this port (on HOST), for a port only Prometheus reaches. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;

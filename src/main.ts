@@ -5,11 +5,12 @@ import { createRuntime } from './runtime.js';
 import { listenHttp } from './server/http-server.js';
 import { EunoeError } from './errors/index.js';
 import { VERSION } from './version.js';
+import { listenMetrics } from './metrics/listen-metrics.js';
 
 /** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const runtime = await createRuntime({ config, logger });
   const server = listenHttp(runtime.app, config, (error?: Error) => {
@@ -35,12 +36,14 @@ async function main(): Promise<void> {
       `Eunoe listening on http://${config.HOST}:${config.PORT}`,
     );
   });
+  const metricsServer = listenMetrics(runtime.metrics, config, logger);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     // Let requests in flight finish (their ledger writes included), at most 10 s, then stop filters and the store.
+    metricsServer?.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       // Keep-alive connections go idle once their request is answered: close them as they do.

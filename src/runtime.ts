@@ -20,6 +20,9 @@ import { dashboardDataRouter } from './server/routes/dashboard-data.js';
 import { createFilterLoader } from './host/isolation/filter-loader.js';
 import { parseOverrides } from './host/isolation/isolation-settings.js';
 import { ShippedFilters } from './host/isolation/shipped-filters.js';
+import { shippedFilterSource } from './host/shipped-filter-source.js';
+import { Metrics } from './metrics/metrics.js';
+import { instrumentLedger } from './metrics/instrument-ledger.js';
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -29,6 +32,8 @@ export interface Runtime {
   registry: FilterRegistry;
   services: HostServices;
   logger: Logger;
+  /** Prometheus metrics (GET /metrics; METRICS_PORT serves them apart). */
+  metrics: Metrics;
   /** Stop watchers, cron jobs, filters and the store. */
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ export interface Runtime {
  */
 export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
   const { config, logger } = options;
+  const shipped = shippedFilterSource(config.SHIPPED_FILTERS); // a bad SHIPPED_FILTERS fails before anything opens
   securePrivateFiles({
     dataDir: config.DATA_DIR,
     valvesDir: config.VALVES_DIR,
@@ -54,12 +60,17 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const pricing = createPricingService({ config, store, logger, connectionPrefixes: prefixes });
   await pricing.start(); // offline-first: never waits for the network
   stops.push(() => pricing.stop());
+  const metrics = new Metrics({
+    storeHealth: () => store.health(),
+    pricingAgeSeconds: () => pricing.status().ageSeconds,
+  });
   const ledger = createLedger(store);
   const services: HostServices = {
     pricing: pricing.lookup,
-    ledger,
+    ledger: instrumentLedger(ledger, metrics),
     corrections: createTokenCorrections(store),
     contextStats: createContextStats(store),
+    metrics,
   };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
@@ -73,6 +84,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const registry = new FilterRegistry({
     load: createFilterLoader({ settings: isolation, shipped: new ShippedFilters(), services, logger }),
     dir: config.FILTERS_DIR,
+    shipped,
     store,
     valves,
     services,
@@ -100,6 +112,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
+    metrics,
+    metricsPublic: config.METRICS_PUBLIC,
     extraRouters: [
       pricingRouter({ pricing }),
       usageRouter({ ledger }),
@@ -114,6 +128,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     registry,
     services,
     logger,
+    metrics,
     async close() {
       for (const stop of stops.reverse()) await stop();
       await registry.close();

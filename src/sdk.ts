@@ -1,4 +1,4 @@
-/** What filter files import: `import { defineFilter, baseValves, z } from '../src/sdk.js'`. */
+/** What filter files import, by package name from any folder: `import { defineFilter, baseValves, z } from 'eunoe'`. */
 export { z } from 'zod';
 export { defineFilter } from './host/define-filter.js';
 export { baseValves } from './host/types.js';
@@ -23,6 +23,7 @@ export type {
 export { chatMessageSchema } from './messages/chat-message-schema.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
+export { secret, SECRET_MASK } from './host/secret-valves.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';

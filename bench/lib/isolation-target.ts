@@ -40,6 +40,7 @@ export async function startIsolationTarget(isolation: 'off' | 'worker'): Promise
       WATCH_FILTERS: 'false',
       LOG_LEVEL: 'silent',
       FILTER_ISOLATION: isolation,
+      SHIPPED_FILTERS: 'none',
     },
     dir,
   );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secret } from '../host/secret-valves.js';
 
 /** Valves of the context filter for summaries and model-assisted scoring (merged into its valve schema). */
 export const summaryValves = {
@@ -8,7 +9,9 @@ export const summaryValves = {
     .describe(
       'OpenAI-compatible API base of the summarizer, e.g. https://api.openai.com/v1, https://openrouter.ai/api/v1, http://localhost:11434/v1 (empty = no summaries: over-budget messages are dropped)',
     ),
-  summary_api_key: z.string().default('').describe('API key of the summarizer (empty for local servers); never logged'),
+  summary_api_key: secret(z.string().default('')).describe(
+    'API key of the summarizer (empty for local servers); never logged, masked when read back',
+  ),
   summary_model: z.string().default('').describe('Model that writes summaries and relevance labels, e.g. gpt-4o-mini'),
   summary_extra_body: z
     .string()

@@ -182,17 +182,18 @@ export async function contextInlet({
   const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
   for (const entry of plan.entries) counts[entry.disposition]++;
   const outcome = context.outcome;
+  const stats = {
+    tokensBefore: plan.tokensBefore,
+    tokensAfter: outcome ? outcome.tokensAfter : plan.tokensAfter,
+    kept: counts.keep + counts.pinned,
+    summarized: outcome?.summarized ?? 0,
+    // Planned drops, plus the messages marked for a summary that were dropped instead (all of them without one).
+    dropped: counts.drop + (outcome ? outcome.dropped : counts.summarize),
+  };
+  services.metrics?.contextPlan(stats);
   // Numbers only, per UTC day, for the dashboard's Context view; a store outage never fails the inlet.
   await services.contextStats
-    ?.record({
-      tokensBefore: plan.tokensBefore,
-      tokensAfter: outcome ? outcome.tokensAfter : plan.tokensAfter,
-      kept: counts.keep + counts.pinned,
-      summarized: outcome?.summarized ?? 0,
-      dropped: counts.drop + (outcome ? outcome.dropped : counts.summarize),
-      summarizerCalls: outcome?.calls ?? 0,
-      cacheHits: outcome?.cacheHits ?? 0,
-    })
+    ?.record({ ...stats, summarizerCalls: outcome?.calls ?? 0, cacheHits: outcome?.cacheHits ?? 0 })
     .catch((error: Error) => logger.warn({ err: error.message }, 'could not record context statistics'));
   const receipts = outcome?.receipts.map((receipt) => ({
     messages: receipt.ids.length,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
@@ -10,6 +10,7 @@ import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type Loade
 import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
+import { listFilterFiles, originOf, shippedTwin, type FilterOrigin, type FilterSources } from './filter-sources.js';
 
 /** A loaded, started filter with its current admin valves. */
 export interface ActiveFilter extends LoadedModule {
@@ -23,6 +24,8 @@ export interface FailedFilter {
   file: string;
   error: string;
   line?: number;
+  /** `package` (shipped with Eunoe) or `user` (the filters folder). */
+  origin?: FilterOrigin;
 }
 
 export interface FilterRegistryOptions {
@@ -35,6 +38,8 @@ export interface FilterRegistryOptions {
   debounceMs?: number;
   /** Loads one file (default: import it in this thread); see src/host/isolation. */
   load?: (file: string) => Promise<LoadedModule>;
+  /** The package's shipped filters to load besides `dir` (`dir` overrides them by file stem or id). */
+  shipped?: { dir: string; files: readonly string[] };
   /** Called when a filter's registered flags appear (specs) or go away (undefined). */
   onFlags?: (filterId: string, specs: FlagSpec[] | undefined) => void;
 }
@@ -56,6 +61,9 @@ export class FilterRegistry {
   /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
   private readonly fingerprints = new Map<string, string>();
 
+  /** True once the first loadAll has finished (GET /readyz). */
+  loaded = false;
+
   constructor(private readonly options: FilterRegistryOptions) {}
 
   /** Active filters in ascending priority (ties by id). */
@@ -73,13 +81,24 @@ export class FilterRegistry {
     return [...this.failed.values()].find((entry) => entry.id === id);
   }
 
-  /** Filter files in the directory, sorted by name (deterministic load order). */
+  /** Filter files to load: the user's folder (sorted), then the shipped files it does not override. */
   files(): string[] {
-    if (!existsSync(this.options.dir)) return [];
-    return readdirSync(this.options.dir)
-      .filter(isFilterFileName)
-      .sort()
-      .map((name) => path.join(this.options.dir, name));
+    const { files, overridden } = listFilterFiles(this.sources());
+    for (const file of overridden)
+      this.options.logger.info(
+        { file },
+        `shipped filter ${fileStem(file)} is overridden by a file in the filters folder`,
+      );
+    return files;
+  }
+
+  /** Where a loaded or failed file comes from (`package`: shipped with Eunoe; `user`: the filters folder). */
+  origin(file: string): FilterOrigin {
+    return originOf(this.sources(), path.isAbsolute(file) ? file : path.join(this.options.dir, file));
+  }
+
+  private sources(): FilterSources {
+    return { userDir: this.options.dir, packageDir: this.options.shipped?.dir, shipped: this.options.shipped?.files };
   }
 
   /** Serialise every load/unload so hooks never interleave. */
@@ -134,6 +153,7 @@ export class FilterRegistry {
       }
       for (const [id, filter] of next) this.active.set(id, filter);
       for (const filter of this.list()) await this.startup(filter);
+      this.loaded = true;
     });
   }
 
@@ -143,10 +163,24 @@ export class FilterRegistry {
       const previous = [...this.active.values()].find((filter) => filter.file === file);
       if (previous) await this.shutdown(previous);
       this.failed.delete(file);
+      // A user file of a shipped filter's stem replaces it; deleting that file brings the shipped one back.
+      const twin = shippedTwin(this.sources(), file);
+      const shadowed = twin && [...this.active.values()].find((filter) => filter.file === twin);
       if (!existsSync(file)) {
         this.fingerprints.delete(file);
         this.options.logger.info({ file }, 'filter file removed');
+        if (twin && !shadowed && !this.failed.has(twin)) {
+          const restored = await this.importOne(twin);
+          if (restored) await this.startup(restored);
+        }
         return;
+      }
+      if (shadowed) {
+        this.options.logger.info(
+          { file: twin },
+          `shipped filter ${shadowed.id} is overridden by ${path.basename(file)}`,
+        );
+        await this.shutdown(shadowed);
       }
       const loaded = await this.importOne(file);
       if (loaded) await this.startup(loaded);
@@ -232,6 +266,7 @@ export class FilterRegistry {
       file: path.basename(file),
       error: (error as Error)?.message ?? String(error),
       line: error instanceof FilterLoadError ? error.line : undefined,
+      origin: this.origin(file),
     };
     this.failed.set(file, entry);
     this.options.logger.error({ file: entry.file, line: entry.line, err: entry.error }, 'filter failed to load');
@@ -243,6 +278,15 @@ export class FilterRegistry {
     try {
       loaded = await (this.options.load ?? loadFilterFile)(file);
       const clash = this.active.get(loaded.id);
+      if (clash && clash.file !== file && this.origin(file) === 'package' && this.origin(clash.file) === 'user') {
+        // The user's folder loads first: its filter with a shipped filter's id replaces the shipped one.
+        this.options.logger.info(
+          { file, by: clash.file },
+          `shipped filter ${loaded.id} is overridden by ${path.basename(clash.file)}`,
+        );
+        await loaded.release?.();
+        return undefined;
+      }
       if (clash && clash.file !== file)
         throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ContextStats } from '../context/context-stats.js';
+import type { ContextMetrics } from '../metrics/metrics.js';
 import type { Logger } from '../util/logger.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { ActiveFlags, FlagSpec } from '../flags/types.js';
@@ -42,6 +43,8 @@ export interface HostServices {
   corrections?: TokenCorrections;
   /** Per-day context statistics (the context filter records them; the dashboard reads them). */
   contextStats?: ContextStats;
+  /** Prometheus metrics a filter may feed (the context filter reports its plans). */
+  metrics?: ContextMetrics;
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

@@ -16,6 +16,8 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
 /** Rewrite one property the way pydantic v2 would print it, so Open WebUI's admin form renders it. */
 function pydanticProperty(name: string, schema: JsonSchema): JsonSchema {
   const property: JsonSchema = { title: fieldTitle(name), ...schema };
+  // A secret valve (see secret-valves.ts) is a password input in Open WebUI's form.
+  if (property.secret === true) property.format = 'password';
   // zod prints nullable as `type: [X, "null"]`; pydantic prints `anyOf` with no top-level type.
   if (Array.isArray(property.type)) {
     const { type, ...rest } = property;

@@ -38,6 +38,8 @@ export class PriceRefresher {
   private inFlight: Promise<RefreshOutcome> | undefined;
   private lastAttemptAt: number | null = null;
   private lastFailure: string | null = null;
+  /** Failed refreshes since the last success: only the first of a run is a warning (offline hosts stay quiet). */
+  private failuresInARow = 0;
 
   constructor(private readonly options: PriceRefresherOptions) {}
 
@@ -96,6 +98,7 @@ export class PriceRefresher {
       if (parsed.skipped) logger.warn({ skipped: parsed.skipped }, 'pricing: skipped malformed model entries');
       book.use(next);
       this.lastFailure = null;
+      this.failuresInARow = 0;
       await writeLastGoodFile(config.PRICING_DIR, next).catch((error: unknown) =>
         logger.warn({ err: error }, 'pricing: cannot write last-good.json'),
       );
@@ -105,9 +108,16 @@ export class PriceRefresher {
     } catch (error) {
       const message = (error as Error).message;
       this.lastFailure = message;
-      logger.warn(
-        `pricing: refresh failed (${message}); keeping the ${book.table.source} table with ${modelCount(book.table)} models`,
-      );
+      const fetched = book.table.fetchedAt;
+      const age =
+        fetched > 0
+          ? `, prices of ${new Date(fetched).toISOString().slice(0, 10)}, ${Math.floor((now() - fetched) / 86_400_000)} days old`
+          : '';
+      const line = `pricing: refresh failed (${message}); keeping the ${book.table.source} table with ${modelCount(book.table)} models${age}`;
+      // Once per outage at warn (an offline host says so once); later failures of the same run at info.
+      if (this.failuresInARow++ === 0)
+        logger.warn({ fetchedAt: fetched > 0 ? new Date(fetched).toISOString() : null }, line);
+      else logger.info({ failures: this.failuresInARow }, line);
       await lease?.release().catch(() => undefined);
       return { status: 'failed', error: message };
     }

@@ -23,7 +23,13 @@ const BUDGET = 800;
 const logs: string[] = [];
 const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-summarize-'));
 const config = loadConfig(
-  { PIPELINES_API_KEY: TEST_API_KEY, LOG_LEVEL: 'debug', WATCH_FILTERS: 'false', PRICING_FETCH: 'false' },
+  {
+    PIPELINES_API_KEY: TEST_API_KEY,
+    LOG_LEVEL: 'debug',
+    WATCH_FILTERS: 'false',
+    PRICING_FETCH: 'false',
+    SHIPPED_FILTERS: 'none',
+  },
   root,
 );
 const logger = createLogger({

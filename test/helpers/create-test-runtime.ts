@@ -55,6 +55,8 @@ export async function createTestRuntime(
       WATCH_FILTERS: 'false',
       PRICING_FETCH: 'false',
       RELOAD_DEBOUNCE_MS: '50',
+      // Tests choose their filters (copied into the temp folder); SHIPPED_FILTERS=all is tested on its own.
+      SHIPPED_FILTERS: 'none',
       // FILTER_ISOLATION=worker npx vitest run … runs a suite with every filter in a worker thread.
       ...(process.env.FILTER_ISOLATION ? { FILTER_ISOLATION: process.env.FILTER_ISOLATION } : {}),
       ...options.env,

@@ -19,7 +19,15 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   let output = '';
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'warn', PRICING_FETCH: 'false', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PRICING_FETCH: 'false',
+      SHIPPED_FILTERS: 'none', // tests choose their filters; SHIPPED_FILTERS=all is tested on its own
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output += chunk));

@@ -26,7 +26,10 @@ async function start(root: string, lines: string[]): Promise<Runtime> {
       done();
     },
   });
-  const config = loadConfig({ LOG_LEVEL: 'info', WATCH_FILTERS: 'false', PRICING_FETCH: 'false' }, root);
+  const config = loadConfig(
+    { LOG_LEVEL: 'info', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', SHIPPED_FILTERS: 'none' },
+    root,
+  );
   return createRuntime({ config, logger: createLogger({ level: 'info', destination }), watch: false });
 }
 

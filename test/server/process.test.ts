@@ -51,6 +51,7 @@ describe('the server process', () => {
         LOG_LEVEL: 'warn',
         WATCH_FILTERS: 'false',
         PRICING_FETCH: 'false',
+        SHIPPED_FILTERS: 'none',
         REDIS_URL: '',
       },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -93,6 +93,7 @@ describe('start-up errors', () => {
           DATA_DIR: root,
           PIPELINES_API_KEY: 'k',
           PRICING_FETCH: 'false',
+          SHIPPED_FILTERS: 'none',
           LOG_LEVEL: 'warn',
           FILTERS_DIR: path.join(root, 'none'),
         },

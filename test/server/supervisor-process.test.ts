@@ -42,6 +42,7 @@ describe('the supervisor', () => {
           LOG_LEVEL: 'warn',
           WATCH_FILTERS: 'false',
           PRICING_FETCH: 'false',
+          SHIPPED_FILTERS: 'none',
           REDIS_URL: '',
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../util/logger.js';
 
+/** What a route adds to its request's access line, when it knows it. */
+export interface AccessFields {
+  filter?: string;
+  user?: string;
+  chat?: string;
+}
+
 declare module 'express-serve-static-core' {
   interface Request {
     id: string;
@@ -39,6 +46,8 @@ export function requestContext(logger: Logger): RequestHandler {
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
       request.log.info(
         {
+          // Set by the routes that know them (filter hooks): filter id, user id, chat id.
+          ...(response.locals.access as AccessFields | undefined),
           method: request.method,
           path: request.originalUrl.split('?')[0],
           status: response.statusCode,

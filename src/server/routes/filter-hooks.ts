@@ -7,6 +7,9 @@ import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 import { isForbiddenKey } from '../../host/valve-keys.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
+import type { AccessFields } from '../middleware/request-context.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { observeHook } from '../../metrics/observe-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
 import type { Logger } from '../../util/logger.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
@@ -88,12 +91,25 @@ function checkedBody(body: Record<string, unknown>): FilterBody {
   return { ...body, messages };
 }
 
+/** The filter, user and chat ids of a hook call, for its access line and its filter's log lines. */
+function accessFields(filter: string, user: PipelineUser | null, body: Record<string, unknown>): AccessFields {
+  const metadata = body.metadata as Record<string, unknown> | undefined;
+  const chat = (metadata && typeof metadata === 'object' ? metadata.chat_id : undefined) ?? body.chat_id;
+  const userId = user?.id;
+  return {
+    filter,
+    ...(typeof userId === 'string' || typeof userId === 'number' ? { user: String(userId) } : {}),
+    ...(typeof chat === 'string' && chat !== '' ? { chat } : {}),
+  };
+}
+
 export interface FilterHooksDeps {
   registry: FilterRegistry;
   valves: ValvesRepository;
   services: HostServices;
   flags?: FlagsHost;
   hookTimeoutMs: number;
+  metrics?: Metrics;
 }
 
 /**
@@ -120,6 +136,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
         );
       }
       const user: PipelineUser | null = parsed.data.user ?? null;
+      const access = accessFields(id, user, parsed.data.body);
+      response.locals.access = access;
       let body = checkedBody(parsed.data.body);
       if (!targets(filter, body.model)) {
         response.json(body);
@@ -139,25 +157,27 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       response.on('close', () => {
         if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
       });
-      const result = await runHook({
-        filter,
-        hook,
-        timeoutMs: deps.hookTimeoutMs,
-        parentSignal: abort.signal,
-        args: {
-          body,
-          user,
-          valves: filter.valves,
-          userValves,
-          logger: request.log.child({ filter: filter.id, hook }),
-          state: filter.state,
-          flags,
-          services: deps.services,
-          filterId: filter.id,
-          requestId: request.id,
+      const result = await observeHook(deps.metrics, filter.id, hook, () =>
+        runHook({
+          filter,
           hook,
-        },
-      });
+          timeoutMs: deps.hookTimeoutMs,
+          parentSignal: abort.signal,
+          args: {
+            body,
+            user,
+            valves: filter.valves,
+            userValves,
+            logger: request.log.child({ ...access, hook }),
+            state: filter.state,
+            flags,
+            services: deps.services,
+            filterId: filter.id,
+            requestId: request.id,
+            hook,
+          },
+        }),
+      );
       response.json(result);
     });
   }

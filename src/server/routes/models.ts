@@ -32,6 +32,8 @@ export function modelsRouter({ registry }: { registry: FilterRegistry }): Router
       file: filter.file.split('/').pop(),
       status: 'loaded',
       isolation: filter.isolation ?? 'main',
+      origin: registry.origin(filter.file),
+      path: filter.file,
     }));
     const failed = registry.failures().map((failure) => ({
       id: failure.id,
@@ -42,6 +44,7 @@ export function modelsRouter({ registry }: { registry: FilterRegistry }): Router
       status: 'failed',
       error: failure.error,
       line: failure.line ?? null,
+      origin: failure.origin ?? 'user',
     }));
     response.json({ data: [...loaded, ...failed] });
   });

@@ -3,6 +3,7 @@ import { NotFoundError, StateUnavailableError, ValidationError } from '../../err
 import type { ActiveFilter, FilterRegistry } from '../../host/filter-registry.js';
 import type { ValvesRepository } from '../../host/valves-repository.js';
 import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
+import { keepMaskedSecrets, maskSecrets, SECRET_MASK } from '../../host/secret-valves.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
 export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {
@@ -32,33 +33,41 @@ function userValvesOr404(filter: ActiveFilter) {
 export function valvesRouter({ registry, valves }: { registry: FilterRegistry; valves: ValvesRepository }): Router {
   const router = Router();
   router.get('/:id/valves', (request, response) => {
-    response.json(filterOr404(registry, request.params.id).valves);
+    const filter = filterOr404(registry, request.params.id);
+    response.json(maskSecrets(filter.valves, filter.valvesSpec));
   });
   router.get('/:id/valves/spec', (request, response) => {
     response.json(filterOr404(registry, request.params.id).valvesSpec);
   });
   router.post('/:id/valves/update', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
-    const values = coerceValves(filter.valvesSchema, filter.valvesSpec, request.body);
+    const input = keepMaskedSecrets(request.body, filter.valvesSpec, filter.valves);
+    const values = coerceValves(filter.valvesSchema, filter.valvesSpec, input);
     await valves.saveAdmin(filter.id, values);
     await registry.applyValves(filter.id, values as ActiveFilter['valves']);
     request.log.info({ filter: filter.id }, 'valves updated');
-    response.json(values);
+    response.json(maskSecrets(values, filter.valvesSpec));
   });
   router.get('/:id/valves/user/spec', (request, response) => {
     response.json(userValvesOr404(filterOr404(registry, request.params.id)).spec);
   });
   router.get('/:id/valves/user', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
-    const { schema } = userValvesOr404(filter);
+    const { schema, spec } = userValvesOr404(filter);
     const saved = await valves.loadUser(filter.id, userIdOf(request));
-    response.json(mergeSavedValves(schema, saved).values);
+    response.json(maskSecrets(mergeSavedValves(schema, saved).values, spec));
   });
   router.post('/:id/valves/user/update', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const userId = userIdOf(request);
-    const values = coerceValves(schema, spec, request.body);
+    let input: unknown = request.body;
+    if (input && typeof input === 'object' && Object.values(input).includes(SECRET_MASK)) {
+      // Read the stored values only when the form sent a mask back.
+      const saved = await valves.loadUser(filter.id, userId);
+      input = keepMaskedSecrets(input, spec, mergeSavedValves(schema, saved).values);
+    }
+    const values = coerceValves(schema, spec, input);
     try {
       await valves.saveUser(filter.id, userId, values);
     } catch (error) {
@@ -66,7 +75,7 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
         `User valves could not be saved: the state store is unavailable (${(error as Error).message})`,
       );
     }
-    response.json(values);
+    response.json(maskSecrets(values, spec));
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import { Metrics } from '../../../src/metrics/metrics.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config.js';
@@ -39,6 +40,7 @@ export async function realServices(
       ledger: createLedger(store),
       corrections: createTokenCorrections(store),
       contextStats: createContextStats(store),
+      metrics: new Metrics(),
     },
   };
 }

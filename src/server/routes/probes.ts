@@ -1,0 +1,41 @@
+import { Router } from 'express';
+import type { StateStore } from '../../state/types.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
+
+/** Key used by the readiness probe's store round trip (never written). */
+const PROBE_KEY = 'eunoe:readyz-probe';
+
+export interface ProbeDeps {
+  store: StateStore;
+  registry: FilterRegistry;
+}
+
+/**
+ * Public probes for container orchestrators (no API key; they reveal nothing about filters or data):
+ * - `GET /healthz`: liveness, answered by the event loop alone (no store, no filters);
+ * - `GET /readyz`: 200 only when the filters have been loaded and the state store answers a read
+ *   (bounded by STATE_TIMEOUT_MS on Redis), else 503 with the reason, so a load balancer stops
+ *   sending chats to a replica whose Redis is gone.
+ */
+export function probesRouter(deps: ProbeDeps): Router {
+  const router = Router();
+  router.get('/healthz', (_request, response) => {
+    response.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_request, response) => {
+    const checks = { filters: deps.registry.loaded, store: false };
+    let reason: string | undefined;
+    try {
+      await deps.store.get(PROBE_KEY);
+      checks.store = true;
+    } catch (error) {
+      reason = `state store (${deps.store.backend}) does not answer: ${(error as Error).message}`;
+    }
+    if (!checks.filters) reason ??= 'filters are not loaded yet';
+    const ready = checks.filters && checks.store;
+    response
+      .status(ready ? 200 : 503)
+      .json(ready ? { status: 'ready', checks } : { status: 'not ready', checks, detail: reason });
+  });
+  return router;
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { FilterRegistry } from '../../src/host/filter-registry.js';
+import { ValvesRepository } from '../../src/host/valves-repository.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
+import { PREFIXES, pollUntil } from './helpers/http.js';
+
+const canRunRedis = Boolean(inject('redisUrl')) && redisServerBinary() !== undefined;
+if (!canRunRedis) {
+  if (process.env.CI) throw new Error('redis-server is needed for the readiness test under CI');
+  console.warn('[probes] Redis readiness test skipped: redis-server is not installed');
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function runtimeWith(options: Parameters<typeof createTestRuntime>[0] = {}): Promise<TestRuntime> {
+  const runtime = await createTestRuntime(options);
+  cleanups.push(() => runtime.dispose());
+  return runtime;
+}
+
+describe('public probes', () => {
+  it.each(PREFIXES)('GET %s/healthz and /readyz answer without a key; /health still needs it', async (prefix) => {
+    const runtime = await runtimeWith({ filters: ['turn-limit.ts'] });
+    const live = await request(runtime.app).get(`${prefix}/healthz`).expect(200);
+    expect(live.body).toEqual({ status: 'ok' });
+    expect(live.headers['content-type']).toMatch(/^application\/json/);
+    const ready = await request(runtime.app).get(`${prefix}/readyz`).expect(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { filters: true, store: true } });
+    await request(runtime.app).get(`${prefix}/health`).expect(401);
+    const detailed = await request(runtime.app).get(`${prefix}/health`).set(runtime.auth).expect(200);
+    expect(detailed.body).toMatchObject({
+      status: true,
+      filters: 1,
+      failed: 0,
+      store: { backend: 'sqlite', ok: true },
+    });
+  });
+
+  it('probes reveal nothing: no filter ids, no store detail, wrong methods are 405', async () => {
+    const runtime = await runtimeWith({ filters: ['turn-limit.ts'] });
+    const ready = await request(runtime.app).get('/readyz').expect(200);
+    expect(JSON.stringify(ready.body)).not.toContain('turn');
+    await request(runtime.app).post('/healthz').expect(405);
+  });
+
+  it('GET /readyz is 503 until the filters have been loaded', async () => {
+    const runtime = await runtimeWith();
+    const logger = silentLogger();
+    const valves = new ValvesRepository({ dir: runtime.config.VALVES_DIR, store: runtime.store, logger });
+    const registry = new FilterRegistry({
+      dir: runtime.filtersDir,
+      store: runtime.store,
+      valves,
+      services: runtime.services,
+      logger,
+    });
+    const app = createApp({
+      apiKey: runtime.apiKey,
+      logger,
+      store: runtime.store,
+      registry,
+      valves,
+      services: runtime.services,
+      filtersDir: runtime.filtersDir,
+      bodyLimit: 1024,
+      uploadLimit: 1024,
+      hookTimeoutMs: 1000,
+      addTimeoutMs: 1000,
+    });
+    const before = await request(app).get('/readyz').expect(503);
+    expect(before.body).toMatchObject({ status: 'not ready', checks: { filters: false, store: true } });
+    expect(before.body.detail).toMatch(/filters are not loaded/);
+    await request(app).get('/healthz').expect(200);
+    await registry.loadAll();
+    await request(app).get('/readyz').expect(200);
+    await registry.close();
+  });
+
+  describe.runIf(canRunRedis)('with Redis as the state backend', () => {
+    it('GET /readyz turns 503 when Redis stops and 200 again when it is back; /healthz stays 200', async () => {
+      const redis: OwnedRedis = await startOwnedRedis();
+      cleanups.push(() => redis.stop());
+      const runtime = await runtimeWith({
+        filters: ['turn-limit.ts'],
+        env: { REDIS_URL: redis.url, REDIS_PREFIX: `eunoe-probe:${randomUUID()}:`, STATE_TIMEOUT_MS: '300' },
+      });
+      await request(runtime.app).get('/readyz').expect(200);
+      await redis.stop();
+      const down = await pollUntil(
+        () => request(runtime.app).get('/readyz'),
+        (response) => response.status === 503,
+      );
+      expect(down.body).toMatchObject({ status: 'not ready', checks: { filters: true, store: false } });
+      expect(down.body.detail).toMatch(/state store \(redis\) does not answer/);
+      await request(runtime.app).get('/healthz').expect(200);
+      await redis.start();
+      await pollUntil(
+        () => request(runtime.app).get('/readyz'),
+        (response) => response.status === 200,
+        10_000,
+      );
+    });
+  });
+});
