@@ -16,6 +16,8 @@ import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
+import { chatCompletionsRouter } from './server/routes/chat-completions.js';
+import { ManifoldModels } from './pipes/manifold-models.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -33,6 +35,8 @@ export interface AppDeps {
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
+  /** The manifolds' `models()` cache (built here when absent). */
+  manifolds?: ManifoldModels;
   /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
   extraRouters?: Router[];
 }
@@ -69,7 +73,9 @@ export function createApp(deps: AppDeps): Express {
       failed: deps.registry.failures().length,
     });
   });
-  routes.use(modelsRouter({ registry: deps.registry }));
+  const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
+  routes.use(modelsRouter({ registry: deps.registry, manifolds }));
+  routes.use(chatCompletionsRouter({ ...deps, manifolds }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);
   routes.use(filterHooksRouter({ ...deps }));

@@ -24,6 +24,10 @@ export { chatMessageSchema } from './messages/chat-message-schema.js';
 export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
 
+/** Pipes and manifolds (models served by `POST /chat/completions`): see src/pipes/. */
+export { definePipe } from './pipes/define-pipe.js';
+export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } from './pipes/types.js';
+
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';
 /** The shipped accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */

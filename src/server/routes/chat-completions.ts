@@ -1,0 +1,85 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
+import type { ValvesRepository } from '../../host/valves-repository.js';
+import type { HostServices } from '../../host/types.js';
+import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
+import type { ChatMessage } from '../../messages/chat-message.js';
+import type { ManifoldModels } from '../../pipes/manifold-models.js';
+import { resolvePipeModel } from '../../pipes/pipe-catalog.js';
+import { pipeUser } from '../../pipes/pipe-user.js';
+import { invokePipe } from '../../pipes/invoke-pipe.js';
+import { sendJsonReply, sendStreamReply } from '../../pipes/send-reply.js';
+import { userValvesFor } from './filter-hooks.js';
+
+const completionRequest = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(z.unknown()),
+  stream: z.boolean().nullish(),
+});
+
+export interface ChatCompletionsDeps {
+  registry: FilterRegistry;
+  valves: ValvesRepository;
+  services: HostServices;
+  manifolds: ManifoldModels;
+}
+
+/** The request body checked: `model`, `messages` (lenient: `content: null` is fine), optional `stream`. */
+function checkedRequest(body: unknown) {
+  const parsed = completionRequest.safeParse(body);
+  if (!parsed.success) {
+    throw new ValidationError(
+      'Request must be a JSON object with "model" (string) and "messages" (array)',
+      parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+    );
+  }
+  const invalid = firstInvalidMessage(parsed.data.messages);
+  if (invalid) {
+    throw new ValidationError(
+      `messages[${invalid.index}] is not a chat message (an object with a string role)`,
+      invalid.issues.map((issue) => ({
+        path: ['messages', invalid.index, ...issue.path].join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  return { ...parsed.data, messages: parsed.data.messages as ChatMessage[] };
+}
+
+/**
+ * `POST /chat/completions` (and `/v1/…`): runs the pipe the model names. `stream` defaults to
+ * true (SSE `chat.completion.chunk`s, a finish chunk, `data: [DONE]`); `stream: false` answers one
+ * `chat.completion`. The pipe's signal is aborted when the client disconnects.
+ */
+export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
+  const router = Router();
+  router.post('/chat/completions', async (request, response) => {
+    const body = checkedRequest(request.body);
+    const target = await resolvePipeModel(deps.registry, deps.manifolds, body.model);
+    if (!target) throw new NotFoundError(`Pipeline ${body.model} not found`);
+    const stream = body.stream !== false;
+    const abort = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+    });
+    const user = pipeUser(body, request.headers);
+    const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
+    const result = await invokePipe({
+      target,
+      body,
+      stream,
+      user,
+      userValves: await userValvesFor(target.pipe, user, deps.valves, logger),
+      logger,
+      signal: abort.signal,
+      services: deps.services,
+      requestId: request.id,
+    });
+    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger };
+    if (stream) await sendStreamReply(reply);
+    else await sendJsonReply(reply);
+  });
+  return router;
+}
