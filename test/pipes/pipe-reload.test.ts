@@ -48,10 +48,10 @@ describe('pipe files: default isolation and hot reload', () => {
     writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine' });`));
     const failed = await pollUntil(
       async () => (await request(runtime.app).get('/pipelines').set(runtime.auth)).body.data,
-      (data: Array<{ status: string }>) => data[0]?.status === 'failed',
+      (data: Array<{ status: string; error?: string }>) => data[0]?.status === 'failed',
       20_000,
     );
-    expect(failed[0].error).toMatch(/pipe/);
+    expect(failed[0]?.error).toMatch(/pipe/);
     await ask(false).expect(404);
     writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine', pipe: async () => 'async v3' });`));
     await pollUntil(
