@@ -13,6 +13,7 @@ import { createApp } from './app.js';
 import { createPricingService } from './pricing/pricing-service.js';
 import { createLedger } from './usage/ledger.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
+import { createReplyClaims } from './usage/reply-claims.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
 import { createFilterLoader } from './host/isolation/filter-loader.js';
@@ -53,7 +54,12 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   await pricing.start(); // offline-first: never waits for the network
   stops.push(() => pricing.stop());
   const ledger = createLedger(store);
-  const services: HostServices = { pricing: pricing.lookup, ledger, corrections: createTokenCorrections(store) };
+  const services: HostServices = {
+    pricing: pricing.lookup,
+    ledger,
+    corrections: createTokenCorrections(store),
+    replies: createReplyClaims(store),
+  };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
   const flags = createFlagsHost({ store, logger, ttlMs: config.FLAGS_TTL_DAYS * 86_400_000 });

@@ -27,6 +27,8 @@ export { appendToReply } from './host/append-to-reply.js';
 /** Pipes and manifolds (models served by `POST /chat/completions`): see src/pipes/. */
 export { definePipe } from './pipes/define-pipe.js';
 export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } from './pipes/types.js';
+/** The shipped `openai-proxy` manifold (filters/openai-proxy.ts declares it). */
+export { createOpenAIProxy } from './proxy/openai-proxy.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';

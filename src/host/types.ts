@@ -5,6 +5,7 @@ import type { ActiveFlags, FlagSpec } from '../flags/types.js';
 import type { PricingLookup } from '../pricing/types.js';
 import type { Ledger, TokenCorrections } from '../usage/types.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { ReplyClaims } from '../usage/reply-claims.js';
 
 /**
  * Valves every filter has. `pipelines` lists the model ids the filter applies to
@@ -39,6 +40,8 @@ export interface HostServices {
   pricing?: PricingLookup;
   ledger?: Ledger;
   corrections?: TokenCorrections;
+  /** Pairs the proxy's and the accounting outlet's records of one proxied reply (src/usage/reply-claims.ts). */
+  replies?: ReplyClaims;
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

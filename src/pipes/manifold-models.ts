@@ -6,6 +6,9 @@ import type { AnyPipeDefinition, ManifoldModel } from './types.js';
 /** Default life of a `models()` answer before a background refresh. */
 export const DEFAULT_MODELS_TTL_MS = 60_000;
 
+/** Longest wait for a manifold's first `models()` answer before `/models` answers without it. */
+export const FIRST_WAIT_MS = 5_000;
+
 interface Entry {
   models: ManifoldModel[];
   /** The valves object the list was built with: new valves (another upstream) mean a new list. */
@@ -26,7 +29,9 @@ export const pipeDefinition = (pipe: ActiveFilter) => pipe.definition as unknown
 export class ManifoldModels {
   private readonly entries = new WeakMap<ActiveFilter, Entry>();
 
-  constructor(private readonly options: { services: HostServices; logger: Logger; now?: () => number }) {}
+  constructor(
+    private readonly options: { services: HostServices; logger: Logger; now?: () => number; firstWaitMs?: number },
+  ) {}
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -38,10 +43,23 @@ export class ManifoldModels {
     if (models === undefined) return [];
     if (Array.isArray(models)) return models;
     const entry = this.entries.get(pipe);
-    if (!entry || entry.valves !== pipe.valves) return this.refresh(pipe, entry);
+    if (!entry || entry.valves !== pipe.valves) return this.firstList(pipe, entry);
     if (this.now() - entry.loadedAt >= (modelsTtlMs ?? DEFAULT_MODELS_TTL_MS) && !entry.refreshing)
       void this.refresh(pipe, entry);
     return entry.models;
+  }
+
+  /** A new list: waited for, at most `firstWaitMs` (then `/models` goes on without it; it lands in the cache). */
+  private async firstList(pipe: ActiveFilter, entry: Entry | undefined): Promise<ManifoldModel[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.options.firstWaitMs ?? FIRST_WAIT_MS);
+    });
+    try {
+      return (await Promise.race([this.refresh(pipe, entry), waited])) ?? [];
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private refresh(pipe: ActiveFilter, previous: Entry | undefined): Promise<ManifoldModel[]> {

@@ -1,3 +1,4 @@
+import { createReplyClaims } from '../../../src/usage/reply-claims.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config.js';
@@ -33,7 +34,12 @@ export async function realServices(
   await pricing.start();
   return {
     pricing,
-    services: { pricing: pricing.lookup, ledger: createLedger(store), corrections: createTokenCorrections(store) },
+    services: {
+      pricing: pricing.lookup,
+      ledger: createLedger(store),
+      corrections: createTokenCorrections(store),
+      replies: createReplyClaims(store),
+    },
   };
 }
 
