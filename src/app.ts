@@ -35,6 +35,8 @@ export interface AppDeps {
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
+  /** Filters around pipes for direct callers (`PIPE_FILTERS`; default `auto`). */
+  pipeFilters?: 'auto' | 'always' | 'never';
   /** The manifolds' `models()` cache (built here when absent). */
   manifolds?: ManifoldModels;
   /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */

@@ -97,6 +97,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     jsonMaxDepth: config.JSON_MAX_DEPTH,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
+    pipeFilters: config.PIPE_FILTERS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
     extraRouters: [pricingRouter({ pricing }), usageRouter({ ledger })],
   });

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import type { ValvesRepository } from '../../host/valves-repository.js';
-import type { HostServices } from '../../host/types.js';
+import { runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
+import { runsFilters, type PipeFiltersMode } from '../../pipes/runs-filters.js';
+import type { ReplyHooks } from '../../pipes/send-reply.js';
 import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import type { ManifoldModels } from '../../pipes/manifold-models.js';
@@ -19,11 +19,9 @@ const completionRequest = z.looseObject({
   stream: z.boolean().nullish(),
 });
 
-export interface ChatCompletionsDeps {
-  registry: FilterRegistry;
-  valves: ValvesRepository;
-  services: HostServices;
+export interface ChatCompletionsDeps extends FilterChainDeps {
   manifolds: ManifoldModels;
+  pipeFilters?: PipeFiltersMode;
 }
 
 /** The request body checked: `model`, `messages` (lenient: `content: null` is fine), optional `stream`. */
@@ -66,9 +64,17 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     });
     const user = pipeUser(body, request.headers);
     const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
+    const call = { user, logger, signal: abort.signal, requestId: request.id };
+    // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
+    const chained = runsFilters(deps.pipeFilters ?? 'auto', body, request.headers);
+    const pipeBody = chained ? await runInletChain(deps, body, call) : body;
+    const messages = Array.isArray(pipeBody.messages) ? (pipeBody.messages as ChatMessage[]) : body.messages;
+    const hooks: ReplyHooks | undefined = chained
+      ? { beforeEnd: (assembled) => runOutletChain(deps, body, assembled, call) }
+      : undefined;
     const result = await invokePipe({
       target,
-      body,
+      body: { ...pipeBody, messages },
       stream,
       user,
       userValves: await userValvesFor(target.pipe, user, deps.valves, logger),
@@ -77,7 +83,7 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
       services: deps.services,
       requestId: request.id,
     });
-    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger };
+    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger, hooks };
     if (stream) await sendStreamReply(reply);
     else await sendJsonReply(reply);
   });
