@@ -69,6 +69,11 @@ async function runOne(
   });
 }
 
+/** True when some filter targets `model` (else there is no chain to run). */
+export function hasFilterChain(registry: FilterRegistry, model: unknown): boolean {
+  return chainFor(registry, model).length > 0;
+}
+
 /**
  * Inlet filters for a direct caller, as Open WebUI would run them: every filter targeting the
  * model, by priority, each getting the previous one's body. A filter's error (a spend limit's

@@ -1,11 +1,36 @@
 import { contentChunk, finishChunk, type WireObject } from './completion-chunks.js';
 import type { PipeChunk, PipeResult } from './types.js';
 
-/** One SSE event to send: `data: <data>\n\n`; `json` is the parsed object when it is one. */
+/** One SSE event to send: `data: <data>\n\n`; `json` is the parsed object when it is one (parsed on first read). */
 export interface PipeEvent {
   data: string;
-  json?: WireObject;
+  readonly json?: WireObject;
+  /** Set on raw `data:` lines, whose `json` is parsed lazily. */
+  raw?: true;
 }
+
+/** An event for a raw `data:` line: its JSON is parsed only if someone reads it (a relayed stream is sent as is). */
+function lineEvent(data: string): PipeEvent {
+  let parsed: WireObject | undefined | null = null;
+  return {
+    data,
+    raw: true,
+    get json() {
+      if (parsed === null) {
+        try {
+          const value: unknown = data === '[DONE]' ? undefined : JSON.parse(data);
+          parsed = isRecord(value) ? value : undefined;
+        } catch {
+          parsed = undefined;
+        }
+      }
+      return parsed;
+    },
+  };
+}
+
+/** Cheap check on a raw line before parsing it: only a chunk with a finish reason matters to `pipeEvents`. */
+const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
 const decoder = new TextDecoder();
 const isRecord = (value: unknown): value is WireObject =>
@@ -37,15 +62,7 @@ export function itemEvent(item: PipeChunk, model: string): PipeEvent | undefined
   if (typeof item === 'string') {
     if (item.startsWith('data:')) {
       const data = item.slice(5).trim();
-      if (data === '') return undefined;
-      let json: WireObject | undefined;
-      try {
-        const parsed: unknown = data === '[DONE]' ? undefined : JSON.parse(data);
-        json = isRecord(parsed) ? parsed : undefined;
-      } catch {
-        json = undefined;
-      }
-      return { data, json };
+      return data === '' ? undefined : lineEvent(data);
     }
     return item === '' ? undefined : objectEvent(contentChunk(model, item));
   }
@@ -83,7 +100,7 @@ export async function* pipeEvents(result: PipeResult | null | undefined, model: 
         yield event;
         return;
       }
-      if (finishReasonOf(event.json)) finished = true;
+      if (!finished && (!event.raw || FINISH_REASON.test(event.data)) && finishReasonOf(event.json)) finished = true;
       yield event;
     }
   } else if (isRecord(result)) {

@@ -88,7 +88,8 @@ export async function sendStreamReply(options: {
         const addition = await options.hooks?.beforeEnd?.(reply);
         if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition))))) break;
       }
-      reply.observe(event.json);
+      // The whole reply is only needed by outlet hooks: a relayed stream is then sent without parsing it.
+      if (options.hooks) reply.observe(event.json);
       if (!(await writer.send(event.data))) break;
       next = await events.next();
     }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
-import { runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
+import { hasFilterChain, runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
 import { runsFilters, type PipeFiltersMode } from '../../pipes/runs-filters.js';
 import type { ReplyHooks } from '../../pipes/send-reply.js';
 import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
@@ -66,7 +66,8 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
     const call = { user, logger, signal: abort.signal, requestId: request.id };
     // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
-    const chained = runsFilters(deps.pipeFilters ?? 'auto', body, request.headers);
+    const chained =
+      runsFilters(deps.pipeFilters ?? 'auto', body, request.headers) && hasFilterChain(deps.registry, body.model);
     const pipeBody = chained ? await runInletChain(deps, body, call) : body;
     const messages = Array.isArray(pipeBody.messages) ? (pipeBody.messages as ChatMessage[]) : body.messages;
     const hooks: ReplyHooks | undefined = chained
