@@ -96,7 +96,11 @@ async function compare(label: string, delayMs: number): Promise<void> {
       samples.direct.push(...(await round(direct, '/chat/completions', 'bench-model', {})));
       samples.proxy.push(...(await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth)));
     }
-    const p50 = (values: Sample[], key: keyof Sample) => quantile(values.map((sample) => sample[key]), 0.5);
+    const p50 = (values: Sample[], key: keyof Sample) =>
+      quantile(
+        values.map((sample) => sample[key]),
+        0.5,
+      );
     const rows: string[][] = [];
     for (const key of ['ttfb', 'total'] as const) {
       const base = p50(samples.direct, key);
