@@ -21,6 +21,7 @@ async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): 
     body: request,
     signal: args.signal,
   });
+
   const reply = new ReplyAssembler();
   let done = false;
   try {
@@ -52,7 +53,9 @@ async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): 
     if (error instanceof FilterError || args.signal.aborted) throw error;
     throw new FilterError(502, `upstream stream failed: ${(error as Error)?.message ?? error}`, { cause: error });
   } finally {
-    if (!done) response.body.destroy();
+    // After [DONE], read the (empty) rest so the keep-alive connection is free for the next call at once.
+    if (done) await response.body.dump({ limit: 65_536 }).catch(() => undefined);
+    else response.body.destroy();
   }
   await accountReply(args, reply);
   if (!done && !reply.finishReason) throw new FilterError(502, 'upstream stream ended before it was complete');
