@@ -61,9 +61,23 @@ export async function upstreamRequest(
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
-  throw new FilterError(response.statusCode, redact(upstreamErrorMessage(response.statusCode, text), key), {
-    code: 'ERR_UPSTREAM',
-  });
+  const retryAfter = response.headers['retry-after'];
+  throw new UpstreamError(
+    response.statusCode,
+    redact(upstreamErrorMessage(response.statusCode, text), key),
+    typeof retryAfter === 'string' ? retryAfter : undefined,
+  );
+}
+
+/** An upstream's error answer, with its `Retry-After` (passed on to the client with the same status). */
+export class UpstreamError extends FilterError {
+  constructor(
+    status: number,
+    message: string,
+    readonly retryAfter?: string,
+  ) {
+    super(status, message, { code: 'ERR_UPSTREAM' });
+  }
 }
 
 /** `error.message` (or `error`, or `detail`) of an error body, else its text. */

@@ -99,6 +99,7 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     const limited = await chat('rate-limited').expect(429);
     expect(limited.headers['content-type']).toMatch(/^application\/json/);
     expect(limited.body.detail).toBe('upstream 429: Rate limit reached for requests');
+    expect(limited.headers['retry-after']).toBe('7');
     const broken = await chat('broken', { stream: false }).expect(500);
     expect(broken.body.detail).toMatch(/The server had an error/);
     expect(JSON.stringify(broken.body)).not.toContain('sk-upstream');

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { hasFilterChain, runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
@@ -53,7 +53,7 @@ function checkedRequest(body: unknown) {
  */
 export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
   const router = Router();
-  router.post('/chat/completions', async (request, response) => {
+  const handle = async (request: Request, response: Response) => {
     const body = checkedRequest(request.body);
     const target = await resolvePipeModel(deps.registry, deps.manifolds, body.model);
     if (!target) throw new NotFoundError(`Pipeline ${body.model} not found`);
@@ -87,6 +87,16 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger, hooks };
     if (stream) await sendStreamReply(reply);
     else await sendJsonReply(reply);
+  };
+  router.post('/chat/completions', async (request, response) => {
+    try {
+      await handle(request, response);
+    } catch (error) {
+      // An upstream's 429/503 tells when to retry: the client gets it too (the error handler writes the rest).
+      const retryAfter = (error as { retryAfter?: unknown })?.retryAfter;
+      if (!response.headersSent && typeof retryAfter === 'string') response.setHeader('Retry-After', retryAfter);
+      throw error;
+    }
   });
   return router;
 }
