@@ -21,6 +21,8 @@ import { probesRouter } from './server/routes/probes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { metricsRouter } from './metrics/metrics-router.js';
+import { chatCompletionsRouter } from './server/routes/chat-completions.js';
+import { ManifoldModels } from './pipes/manifold-models.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -44,6 +46,10 @@ export interface AppDeps {
   metrics?: Metrics;
   /** `GET /metrics` without the API key (METRICS_PUBLIC); by default it needs the key like every route. */
   metricsPublic?: boolean;
+  /** Filters around pipes for direct callers (`PIPE_FILTERS`; default `auto`). */
+  pipeFilters?: 'auto' | 'always' | 'never';
+  /** The manifolds' `models()` cache (built here when absent). */
+  manifolds?: ManifoldModels;
   /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
   extraRouters?: Router[];
 }
@@ -90,7 +96,9 @@ export function createApp(deps: AppDeps): Express {
     });
   });
   if (deps.metrics && !deps.metricsPublic) routes.use(metricsRouter(deps.metrics));
-  routes.use(modelsRouter({ registry: deps.registry }));
+  const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
+  routes.use(modelsRouter({ registry: deps.registry, manifolds }));
+  routes.use(chatCompletionsRouter({ ...deps, manifolds }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);
   routes.use(filterHooksRouter({ ...deps }));

@@ -37,6 +37,8 @@ const envSchema = z.object({
   BODY_LIMIT: bytes.default(50 * 1024 * 1024),
   UPLOAD_LIMIT: bytes.default(1024 * 1024),
   HOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Whether `/chat/completions` runs the filters around a pipe: `auto` (for callers other than Open WebUI), `always`, `never`. */
+  PIPE_FILTERS: z.enum(['auto', 'always', 'never']).default('auto'),
   /** Deepest array/object nesting accepted in a JSON body (checked on the raw text, before parsing). */
   JSON_MAX_DEPTH: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Time for a client to send a request's headers (Node's `server.headersTimeout`). */

@@ -14,6 +14,7 @@ import { createPricingService } from './pricing/pricing-service.js';
 import { createLedger } from './usage/ledger.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
 import { createContextStats } from './context/context-stats.js';
+import { createReplyClaims } from './usage/reply-claims.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
 import { dashboardDataRouter } from './server/routes/dashboard-data.js';
@@ -71,6 +72,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     corrections: createTokenCorrections(store),
     contextStats: createContextStats(store),
     metrics,
+    replies: createReplyClaims(store),
   };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
@@ -111,6 +113,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     jsonMaxDepth: config.JSON_MAX_DEPTH,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
+    pipeFilters: config.PIPE_FILTERS,
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
     metrics,
     metricsPublic: config.METRICS_PUBLIC,

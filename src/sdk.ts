@@ -25,6 +25,12 @@ export { FilterError } from './errors/filter-error.js';
 export { appendToReply } from './host/append-to-reply.js';
 export { secret, SECRET_MASK } from './host/secret-valves.js';
 
+/** Pipes and manifolds (models served by `POST /chat/completions`): see src/pipes/. */
+export { definePipe } from './pipes/define-pipe.js';
+export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } from './pipes/types.js';
+/** The shipped `openai-proxy` manifold (filters/openai-proxy.ts declares it). */
+export { createOpenAIProxy } from './proxy/openai-proxy.js';
+
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';
 /** The shipped accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */

@@ -8,6 +8,7 @@ import { estimatePromptTokens, encoderFor } from '../usage/estimate-tokens.js';
 import { encodingForModel } from '../engine/index.js';
 import { OutageNotice } from '../util/outage-notice.js';
 import { isRecord } from '../messages/chat-message.js';
+import { recordedByProxy } from './recorded-by-proxy.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -95,7 +96,10 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       if (!built) return body;
       const { record } = built;
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
-      if (services.ledger) {
+      if (await recordedByProxy({ body, user, state, services, messageId: record.messageId })) {
+        added = false;
+        logger.debug({ messageId: record.messageId }, 'accounting: the proxy already recorded this reply');
+      } else if (services.ledger) {
         try {
           // Resolves once the record is durable: in the store, or in the local journal while Redis is away.
           added = await services.ledger.record(record);

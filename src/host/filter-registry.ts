@@ -66,9 +66,10 @@ export class FilterRegistry {
 
   constructor(private readonly options: FilterRegistryOptions) {}
 
-  /** Active filters in ascending priority (ties by id). */
+  /** Active filters (and pipes: `kind`) in ascending priority (ties by id). Pipes have no priority: 0. */
   list(): ActiveFilter[] {
-    return [...this.active.values()].sort((a, b) => a.valves.priority - b.valves.priority || a.id.localeCompare(b.id));
+    const priority = (filter: ActiveFilter) => filter.valves.priority ?? 0;
+    return [...this.active.values()].sort((a, b) => priority(a) - priority(b) || a.id.localeCompare(b.id));
   }
   failures(): FailedFilter[] {
     return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));

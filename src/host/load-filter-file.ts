@@ -24,6 +24,8 @@ export interface LoadedModule {
   valvesSpec: Record<string, unknown>;
   userValvesSchema?: AnyValvesSchema;
   userValvesSpec?: Record<string, unknown>;
+  /** `pipe` for a file made with `definePipe` (a model, see src/pipes/); absent for filters. */
+  kind?: 'filter' | 'pipe';
   /** Where its hooks run: the main thread, or a worker thread (FILTER_ISOLATION). */
   isolation?: 'main' | 'worker';
   /** Resolves when the filter can run a hook now (its worker is up); absent for main-thread filters. */
@@ -45,23 +47,33 @@ export class FilterLoadError extends Error {
 
 const isZodObject = (value: unknown): value is AnyValvesSchema => value instanceof z.ZodObject;
 const hook = z.function().optional();
-const moduleShape = z.object({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'id may hold letters, digits, "_", "-" and "." only')
-    .optional(),
-  name: z.string().optional(),
-  valves: z.custom<AnyValvesSchema>(isZodObject, 'valves must be a zod object schema').optional(),
-  userValves: z.custom<AnyValvesSchema>(isZodObject, 'userValves must be a zod object schema').optional(),
-  flags: z
-    .array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose())
-    .optional(),
-  inlet: hook,
-  outlet: hook,
-  onStartup: hook,
-  onShutdown: hook,
-  onValvesUpdated: hook,
-});
+const moduleShape = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, 'id may hold letters, digits, "_", "-" and "." only')
+      .optional(),
+    name: z.string().optional(),
+    valves: z.custom<AnyValvesSchema>(isZodObject, 'valves must be a zod object schema').optional(),
+    userValves: z.custom<AnyValvesSchema>(isZodObject, 'userValves must be a zod object schema').optional(),
+    flags: z
+      .array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose())
+      .optional(),
+    inlet: hook,
+    outlet: hook,
+    onStartup: hook,
+    onShutdown: hook,
+    onValvesUpdated: hook,
+    // Pipes (src/pipes/): `definePipe` sets kind; a pipe must have a `pipe` function.
+    kind: z.enum(['filter', 'pipe']).optional(),
+    pipe: hook,
+    models: z.union([z.array(z.object({ id: z.string(), name: z.string().optional() })), z.function()]).optional(),
+    modelsTtlMs: z.number().nonnegative().optional(),
+  })
+  .refine((shape) => shape.kind !== 'pipe' || shape.pipe !== undefined, {
+    message: 'a pipe needs a pipe() function',
+    path: ['pipe'],
+  });
 
 /** The stem of a filter file: `filters/context.ts` → `context`. */
 export function fileStem(file: string): string {
@@ -110,16 +122,19 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   }
   const definition = imported.default as LoadedModule['definition'];
   const id = definition.id ?? fileStem(file);
+  const kind = (imported.default as { kind?: 'filter' | 'pipe' }).kind === 'pipe' ? 'pipe' : 'filter';
   // A schema without the base fields gets them, so /models can always read pipelines and priority.
-  const own = definition.valves ?? baseValves;
+  const own = definition.valves ?? (kind === 'pipe' ? z.object({}) : baseValves);
+  // Pipes keep their own valves only: `pipelines` and `priority` mean nothing for a model.
   const valvesSchema = (
-    'pipelines' in own.shape && 'priority' in own.shape ? own : baseValves.extend(own.shape)
+    kind === 'pipe' || ('pipelines' in own.shape && 'priority' in own.shape) ? own : baseValves.extend(own.shape)
   ) as AnyValvesSchema;
   requireDefaults(valvesSchema, 'valves', file);
   if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
   return {
     id,
     name: definition.name ?? id,
+    kind,
     file,
     definition,
     valvesSchema,

@@ -7,6 +7,7 @@ import type { ActiveFlags, FlagSpec } from '../flags/types.js';
 import type { PricingLookup } from '../pricing/types.js';
 import type { Ledger, TokenCorrections } from '../usage/types.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { ReplyClaims } from '../usage/reply-claims.js';
 
 /**
  * Valves every filter has. `pipelines` lists the model ids the filter applies to
@@ -45,6 +46,8 @@ export interface HostServices {
   contextStats?: ContextStats;
   /** Prometheus metrics a filter may feed (the context filter reports its plans). */
   metrics?: ContextMetrics;
+  /** Pairs the proxy's and the accounting outlet's records of one proxied reply (src/usage/reply-claims.ts). */
+  replies?: ReplyClaims;
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

@@ -32,8 +32,12 @@ export function createFilterLoader(options: {
       loadTimeoutMs: settings.loadTimeoutMs,
       maxMemoryMb: settings.maxMemoryMb,
     };
-    if (placement === 'worker') return loadIsolated(workerOptions);
-    if (placement === 'probe') await probeImport(workerOptions);
+    if (placement === 'worker') {
+      const isolated = await loadIsolated(workerOptions);
+      if (isolated.kind !== 'pipe') return isolated;
+      // A pipe streams from the main thread (src/pipes/): the worker's import proved the file loads in time.
+      await isolated.release?.();
+    } else if (placement === 'probe') await probeImport(workerOptions);
     return { ...(await loadFilterFile(file)), isolation: 'main' };
   };
 }

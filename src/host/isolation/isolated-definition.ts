@@ -55,6 +55,7 @@ export async function loadIsolated(options: FilterWorkerOptions): Promise<Loaded
     valvesSpec: metadata.valvesSpec,
     userValvesSchema: metadata.userValvesJsonSchema ? schema(metadata.userValvesJsonSchema) : undefined,
     userValvesSpec: metadata.userValvesSpec,
+    kind: metadata.kind,
     isolation: 'worker',
     ready: () => worker.ready().then(() => undefined),
     release: () => worker.close(),

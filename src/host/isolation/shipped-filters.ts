@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 export const SHIPPED_FILTER_FILES = [
   'accounting.ts',
   'context.ts',
+  'openai-proxy.ts',
   'spend-limit.ts',
   'system-prefix.ts',
   'turn-limit.ts',

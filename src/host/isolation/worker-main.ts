@@ -106,6 +106,7 @@ try {
     userValvesJsonSchema: loaded.userValvesSchema ? json(loaded.userValvesSchema) : undefined,
     flags: loaded.definition.flags ? structuredClone(loaded.definition.flags) : undefined,
     hooks: HOOKS.filter((name) => typeof loaded.definition[name] === 'function'),
+    kind: loaded.kind,
   });
 } catch (error) {
   post({

@@ -26,6 +26,8 @@ export interface LoadedMessage {
   userValvesJsonSchema?: Record<string, unknown>;
   flags?: FlagSpec[];
   hooks: HookName[];
+  /** `pipe` when the file is a pipe (the host then loads it in the main thread). */
+  kind?: 'filter' | 'pipe';
 }
 
 export interface LoadFailedMessage {

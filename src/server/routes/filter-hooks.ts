@@ -14,6 +14,7 @@ import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js
 import type { Logger } from '../../util/logger.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
+import { pipeOwning } from '../../pipes/pipe-catalog.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -31,7 +32,7 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
  * Like invalid saved values, an invalid or unknown inline field falls back (to the saved value)
  * instead of blocking the user's chat; it is logged. Prototype keys are never applied.
  */
-async function userValvesFor(
+export async function userValvesFor(
   filter: ActiveFilter,
   user: PipelineUser | null,
   valves: ValvesRepository,
@@ -122,7 +123,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
   for (const hook of ['inlet', 'outlet'] as const) {
     router.post(`/:id/filter/${hook}`, async (request, response) => {
       const id = request.params.id;
-      const filter = await deps.registry.acquire(id, deps.hookTimeoutMs);
+      // Open WebUI calls a pipe model's own inlet/outlet too (`/openai-proxy.gpt-4o/filter/inlet`): the pipe answers.
+      const filter = (await deps.registry.acquire(id, deps.hookTimeoutMs)) ?? pipeOwning(deps.registry, id);
       if (!filter) {
         const failure = deps.registry.failure(id);
         if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
@@ -139,7 +141,8 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const access = accessFields(id, user, parsed.data.body);
       response.locals.access = access;
       let body = checkedBody(parsed.data.body);
-      if (!targets(filter, body.model)) {
+      const isPipe = filter.kind === 'pipe';
+      if (isPipe ? !filter.definition[hook] : !targets(filter, body.model)) {
         response.json(body);
         return;
       }

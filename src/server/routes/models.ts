@@ -1,16 +1,19 @@
 import { Router } from 'express';
 import type { FilterRegistry } from '../../host/filter-registry.js';
+import type { ManifoldModels } from '../../pipes/manifold-models.js';
+import { listPipeModels, loadedFilters } from '../../pipes/pipe-catalog.js';
 
 /**
  * `GET /models` (Open WebUI discovery: the top-level `pipelines: true` marks a Pipelines
- * server; each filter carries `pipeline.pipelines` and `pipeline.priority`) and
+ * server; each filter carries `pipeline.pipelines` and `pipeline.priority`; pipes and manifold
+ * children are chat models with `pipeline.type` `pipe` / `manifold`) and
  * `GET /pipelines` (admin list; failed files are listed too, with their error).
  */
-export function modelsRouter({ registry }: { registry: FilterRegistry }): Router {
+export function modelsRouter({ registry, manifolds }: { registry: FilterRegistry; manifolds: ManifoldModels }): Router {
   const router = Router();
-  router.get('/models', (_request, response) => {
+  router.get('/models', async (_request, response) => {
     const created = Math.floor(Date.now() / 1000);
-    const data = registry.list().map((filter) => ({
+    const filters = loadedFilters(registry).map((filter) => ({
       id: filter.id,
       name: filter.name,
       object: 'model',
@@ -18,23 +21,34 @@ export function modelsRouter({ registry }: { registry: FilterRegistry }): Router
       owned_by: 'openai',
       pipeline: { type: 'filter', valves: true, pipelines: filter.valves.pipelines, priority: filter.valves.priority },
     }));
-    response.json({ data, object: 'list', pipelines: true });
+    const pipes = (await listPipeModels(registry, manifolds)).map((model) => ({
+      id: model.id,
+      name: model.name,
+      object: 'model',
+      created,
+      owned_by: 'openai',
+      pipeline: { type: model.type, valves: Object.keys(model.pipe.valvesSchema.shape).length > 0 },
+    }));
+    response.json({ data: [...pipes, ...filters], object: 'list', pipelines: true });
   });
   router.get('/pipelines', (_request, response) => {
-    const loaded = registry.list().map((filter) => ({
-      id: filter.id,
-      name: filter.name,
-      type: 'filter',
-      valves: true,
-      user_valves: Boolean(filter.userValvesSchema),
-      priority: filter.valves.priority,
-      pipelines: filter.valves.pipelines,
-      file: filter.file.split('/').pop(),
-      status: 'loaded',
-      isolation: filter.isolation ?? 'main',
-      origin: registry.origin(filter.file),
-      path: filter.file,
-    }));
+    const loaded = registry.list().map((filter) => {
+      const pipe = filter.kind === 'pipe';
+      const type = pipe ? ('models' in filter.definition && filter.definition.models ? 'manifold' : 'pipe') : 'filter';
+      return {
+        id: filter.id,
+        name: filter.name,
+        type,
+        valves: true,
+        user_valves: Boolean(filter.userValvesSchema),
+        ...(pipe ? {} : { priority: filter.valves.priority, pipelines: filter.valves.pipelines }),
+        file: filter.file.split('/').pop(),
+        status: 'loaded',
+        isolation: filter.isolation ?? 'main',
+        origin: registry.origin(filter.file),
+        path: filter.file,
+      };
+    });
     const failed = registry.failures().map((failure) => ({
       id: failure.id,
       name: failure.id,

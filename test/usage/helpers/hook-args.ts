@@ -1,4 +1,5 @@
 import { Metrics } from '../../../src/metrics/metrics.js';
+import { createReplyClaims } from '../../../src/usage/reply-claims.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config.js';
@@ -41,6 +42,7 @@ export async function realServices(
       corrections: createTokenCorrections(store),
       contextStats: createContextStats(store),
       metrics: new Metrics(),
+      replies: createReplyClaims(store),
     },
   };
 }

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { FilterRegistry, ActiveFilter } from '../host/filter-registry.js';
+import type { ValvesRepository } from '../host/valves-repository.js';
+import { noFlags, type FlagsHost } from '../host/flags-host.js';
+import { runHook } from '../host/run-hook.js';
+import type { FilterBody, HostServices, PipelineUser } from '../host/types.js';
+import type { Logger } from '../util/logger.js';
+import { targets, userValvesFor } from '../server/routes/filter-hooks.js';
+import type { ChatMessage } from '../messages/chat-message.js';
+import { loadedFilters } from './pipe-catalog.js';
+import type { ReplyAssembler } from './reply-assembler.js';
+
+/** What running filters around a pipe needs from the host. */
+export interface FilterChainDeps {
+  registry: FilterRegistry;
+  valves: ValvesRepository;
+  services: HostServices;
+  flags?: FlagsHost;
+  hookTimeoutMs: number;
+}
+
+/** One request's view of the chain: who, which model, the request's log and signal. */
+export interface ChainCall {
+  user: PipelineUser | null;
+  logger: Logger;
+  signal: AbortSignal;
+  requestId: string;
+}
+
+/** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
+function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
+  return loadedFilters(registry).filter((filter) => targets(filter, model));
+}
+
+async function runOne(
+  deps: FilterChainDeps,
+  filter: ActiveFilter,
+  hook: 'inlet' | 'outlet',
+  received: FilterBody,
+  call: ChainCall,
+): Promise<FilterBody> {
+  let body = received;
+  const userValves = await userValvesFor(filter, call.user, deps.valves, call.logger);
+  let flags = noFlags();
+  if (deps.flags) {
+    const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
+    const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
+    flags = resolved.flags;
+    if (hook === 'inlet') body = resolved.body;
+  }
+  return runHook({
+    filter,
+    hook,
+    timeoutMs: deps.hookTimeoutMs,
+    parentSignal: call.signal,
+    args: {
+      body,
+      user: call.user,
+      valves: filter.valves,
+      userValves,
+      logger: call.logger.child({ filter: filter.id, hook }),
+      state: filter.state,
+      flags,
+      services: deps.services,
+      filterId: filter.id,
+      requestId: call.requestId,
+      hook,
+    },
+  });
+}
+
+/** True when some filter targets `model` (else there is no chain to run). */
+export function hasFilterChain(registry: FilterRegistry, model: unknown): boolean {
+  return chainFor(registry, model).length > 0;
+}
+
+/**
+ * Inlet filters for a direct caller, as Open WebUI would run them: every filter targeting the
+ * model, by priority, each getting the previous one's body. A filter's error (a spend limit's
+ * 429) propagates: the pipe is not called.
+ */
+export async function runInletChain(deps: FilterChainDeps, body: FilterBody, call: ChainCall): Promise<FilterBody> {
+  let current = body;
+  for (const filter of chainFor(deps.registry, body.model))
+    current = await runOne(deps, filter, 'inlet', current, call);
+  return current;
+}
+
+/**
+ * Outlet filters on the assembled reply: the body Open WebUI would send (the request's
+ * messages, then the reply with its `usage`, a fresh message id), by priority. Returns the text
+ * the outlets appended to the reply (e.g. the usage line), to send before `[DONE]`. An outlet
+ * that fails is logged and skipped, as Open WebUI does.
+ */
+export async function runOutletChain(
+  deps: FilterChainDeps,
+  body: FilterBody,
+  reply: ReplyAssembler,
+  call: ChainCall,
+): Promise<string | undefined> {
+  const filters = chainFor(deps.registry, body.model);
+  if (!filters.length) return undefined;
+  const id = `eunoe-${randomUUID()}`;
+  const assistant: ChatMessage = {
+    id,
+    role: 'assistant',
+    content: reply.content,
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+  let current: FilterBody = {
+    model: body.model,
+    messages: [...(body.messages ?? []), assistant],
+    id,
+    ...(typeof body.chat_id === 'string' ? { chat_id: body.chat_id } : {}),
+  };
+  for (const filter of filters) {
+    try {
+      current = await runOne(deps, filter, 'outlet', current, call);
+    } catch (error) {
+      call.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'outlet filter failed on a pipe reply');
+    }
+  }
+  const final = current.messages?.at(-1);
+  const text = typeof final?.content === 'string' ? final.content : undefined;
+  return text?.startsWith(reply.content) && text.length > reply.content.length
+    ? text.slice(reply.content.length)
+    : undefined;
+}

@@ -1,0 +1,69 @@
+import type { ActiveFilter, FilterRegistry } from '../host/filter-registry.js';
+import type { ManifoldModels } from './manifold-models.js';
+
+/** One model a pipe offers: the pipe itself, or one child of a manifold. */
+export interface PipeModel {
+  /** `<pipe id>` or `<pipe id>.<child id>`. */
+  id: string;
+  /** The pipe's name, or the manifold's name followed by the child's (plain concatenation, as Python does). */
+  name: string;
+  type: 'pipe' | 'manifold';
+  pipe: ActiveFilter;
+  /** What `pipe()` gets as `modelId`: the pipe id, or the child id. */
+  modelId: string;
+}
+
+/** The loaded pipes (files whose default export came from `definePipe`). */
+export function loadedPipes(registry: FilterRegistry): ActiveFilter[] {
+  return registry.list().filter((module) => module.kind === 'pipe');
+}
+
+/** The loaded filters (everything but pipes). */
+export function loadedFilters(registry: FilterRegistry): ActiveFilter[] {
+  return registry.list().filter((module) => module.kind !== 'pipe');
+}
+
+/** Every model the pipes offer, in registry order; manifold children from the cache. */
+export async function listPipeModels(registry: FilterRegistry, manifolds: ManifoldModels): Promise<PipeModel[]> {
+  const lists = await Promise.all(
+    loadedPipes(registry).map(async (pipe): Promise<PipeModel[]> => {
+      const children = await manifolds.get(pipe);
+      if (!('models' in pipe.definition) || pipe.definition.models === undefined)
+        return [{ id: pipe.id, name: pipe.name, type: 'pipe', pipe, modelId: pipe.id }];
+      return children.map((child) => ({
+        id: `${pipe.id}.${child.id}`,
+        name: `${pipe.name}${child.name ?? child.id}`,
+        type: 'manifold',
+        pipe,
+        modelId: child.id,
+      }));
+    }),
+  );
+  return lists.flat();
+}
+
+/**
+ * The pipe model a request names: a plain pipe by its id, a manifold child by
+ * `<manifold id>.<child id>` (the child must be in the manifold's list). Undefined otherwise.
+ */
+export async function resolvePipeModel(
+  registry: FilterRegistry,
+  manifolds: ManifoldModels,
+  model: string,
+): Promise<PipeModel | undefined> {
+  for (const pipe of loadedPipes(registry)) {
+    const manifold = 'models' in pipe.definition && pipe.definition.models !== undefined;
+    if (!manifold && pipe.id === model) return { id: pipe.id, name: pipe.name, type: 'pipe', pipe, modelId: pipe.id };
+    if (!manifold || !model.startsWith(`${pipe.id}.`)) continue;
+    const childId = model.slice(pipe.id.length + 1);
+    const child = (await manifolds.get(pipe)).find((entry) => entry.id === childId);
+    if (child)
+      return { id: model, name: `${pipe.name}${child.name ?? child.id}`, type: 'manifold', pipe, modelId: childId };
+  }
+  return undefined;
+}
+
+/** The pipe whose model a hook URL names (`<pipe id>` or `<manifold id>.<child id>`), as Python cuts at the dot. */
+export function pipeOwning(registry: FilterRegistry, id: string): ActiveFilter | undefined {
+  return loadedPipes(registry).find((pipe) => pipe.id === id || id.startsWith(`${pipe.id}.`));
+}

@@ -1,0 +1,117 @@
+import type { Response } from 'express';
+import type { Logger } from '../util/logger.js';
+import { errorChunk, type WireObject } from './completion-chunks.js';
+import { isStreamResult, pipeEvents, type PipeEvent } from './pipe-events.js';
+import { asPipeError } from './pipe-errors.js';
+import { ReplyAssembler } from './reply-assembler.js';
+import { SseWriter } from './sse-writer.js';
+import type { PipeResult } from './types.js';
+
+/** What happens around the reply: extra events before `[DONE]` (outlet additions) and the end. */
+export interface ReplyHooks {
+  /** Called with the whole reply before `[DONE]` (stream) or before the JSON (non-stream); may return a text to append. */
+  beforeEnd?(reply: ReplyAssembler): Promise<string | undefined>;
+}
+
+const isRecord = (value: unknown): value is WireObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `stream: false`: the pipe's answer as one `chat.completion` (an object it returned is sent as
+ * is; text and streams are assembled). Errors propagate (a JSON error with their status).
+ */
+export async function sendJsonReply(options: {
+  response: Response;
+  result: PipeResult | undefined;
+  model: string;
+  pipeId: string;
+  hooks?: ReplyHooks;
+}): Promise<ReplyAssembler> {
+  const { result, model } = options;
+  const reply = new ReplyAssembler();
+  if (isRecord(result) && !isStreamResult(result)) {
+    reply.observe(result);
+    const addition = await options.hooks?.beforeEnd?.(reply);
+    options.response.json(addition ? appendToCompletion(result, addition) : result);
+    return reply;
+  }
+  try {
+    for await (const event of pipeEvents(result, model)) reply.observe(event.json);
+  } catch (error) {
+    throw asPipeError(options.pipeId, error);
+  }
+  const addition = await options.hooks?.beforeEnd?.(reply);
+  if (addition) reply.content += addition;
+  options.response.json(reply.completion(model));
+  return reply;
+}
+
+/** A completion object with `text` appended to its first choice's content. */
+function appendToCompletion(result: WireObject, text: string): WireObject {
+  const choices = Array.isArray(result.choices) ? [...result.choices] : [];
+  const first = isRecord(choices[0]) ? choices[0] : undefined;
+  if (!first || !isRecord(first.message)) return result;
+  const content = typeof first.message.content === 'string' ? first.message.content : '';
+  choices[0] = { ...first, message: { ...first.message, content: content + text } };
+  return { ...result, choices };
+}
+
+/**
+ * `stream: true`: the first event is read before anything is sent, so a pipe that fails at
+ * once is a JSON error with its status; after that, each event is written as it comes, and a
+ * failure is an SSE error event, then the end. A client that goes away stops the reading
+ * (the pipe's signal is aborted by the caller).
+ */
+export async function sendStreamReply(options: {
+  response: Response;
+  result: PipeResult | undefined;
+  model: string;
+  pipeId: string;
+  logger: Logger;
+  hooks?: ReplyHooks;
+}): Promise<ReplyAssembler> {
+  const { response, model } = options;
+  const reply = new ReplyAssembler();
+  const events = pipeEvents(options.result, model)[Symbol.asyncIterator]();
+  let next: IteratorResult<PipeEvent>;
+  try {
+    next = await events.next();
+  } catch (error) {
+    throw asPipeError(options.pipeId, error);
+  }
+  const writer = new SseWriter(response);
+  writer.start();
+  try {
+    while (!next.done) {
+      const event = next.value;
+      if (event.data === '[DONE]') {
+        const addition = await options.hooks?.beforeEnd?.(reply);
+        if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition))))) break;
+      }
+      // The whole reply is only needed by outlet hooks: a relayed stream is then sent without parsing it.
+      if (options.hooks) reply.observe(event.json);
+      if (!(await writer.send(event.data))) break;
+      next = await events.next();
+    }
+  } catch (error) {
+    const failure = asPipeError(options.pipeId, error);
+    options.logger.warn({ err: failure.message, status: failure.status }, 'pipe failed after the first byte');
+    await writer.send(JSON.stringify(errorChunk(model, failure.status, failure.message)));
+  } finally {
+    if (!writer.open) await events.return?.(undefined).catch(() => undefined);
+    writer.end();
+  }
+  return reply;
+}
+
+/** A content chunk carrying an outlet's addition (e.g. the usage line), sent just before `[DONE]`. */
+function additionChunk(reply: ReplyAssembler, model: string, text: string): WireObject {
+  reply.content += text;
+  return {
+    id: reply.id ?? `${model}-addition`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }],
+  };
+}

@@ -1,0 +1,51 @@
+import type { PipeArgs } from '../pipes/types.js';
+import type { ReplyAssembler } from '../pipes/reply-assembler.js';
+import { buildUsageRecord } from '../usage/build-usage-record.js';
+import { replyFingerprint } from '../usage/reply-claims.js';
+import type { UsageRecord } from '../usage/types.js';
+
+/**
+ * Record one proxied reply in the ledger, priced like the accounting filter does (the
+ * provider's `usage.cost` → the price table → a tokenizer estimate when the upstream sent no
+ * usage, each marked in `costSource`/`usageSource`). Keyed `proxy:<upstream completion id>`; when
+ * the accounting filter's outlet already recorded the same reply (see `ReplyClaims`), nothing is
+ * written. Never throws: a failed write is logged with the whole record.
+ */
+export async function accountReply(
+  args: PipeArgs<unknown, unknown>,
+  reply: ReplyAssembler,
+  now = Date.now(),
+): Promise<UsageRecord | undefined> {
+  const { services, logger, user } = args;
+  if (!services.ledger) return undefined;
+  let record: UsageRecord | undefined;
+  try {
+    const assistant = { role: 'assistant', content: reply.content, ...(reply.usage ? { usage: reply.usage } : {}) };
+    const built = await buildUsageRecord({
+      body: {
+        model: args.model,
+        // The request id keeps two calls apart even when an upstream repeats its completion ids (or sends none).
+        id: `proxy:${reply.id ?? 'no-id'}:${args.requestId}`,
+        messages: [...args.messages, assistant],
+        // The upstream id is what the price table knows (`openai/gpt-4o`), the full id is what /usage shows.
+        metadata: { model: { info: { base_model_id: args.modelId } } },
+      },
+      user,
+      pricing: services.pricing,
+      now,
+    });
+    record = built?.record;
+    if (!record) return undefined;
+    const fingerprint = replyFingerprint(record.userId, args.model, reply.content);
+    if (services.replies && (await services.replies.claim(fingerprint, 'proxy'))) {
+      logger.debug({ messageId: record.messageId }, 'openai-proxy: the accounting outlet already recorded this reply');
+      return record;
+    }
+    await services.ledger.record(record);
+    logger.debug({ messageId: record.messageId, costSource: record.costSource }, 'openai-proxy: usage recorded');
+    return record;
+  } catch (error) {
+    logger.error({ err: (error as Error)?.message, record }, 'openai-proxy: could not record usage');
+    return record;
+  }
+}

@@ -1,0 +1,102 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { hasFilterChain, runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
+import { runsFilters, type PipeFiltersMode } from '../../pipes/runs-filters.js';
+import type { ReplyHooks } from '../../pipes/send-reply.js';
+import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
+import type { ChatMessage } from '../../messages/chat-message.js';
+import type { ManifoldModels } from '../../pipes/manifold-models.js';
+import { resolvePipeModel } from '../../pipes/pipe-catalog.js';
+import { pipeUser } from '../../pipes/pipe-user.js';
+import { invokePipe } from '../../pipes/invoke-pipe.js';
+import { sendJsonReply, sendStreamReply } from '../../pipes/send-reply.js';
+import { userValvesFor } from './filter-hooks.js';
+
+const completionRequest = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(z.unknown()),
+  stream: z.boolean().nullish(),
+});
+
+export interface ChatCompletionsDeps extends FilterChainDeps {
+  manifolds: ManifoldModels;
+  pipeFilters?: PipeFiltersMode;
+}
+
+/** The request body checked: `model`, `messages` (lenient: `content: null` is fine), optional `stream`. */
+function checkedRequest(body: unknown) {
+  const parsed = completionRequest.safeParse(body);
+  if (!parsed.success) {
+    throw new ValidationError(
+      'Request must be a JSON object with "model" (string) and "messages" (array)',
+      parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+    );
+  }
+  const invalid = firstInvalidMessage(parsed.data.messages);
+  if (invalid) {
+    throw new ValidationError(
+      `messages[${invalid.index}] is not a chat message (an object with a string role)`,
+      invalid.issues.map((issue) => ({
+        path: ['messages', invalid.index, ...issue.path].join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  return { ...parsed.data, messages: parsed.data.messages as ChatMessage[] };
+}
+
+/**
+ * `POST /chat/completions` (and `/v1/…`): runs the pipe the model names. `stream` defaults to
+ * true (SSE `chat.completion.chunk`s, a finish chunk, `data: [DONE]`); `stream: false` answers one
+ * `chat.completion`. The pipe's signal is aborted when the client disconnects.
+ */
+export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
+  const router = Router();
+  const handle = async (request: Request, response: Response) => {
+    const body = checkedRequest(request.body);
+    const target = await resolvePipeModel(deps.registry, deps.manifolds, body.model);
+    if (!target) throw new NotFoundError(`Pipeline ${body.model} not found`);
+    const stream = body.stream !== false;
+    const abort = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+    });
+    const user = pipeUser(body, request.headers);
+    const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
+    const call = { user, logger, signal: abort.signal, requestId: request.id };
+    // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
+    const chained =
+      runsFilters(deps.pipeFilters ?? 'auto', body, request.headers) && hasFilterChain(deps.registry, body.model);
+    const pipeBody = chained ? await runInletChain(deps, body, call) : body;
+    const messages = Array.isArray(pipeBody.messages) ? (pipeBody.messages as ChatMessage[]) : body.messages;
+    const hooks: ReplyHooks | undefined = chained
+      ? { beforeEnd: (assembled) => runOutletChain(deps, body, assembled, call) }
+      : undefined;
+    const result = await invokePipe({
+      target,
+      body: { ...pipeBody, messages },
+      stream,
+      user,
+      userValves: await userValvesFor(target.pipe, user, deps.valves, logger),
+      logger,
+      signal: abort.signal,
+      services: deps.services,
+      requestId: request.id,
+    });
+    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger, hooks };
+    if (stream) await sendStreamReply(reply);
+    else await sendJsonReply(reply);
+  };
+  router.post('/chat/completions', async (request, response) => {
+    try {
+      await handle(request, response);
+    } catch (error) {
+      // An upstream's 429/503 tells when to retry: the client gets it too (the error handler writes the rest).
+      const retryAfter = (error as { retryAfter?: unknown })?.retryAfter;
+      if (!response.headersSent && typeof retryAfter === 'string') response.setHeader('Retry-After', retryAfter);
+      throw error;
+    }
+  });
+  return router;
+}

@@ -1,0 +1,69 @@
+import { writeFileSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { pollUntil } from '../server/helpers/http.js';
+import { pipeSource } from './helpers/pipe-source.js';
+import { sseContent } from './helpers/sse.js';
+
+/** A user-written pipe file through the default loader (import checked in a worker, run in the main thread), edited live. */
+describe('pipe files: default isolation and hot reload', () => {
+  let runtime: TestRuntime;
+  beforeAll(async () => {
+    runtime = await createTestRuntime({
+      watch: true,
+      sources: { 'mine.ts': pipeSource(`export default definePipe({ name: 'Mine', pipe: () => 'sync v1' });`) },
+    });
+  });
+  afterAll(async () => runtime.dispose());
+
+  const ask = (stream: boolean) =>
+    request(runtime.app)
+      .post('/chat/completions')
+      .set(runtime.auth)
+      .send({ model: 'mine', stream, messages: [{ role: 'user', content: 'hi' }] });
+
+  it('loads a non-shipped pipe (probed in a worker) and runs it in the main thread', async () => {
+    const pipelines = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(pipelines.body.data).toEqual([expect.objectContaining({ id: 'mine', type: 'pipe', isolation: 'main' })]);
+    expect((await ask(false).expect(200)).body.choices[0].message.content).toBe('sync v1');
+  });
+
+  it('an edit to an async generator applies without a restart', async () => {
+    writeFileSync(
+      path.join(runtime.filtersDir, 'mine.ts'),
+      pipeSource(`export default definePipe({ name: 'Mine', async *pipe() { yield 'gen '; yield 'v2'; } });`),
+    );
+    await pollUntil(
+      async () => (await ask(false)).body?.choices?.[0]?.message?.content,
+      (content) => content === 'gen v2',
+      20_000,
+    );
+    expect(sseContent((await ask(true).expect(200)).text)).toBe('gen v2');
+  });
+
+  it('a broken edit is listed as failed; the model is then a 404, and a fix brings it back as async', async () => {
+    const file = path.join(runtime.filtersDir, 'mine.ts');
+    writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine' });`));
+    const failed = await pollUntil(
+      async () => (await request(runtime.app).get('/pipelines').set(runtime.auth)).body.data,
+      (data: Array<{ status: string; error?: string }>) => data[0]?.status === 'failed',
+      20_000,
+    );
+    expect(failed[0]?.error).toMatch(/pipe/);
+    await ask(false).expect(404);
+    writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine', pipe: async () => 'async v3' });`));
+    await pollUntil(
+      async () => (await ask(false)).body?.choices?.[0]?.message?.content,
+      (content) => content === 'async v3',
+      20_000,
+    );
+    unlinkSync(file);
+    await pollUntil(
+      async () => (await ask(false)).status,
+      (status) => status === 404,
+      20_000,
+    );
+  });
+});
