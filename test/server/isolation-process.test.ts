@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkPath } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { multipartFile } from './helpers/multipart.js';
-import { pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'isolation-key';
 const HOOK_TIMEOUT_MS = 2000;
@@ -116,11 +116,10 @@ describe('filter code cannot take a real server process down', () => {
     expect([500, 503]).toContain(response.status);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/out of memory/);
     expect(health.every((status) => status === 200)).toBe(true);
-    const next = await pollUntil(
-      () => inlet(server, 'hungry', {}).then((answer) => answer.status),
-      (status) => status === 200,
-      15_000,
-    );
+    const next = await waitFor(() => inlet(server, 'hungry', {}).then((answer) => answer.status), {
+      until: (status) => status === 200,
+      timeoutMs: 15_000,
+    });
     expect(next).toBe(200);
   });
 

@@ -9,7 +9,7 @@ import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tempDir } from './helpers/temp-dir.js';
-import { sleep } from './helpers/wait-for.js';
+import { sleep } from '../helpers/wait-for.js';
 
 const config = (sqlitePath: string) => ({
   REDIS_URL: undefined,
