@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
 import { usageRouter } from '../../src/server/routes/usage.js';
-import { errorHandler } from '../../src/server/middleware/error-handler.js';
+import { routeApp } from '../helpers/route-app.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import { tempSqliteStore } from './helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
@@ -57,10 +57,7 @@ beforeAll(async () => {
       time: day(3, 1),
     }),
   );
-  app = express();
-  app.use('/v1', usageRouter({ ledger }));
-  app.use(usageRouter({ ledger }));
-  app.use(errorHandler);
+  app = routeApp(['/v1', usageRouter({ ledger })], usageRouter({ ledger }));
 });
 afterAll(async () => cleanup());
 
