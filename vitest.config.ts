@@ -8,8 +8,8 @@ import { defineConfig } from 'vitest/config';
  * The server, filter, replica and end-to-end tests keep a fresh module graph per file.
  */
 const shared = {
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: 60_000,
+  hookTimeout: 90_000,
   pool: 'forks' as const,
   globalSetup: ['test/helpers/global-setup.ts'],
 };

@@ -63,10 +63,10 @@ describe('the server process', () => {
           (response) => response.status,
           () => 0,
         ),
-      { until: (status) => status === 200 || child.exitCode !== null, timeoutMs: 20_000 },
+      { until: (status) => status === 200 || child.exitCode !== null, timeoutMs: 60_000 },
     );
     if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');

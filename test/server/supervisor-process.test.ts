@@ -56,9 +56,9 @@ describe('the supervisor', () => {
           (response) => response.status,
           () => 0,
         ),
-      { until: (status) => status === 200, timeoutMs: 30_000 },
+      { until: (status) => status === 200, timeoutMs: 60_000 },
     );
-  }, 40_000);
+  }, 90_000);
 
   afterAll(() => {
     if (supervisor.exitCode === null) supervisor.kill('SIGKILL');
@@ -76,7 +76,7 @@ describe('the supervisor', () => {
     const [first] = childPids(output);
     expect(first).toBeTypeOf('number');
     process.kill(first!, 'SIGKILL');
-    const pids = await waitFor(async () => childPids(output), { until: (list) => list.length >= 2, timeoutMs: 20_000 });
+    const pids = await waitFor(async () => childPids(output), { until: (list) => list.length >= 2, timeoutMs: 60_000 });
     expect(pids[1]).not.toBe(first);
     expect(output).toContain('server died; restarting');
     const status = await waitFor(
@@ -85,7 +85,7 @@ describe('the supervisor', () => {
           (response) => response.status,
           () => 0,
         ),
-      { until: (code) => code === 200, timeoutMs: 30_000 },
+      { until: (code) => code === 200, timeoutMs: 60_000 },
     );
     expect(status).toBe(200);
     supervisor.kill('SIGTERM');
