@@ -7,7 +7,7 @@ import type { FilterBody } from '../../src/host/types.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { freePort, redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { hookArgs, realServices } from '../usage/helpers/hook-args.js';
 

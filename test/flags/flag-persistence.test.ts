@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import type { StateStore } from '../../src/state/types.js';
-import { flagsNamespace, redisStore, sqliteStore, tempDir } from './helpers/flag-stores.js';
+import { redisStore, sqliteStore, tempDir } from '../helpers/temp-store.js';
+import { flagsNamespace } from './helpers/flag-stores.js';
 import { inletBody, resolve, SimulatedChat, type ChatMessage } from './helpers/chat.js';
 
 const redisUrl = inject('redisUrl');
@@ -33,7 +34,7 @@ describe('flag state on SQLite', () => {
     return store;
   };
   beforeEach(() => {
-    ({ dir, cleanup } = tempDir());
+    ({ dir, remove: cleanup } = tempDir());
     // TTLs are the subject of some tests: SQLite expiry and the resolver both read Date.now().
     vi.useFakeTimers({ toFake: ['Date'] });
   });

@@ -8,7 +8,7 @@ import { joinCost } from '../../src/usage/cost-parts.js';
 import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Owns its redis-server (own port, append-only file fsynced on every write); the shared Redis is never stopped.

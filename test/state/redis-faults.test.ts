@@ -7,7 +7,7 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { freePort, redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from './helpers/capture-logger.js';
-import { tempDir } from './helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { sleep, waitFor } from '../helpers/wait-for.js';
 import { within } from './helpers/within.js';
 

@@ -8,7 +8,7 @@ import { migrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tempDir } from './helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { sleep } from '../helpers/wait-for.js';
 
 const config = (sqlitePath: string) => ({

@@ -4,7 +4,7 @@ import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { fakeDateClock } from '../helpers/clock.js';
 import { runStoreContract } from './contract.js';
-import { tempDir } from './helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 
 runStoreContract(
   'sqlite',

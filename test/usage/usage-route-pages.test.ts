@@ -5,7 +5,7 @@ import { usageRouter } from '../../src/server/routes/usage.js';
 import { routeApp } from '../helpers/route-app.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
-import { tempSqliteStore } from './helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 let app: express.Express;
@@ -14,7 +14,7 @@ const COUNT = Math.max(SUMMARY_CHUNK, USAGE_CHUNK * 4) + 600;
 
 beforeAll(async () => {
   const temp = await tempSqliteStore();
-  cleanup = temp.cleanup;
+  cleanup = temp.dispose;
   const ledger = createLedger(temp.store);
   for (let index = 0; index < COUNT; index++) {
     await ledger.record(
