@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AheadOfTimeRunner } from '../../src/compress/ahead-of-time.js';
 import { tempStore } from './helpers/temp-store.js';
 
-let store: ReturnType<typeof tempStore>;
-beforeEach(() => {
-  store = tempStore();
+let store: Awaited<ReturnType<typeof tempStore>>;
+beforeEach(async () => {
+  store = await tempStore();
 });
 afterEach(async () => store.dispose());
 

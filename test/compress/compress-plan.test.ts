@@ -14,7 +14,7 @@ import { tempStore } from './helpers/temp-store.js';
 const ENGINE = { algorithm: 'recency', weighting: 'static', recencyFactor: 1.5, recent: 4 } as const;
 
 let server: LoopbackServer;
-let store: ReturnType<typeof tempStore>;
+let store: Awaited<ReturnType<typeof tempStore>>;
 beforeAll(async () => {
   server = await startLoopback(faithfulSummary);
 });
@@ -37,7 +37,7 @@ async function run(
   server.script = options.script ?? faithfulSummary;
   if (!options.keepStore) {
     await store?.dispose();
-    store = tempStore();
+    store = await tempStore();
   }
   const client = new LlmClient({
     baseUrl: server.url,

@@ -25,13 +25,13 @@ const ids = messageIds(chat);
 const query = chat.at(-1)!.content;
 
 let server: LoopbackServer;
-let store: ReturnType<typeof tempStore>;
+let store: Awaited<ReturnType<typeof tempStore>>;
 beforeAll(async () => {
   server = await startLoopback();
 });
 afterAll(async () => server.close());
-beforeEach(() => {
-  store = tempStore();
+beforeEach(async () => {
+  store = await tempStore();
   server.requests.length = 0;
 });
 afterEach(async () => store.dispose());

@@ -13,7 +13,7 @@ import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { formatDecimal } from '../../src/pricing/decimal.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 
 const at = (day: number, hour = 12, minute = 0, second = 0, ms = 0) =>

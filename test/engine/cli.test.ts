@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
 import { planContext } from '../../src/engine/index.js';
 import { assistant, chat, system, toolCalls, toolResult, user } from './fixtures/conversations.js';
 
@@ -11,10 +12,22 @@ const BIN = fileURLToPath(new URL('../../bin/eunoe.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'eunoe-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the real launcher from a foreign working directory. */
+/**
+ * Runs the real launcher (bin/eunoe.mjs, which starts the CLI under tsx) from a foreign working
+ * directory. Each run costs a Node start plus tsx, so the launcher is run once per way out (table,
+ * JSON, help, usage error); the other input cases call the same CLI in this process.
+ */
 function run(args: string[]) {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the CLI in this process: the same code the launcher starts, with its output captured. */
+function runInProcess(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(args, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr };
 }
 
 /** Writes a JSON file in the temp dir and returns its path. */
@@ -36,12 +49,12 @@ const messages = [
 
 describe('eunoe plan', () => {
   it.each([
-    ['an array of messages', messages],
-    ['an object with messages', { model: 'gpt-4o', messages }],
-  ])('reads %s, prints a table and writes the messages it would send', (_name, data) => {
+    ['an array of messages', messages, run],
+    ['an object with messages', { model: 'gpt-4o', messages }, runInProcess],
+  ])('reads %s, prints a table and writes the messages it would send', (_name, data, cli) => {
     const input = file('conversation.json', data);
     const out = join(dir, 'result.json');
-    const { code, stdout } = run([
+    const { code, stdout } = cli([
       'plan',
       input,
       '--max-tokens',
@@ -87,6 +100,12 @@ describe('eunoe plan', () => {
     expect(plan.budget.limitTokens).toBe(150);
   });
 
+  it('exits 2 with the message on stderr through the launcher', () => {
+    const { code, stderr } = run(['frobnicate']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown command/);
+  });
+
   it.each([
     ['a missing file', ['plan', join(dir, 'nope.json')], /cannot read/],
     ['a bad number', ['plan', 'x.json', '--max-tokens', 'many'], /--max-tokens needs a non-negative number/],
@@ -95,7 +114,7 @@ describe('eunoe plan', () => {
     ['an unknown command', ['frobnicate'], /unknown command/],
     ['a file without messages', ['plan', file('bad.json', { hello: 1 })], /array of messages/],
   ])('exits 2 on %s', (_name, args, message) => {
-    const { code, stderr } = run(args);
+    const { code, stderr } = runInProcess(args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
   });

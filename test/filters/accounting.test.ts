@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../src/messages/chat-message.js';
 import type { PricingService } from '../../src/pricing/pricing-service.js';
 import { estimatePromptTokens } from '../../src/usage/estimate-tokens.js';
 import { add, decimalOf, formatDecimal, mulInt } from '../../src/pricing/decimal.js';
-import { tempSqliteStore } from '../usage/helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { hookArgs, realServices } from '../usage/helpers/hook-args.js';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
@@ -23,7 +23,7 @@ beforeEach(async () => {
   ({ services, pricing } = await realServices(store, temp.dir));
   cleanup = async () => {
     await pricing.stop();
-    await temp.cleanup();
+    await temp.dispose();
   };
 });
 afterEach(async () => cleanup());
@@ -185,7 +185,7 @@ describe('accounting outlet', () => {
       }),
     );
     expect((result.messages as Array<{ content: string }>)[1]!.content).toMatch(/\$0\.0052\*$/);
-    await broken.cleanup().catch(() => undefined);
+    await broken.dispose().catch(() => undefined);
   });
 
   it('a body without an assistant message records nothing', async () => {

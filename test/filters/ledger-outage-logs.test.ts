@@ -7,8 +7,8 @@ import type { FilterBody } from '../../src/host/types.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { freePort, redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
-import { waitFor } from '../state/helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-store.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { hookArgs, realServices } from '../usage/helpers/hook-args.js';
 
 // Redis is "down" here because nothing listens on the chosen port; later an owned redis-server takes it.
@@ -76,7 +76,7 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
 
     const redis = await startOwnedRedis(port);
     cleanups.push(() => redis.stop());
-    await waitFor(() => store.health().queued === 0, 15_000);
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 15_000 });
     await outlet('a-after');
     expect(lines.filter((line) => line.level === 30 && /answers again/.test(line.msg))).toHaveLength(1);
     expect((await services.ledger.list({})).map((record) => record.messageId).sort()).toEqual(

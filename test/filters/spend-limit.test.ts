@@ -6,7 +6,7 @@ import type { PipelineUser } from '../../src/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import type { Ledger } from '../../src/usage/types.js';
-import { tempSqliteStore } from '../usage/helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { hookArgs } from '../usage/helpers/hook-args.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 
@@ -14,7 +14,7 @@ let store: StateStore;
 let ledger: Ledger;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
+  ({ store, dispose: cleanup } = await tempSqliteStore());
   ledger = createLedger(store);
 });
 afterEach(async () => cleanup());

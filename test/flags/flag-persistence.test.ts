@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import type { StateStore } from '../../src/state/types.js';
-import { flagsNamespace, redisStore, sqliteStore, tempDir } from './helpers/flag-stores.js';
+import { redisStore, sqliteStore, tempDir } from '../helpers/temp-store.js';
+import { flagsNamespace } from './helpers/flag-stores.js';
 import { inletBody, resolve, SimulatedChat, type ChatMessage } from './helpers/chat.js';
 
 const redisUrl = inject('redisUrl');
@@ -13,7 +14,8 @@ if (!redisUrl) {
   console.warn('[flags] Redis persistence tests skipped: no Redis could be found or started (install redis-server)');
 }
 const filePrefix = `eunoe-flags-test:${randomUUID()}:`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Move the clock the store and the flag resolver read (`Date`) forward; timers stay real. */
+const advanceClock = (ms: number) => vi.setSystemTime(Date.now() + ms);
 
 /** Three turns that leave a persistent flag, a pin and a tag, then drop the carrying messages. */
 async function leaveState(chat: SimulatedChat): Promise<void> {
@@ -31,8 +33,13 @@ describe('flag state on SQLite', () => {
     open.push(store);
     return store;
   };
-  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  beforeEach(() => {
+    ({ dir, remove: cleanup } = tempDir());
+    // TTLs are the subject of some tests: SQLite expiry and the resolver both read Date.now().
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
   afterEach(async () => {
+    vi.useRealTimers();
     await Promise.all(open.splice(0).map((store) => store.close()));
     cleanup();
   });
@@ -55,7 +62,7 @@ describe('flag state on SQLite', () => {
   it('an expired entry is rebuilt by replaying the history', async () => {
     const chat = new SimulatedChat({ store: flagsNamespace(await openStore()), ttlMs: 300 });
     await leaveState(chat);
-    await sleep(450);
+    advanceClock(450);
     const { flags } = await chat.say('after expiry');
     expect(flags.source).toBe('replay');
     expect(flags.persistent).toEqual({ nosum: true });
@@ -67,9 +74,9 @@ describe('flag state on SQLite', () => {
     const store = flagsNamespace(await openStore());
     const chat = new SimulatedChat({ store, ttlMs: 800 });
     await chat.say('!+nosum start');
-    await sleep(350);
+    advanceClock(350);
     await chat.say('a turn past a quarter of the TTL rewrites the entry');
-    await sleep(600);
+    advanceClock(600);
     expect(await store.get('chat:chat-1')).toMatchObject({ persistent: { nosum: true } });
     chat.history.splice(0, 2);
     expect((await chat.say('still here')).flags).toMatchObject({ source: 'store', persistent: { nosum: true } });

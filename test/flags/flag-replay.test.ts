@@ -1,14 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/state/types.js';
-import {
-  deadRedisStore,
-  flagsNamespace,
-  hangingStore,
-  rejectingStore,
-  sqliteStore,
-  tempDir,
-} from './helpers/flag-stores.js';
+import { sqliteStore, tempDir } from '../helpers/temp-store.js';
+import { deadRedisStore, flagsNamespace, hangingStore, rejectingStore } from './helpers/flag-stores.js';
 import { inletBody, outletBody, resolve, type ChatMessage } from './helpers/chat.js';
 
 /** A history whose older messages carry persistent flags, a pin and a tag. */
@@ -88,7 +82,7 @@ describe('replay when the store has nothing or is down', () => {
 
   it('a stored value of the wrong shape is replaced by the replayed state', async () => {
     const temp = tempDir();
-    cleanups.push(temp.cleanup);
+    cleanups.push(temp.remove);
     const store = await sqliteStore(path.join(temp.dir, 'state.db'));
     open.push(store);
     const flagsStore = flagsNamespace(store);
@@ -105,7 +99,7 @@ describe('replay when the store has nothing or is down', () => {
 
   it('with a stored state the outlet does not re-apply blocks the inlet saw under other ids', async () => {
     const temp = tempDir();
-    cleanups.push(temp.cleanup);
+    cleanups.push(temp.remove);
     const store = await sqliteStore(path.join(temp.dir, 'state.db'));
     open.push(store);
     const flagsStore = flagsNamespace(store);

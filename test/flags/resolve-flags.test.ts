@@ -6,7 +6,8 @@ import { keepTags } from '../../src/flags/keep-tags.js';
 import { describeFlags } from '../../src/flags/describe-flags.js';
 import { FLAG_ONLY_TEXT } from '../../src/flags/strip-flag-blocks.js';
 import type { StateStore } from '../../src/state/types.js';
-import { flagsNamespace, sqliteStore, tempDir } from './helpers/flag-stores.js';
+import { sqliteStore, tempDir } from '../helpers/temp-store.js';
+import { flagsNamespace } from './helpers/flag-stores.js';
 import { inletBody, outletBody, resolve, SimulatedChat, type ChatMessage } from './helpers/chat.js';
 
 let store: StateStore;
@@ -14,7 +15,7 @@ let cleanup: () => void;
 
 beforeEach(async () => {
   const temp = tempDir();
-  cleanup = temp.cleanup;
+  cleanup = temp.remove;
   store = await sqliteStore(path.join(temp.dir, 'state.db'));
 });
 afterEach(async () => {

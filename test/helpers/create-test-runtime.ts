@@ -57,6 +57,9 @@ export async function createTestRuntime(
       RELOAD_DEBOUNCE_MS: '50',
       // Tests choose their filters (copied into the temp folder); SHIPPED_FILTERS=all is tested on its own.
       SHIPPED_FILTERS: 'none',
+      // A liveness bound, not the subject: importing a filter in a worker (tsx + zod) can take
+      // many seconds on a busy 2-core machine. Tests of the import time limit set their own.
+      FILTER_LOAD_TIMEOUT_MS: '60000',
       // FILTER_ISOLATION=worker npx vitest run … runs a suite with every filter in a worker thread.
       ...(process.env.FILTER_ISOLATION ? { FILTER_ISOLATION: process.env.FILTER_ISOLATION } : {}),
       ...options.env,

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { waitFor } from './wait-for.js';
 
 /** True when something answers a Redis PING at host:port within `timeoutMs`. */
 export function redisAnswers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -64,11 +65,9 @@ export async function startOwnedRedis(port?: number, options: { persistDir?: str
         stdio: 'ignore',
         cwd: options.persistDir,
       });
-      for (let attempt = 0; attempt < 200; attempt++) {
-        if (await redisAnswers('127.0.0.1', chosen, 200)) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error(`redis-server did not answer on port ${chosen}`);
+      await waitFor(() => redisAnswers('127.0.0.1', chosen, 200), { intervalMs: 25 }).catch(() => {
+        throw new Error(`redis-server did not answer on port ${chosen}`);
+      });
     },
     async stop() {
       const running = child;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
 import { repoRoot } from './create-test-runtime.js';
+import { waitFor } from './wait-for.js';
 
 /** A real Eunoe server process on loopback (`node --import tsx src/main.ts`). */
 export interface ServerProcess {
@@ -33,21 +34,19 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-    try {
-      const response = await fetch(`${url}/`);
-      if (response.ok) break;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not start in time:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const answers = () =>
+    fetch(`${url}/`).then(
+      (response) => response.ok,
+      () => false, // not up yet
+    );
+  try {
+    // A liveness bound: a Node + tsx start on a busy 2-core machine can take many seconds.
+    await waitFor(async () => child.exitCode !== null || (await answers()), { timeoutMs: 60_000, intervalMs: 50 });
+  } catch {
+    child.kill('SIGKILL');
+    throw new Error(`server did not start in time:\n${output}`);
   }
+  if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
   return {
     url,
     port,

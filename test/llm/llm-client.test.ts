@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmClient } from '../../src/llm/llm-client.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { LlmError } from '../../src/llm/llm-errors.js';
 import {
   bagOfWords,
@@ -83,7 +84,7 @@ describe('LlmClient', () => {
     server = await startLoopback(() => ({ ...chatReply('late'), delayMs: 2000 }));
     const controller = new AbortController();
     const pending = ask(client(), controller.signal);
-    while (server.chatCalls() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => server.chatCalls() > 0, { intervalMs: 5 });
     controller.abort();
     expect(await failure(pending)).toMatchObject({ failure: 'aborted' });
   });

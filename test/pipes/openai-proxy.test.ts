@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 import { listen, postStream, sseContent, sseData } from './helpers/sse.js';
-import { pollUntil } from '../server/helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const user = { id: 'u-proxy', email: 'p@example.com', name: 'P', role: 'user' };
 const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
@@ -147,9 +147,9 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     await fake.chatCalls()[calls]!.aborted;
     expect(fake.chatCalls()[calls]!.finished).toBe(false);
     // What the upstream generated before the cancel is recorded, estimated from the text so far.
-    const records = await pollUntil(
+    const records = await waitFor(
       async () => (await usage('u-gone')).records as Array<{ usageSource: string; completionTokens: number }>,
-      (list) => list.length > 0,
+      { until: (list) => list.length > 0 },
     );
     expect(records).toEqual([expect.objectContaining({ usageSource: 'estimated' })]);
     expect(records[0]!.completionTokens).toBeGreaterThan(0);

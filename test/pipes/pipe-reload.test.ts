@@ -3,7 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { pollUntil } from '../server/helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { pipeSource } from './helpers/pipe-source.js';
 import { sseContent } from './helpers/sse.js';
 
@@ -35,35 +35,28 @@ describe('pipe files: default isolation and hot reload', () => {
       path.join(runtime.filtersDir, 'mine.ts'),
       pipeSource(`export default definePipe({ name: 'Mine', async *pipe() { yield 'gen '; yield 'v2'; } });`),
     );
-    await pollUntil(
-      async () => (await ask(false)).body?.choices?.[0]?.message?.content,
-      (content) => content === 'gen v2',
-      20_000,
-    );
+    await waitFor(async () => (await ask(false)).body?.choices?.[0]?.message?.content, {
+      until: (content) => content === 'gen v2',
+      timeoutMs: 20_000,
+    });
     expect(sseContent((await ask(true).expect(200)).text)).toBe('gen v2');
   });
 
   it('a broken edit is listed as failed; the model is then a 404, and a fix brings it back as async', async () => {
     const file = path.join(runtime.filtersDir, 'mine.ts');
     writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine' });`));
-    const failed = await pollUntil(
+    const failed = await waitFor(
       async () => (await request(runtime.app).get('/pipelines').set(runtime.auth)).body.data,
-      (data: Array<{ status: string; error?: string }>) => data[0]?.status === 'failed',
-      20_000,
+      { until: (data: Array<{ status: string; error?: string }>) => data[0]?.status === 'failed', timeoutMs: 20_000 },
     );
     expect(failed[0]?.error).toMatch(/pipe/);
     await ask(false).expect(404);
     writeFileSync(file, pipeSource(`export default definePipe({ name: 'Mine', pipe: async () => 'async v3' });`));
-    await pollUntil(
-      async () => (await ask(false)).body?.choices?.[0]?.message?.content,
-      (content) => content === 'async v3',
-      20_000,
-    );
+    await waitFor(async () => (await ask(false)).body?.choices?.[0]?.message?.content, {
+      until: (content) => content === 'async v3',
+      timeoutMs: 20_000,
+    });
     unlinkSync(file);
-    await pollUntil(
-      async () => (await ask(false)).status,
-      (status) => status === 404,
-      20_000,
-    );
+    await waitFor(async () => (await ask(false)).status, { until: (status) => status === 404, timeoutMs: 20_000 });
   });
 });

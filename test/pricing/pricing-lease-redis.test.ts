@@ -5,6 +5,7 @@ import type { StateStore } from '../../src/state/types.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { harness } from './helpers/service-harness.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl && process.env.CI) throw new Error('Redis is required under CI for the pricing lease test');
@@ -79,10 +80,7 @@ describe.skipIf(!redisUrl)('pricing refresh lease on a real Redis', () => {
 
     // The loser learns the table through the store's change channel.
     const loser = outcomes[0]!.status === 'skipped' ? replicaA : replicaB;
-    for (let attempt = 0; attempt < 50 && loser.resolve('gpt-4o')?.prompt !== '0.000002'; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(loser.resolve('gpt-4o')?.prompt).toBe('0.000002');
+    await waitFor(() => loser.resolve('gpt-4o')?.prompt, { until: (prompt) => prompt === '0.000002' });
     expect(loser.status().source).toBe('live');
 
     // Later ticks in the same interval are skipped by both replicas.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
 import { pricingRouter } from '../../src/server/routes/pricing.js';
-import { errorHandler } from '../../src/server/middleware/error-handler.js';
+import { routeApp } from '../helpers/route-app.js';
 import { createPricingService, type PricingService } from '../../src/pricing/pricing-service.js';
 import { harness } from './helpers/service-harness.js';
 
@@ -14,9 +14,7 @@ const fixedNow = Date.UTC(2030, 0, 1);
 beforeAll(async () => {
   service = createPricingService({ config: h.config(), logger: h.logger, now: () => fixedNow });
   await service.start();
-  app = express();
-  for (const prefix of ['/', '/v1']) app.use(prefix, pricingRouter({ pricing: service }));
-  app.use(errorHandler);
+  app = routeApp(['/', pricingRouter({ pricing: service })], ['/v1', pricingRouter({ pricing: service })]);
 });
 afterAll(async () => {
   await service.stop();

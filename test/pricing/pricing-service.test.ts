@@ -5,7 +5,7 @@ import { createPricingService, type PricingService } from '../../src/pricing/pri
 import { ConfigError } from '../../src/errors/index.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { harness } from './helpers/service-harness.js';
-import { tempSqliteStore } from '../usage/helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 
 const fast = { retries: 0, sleep: async () => {} };
 const cleanups: Array<() => unknown> = [];
@@ -167,7 +167,7 @@ describe('pricing service', () => {
   it('saves the table in the store and a fresh instance without the file starts from it', async () => {
     const server = await startOpenRouter((_request, response) => sendJson(response, modelList(undefined, repriced)));
     cleanups.push(server.close);
-    const { store, cleanup } = await tempSqliteStore();
+    const { store, dispose: cleanup } = await tempSqliteStore();
     cleanups.push(cleanup);
     const a = harness({ PRICING_URL: server.url, PRICING_FETCH: 'false' });
     const b = harness({ PRICING_FETCH: 'false' });

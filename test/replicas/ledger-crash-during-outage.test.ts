@@ -8,8 +8,8 @@ import { joinCost } from '../../src/usage/cost-parts.js';
 import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
-import { waitFor } from '../state/helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-store.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 // Owns its redis-server (own port, append-only file fsynced on every write); the shared Redis is never stopped.
 const canRun = Boolean(inject('redisUrl')) && redisServerBinary() !== undefined;
@@ -101,11 +101,13 @@ describe.runIf(canRun)('an answered record is never lost', () => {
         const usage = await call(server, 'GET', `/usage?user=${USER.id}`);
         return usage.status === 200 && usage.body.totals.records >= answered.length;
       },
-      30_000,
-      100,
+      { timeoutMs: 30_000, intervalMs: 100 },
     );
 
-    await waitFor(async () => (await call(other, 'GET', '/health')).body.store.queued === 0, 30_000, 100);
+    await waitFor(async () => (await call(other, 'GET', '/health')).body.store.queued === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
     const usage = await call(server, 'GET', `/usage?user=${USER.id}&limit=5000`);
     const ids: string[] = usage.body.records.map((record: { messageId: string }) => record.messageId);
     expect(ids).toHaveLength(answered.length);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');
 const KEY = 'replica-test-key';
@@ -17,15 +18,6 @@ async function call(server: ServerProcess, method: string, route: string, body?:
   });
   // biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field in assertions
   return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', () => {
@@ -61,10 +53,9 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
   it('a valve change made through one replica takes effect on the other without a restart', async () => {
     const updated = await call(a, 'POST', '/context/valves/update', { max_tokens: '777', recent: '5' });
     expect(updated.status).toBe(200);
-    const seen = await eventually(
-      () => call(b, 'GET', '/v1/context/valves'),
-      (value) => value.body.max_tokens === 777,
-    );
+    const seen = await waitFor(() => call(b, 'GET', '/v1/context/valves'), {
+      until: (value) => value.body.max_tokens === 777,
+    });
     expect(seen.body.max_tokens).toBe(777);
     expect(seen.body.recent).toBe(5);
   });

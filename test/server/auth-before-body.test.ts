@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, TEST_API_KEY, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 import { noopFilter } from './helpers/filter-source.js';
-import { PREFIXES, pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { PREFIXES } from './helpers/http.js';
 import { openRawSocket, parseRawResponse } from './helpers/raw-socket.js';
 
 /**
@@ -108,10 +109,7 @@ describe('auth before the body', () => {
         'Connection: close',
       ]),
     );
-    await pollUntil(
-      async () => socket.received(),
-      (text) => text.includes('100 Continue'),
-    );
+    await waitFor(async () => socket.received(), { until: (text) => text.includes('100 Continue') });
     socket.write(body);
     const text = await socket.closed;
     expect(text.match(/100 Continue/g)).toHaveLength(1);
@@ -122,10 +120,7 @@ describe('auth before the body', () => {
   it('GET / needs no key and keeps the connection open', async () => {
     const socket = await openRawSocket(port);
     socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await pollUntil(
-      async () => socket.received(),
-      (text) => text.includes('{"status":true}'),
-    );
+    await waitFor(async () => socket.received(), { until: (text) => text.includes('{"status":true}') });
     expect(socket.received()).not.toMatch(/connection: close/i);
     socket.destroy();
   });

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { sdkImport } from './helpers/filter-source.js';
-import { pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** A hook that waits (up to 10 s) and records in `logFile` why its signal was aborted. */
 const waiting = (logFile: string) => `import { appendFileSync } from 'node:fs';
@@ -41,10 +41,9 @@ describe('the hook signal', () => {
         .send({ body: { model: 'm' } })
         .timeout(1000),
     ).rejects.toThrow();
-    const log = await pollUntil(
-      async () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
-      (text) => text.includes('aborted'),
-    );
+    const log = await waitFor(async () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''), {
+      until: (text) => text.includes('aborted'),
+    });
     expect(log).toMatch(/aborted: .*closed/);
   });
 });

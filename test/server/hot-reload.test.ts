@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { filterSource, markerFilter } from './helpers/filter-source.js';
-import { pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 type Model = { id: string; name: string };
 
@@ -32,7 +32,7 @@ describe('hot reload (watch: true)', () => {
 
   it('a new file appears without a restart', async () => {
     writeFileSync(path.join(runtime.filtersDir, 'second.ts'), markerFilter({ name: 'Second', marker: 'two' }));
-    const found = await pollUntil(models, (list) => list.some((model) => model.id === 'second'));
+    const found = await waitFor(models, { until: (list) => list.some((model) => model.id === 'second') });
     expect(found.find((model) => model.id === 'second')?.name).toBe('Second');
     const inlet = await request(runtime.app)
       .post('/second/filter/inlet')
@@ -44,7 +44,7 @@ describe('hot reload (watch: true)', () => {
 
   it('a changed file is re-imported: new name and new behaviour', async () => {
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v2', marker: 'v2' }));
-    await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v2'));
+    await waitFor(models, { until: (list) => list.some((model) => model.id === 'first' && model.name === 'First v2') });
     const inlet = await request(runtime.app)
       .post('/first/filter/inlet')
       .set(runtime.auth)
@@ -60,7 +60,9 @@ describe('hot reload (watch: true)', () => {
       .send({ pipelines: ['gpt-4o', 'llama3'] })
       .expect(200);
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v2b', marker: 'v2b' }));
-    await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v2b'));
+    await waitFor(models, {
+      until: (list) => list.some((model) => model.id === 'first' && model.name === 'First v2b'),
+    });
     const valves = await request(runtime.app).get('/first/valves').set(runtime.auth).expect(200);
     expect(valves.body.pipelines).toEqual(['gpt-4o', 'llama3']);
     await request(runtime.app).post('/first/valves/update').set(runtime.auth).send({}).expect(200);
@@ -71,16 +73,18 @@ describe('hot reload (watch: true)', () => {
       path.join(runtime.filtersDir, 'first.ts'),
       filterSource('export default defineFilter({ name: "oops", inlet( });'),
     );
-    await pollUntil(pipelines, (list) => list.some((entry) => entry.id === 'first' && entry.status === 'failed'));
+    await waitFor(pipelines, {
+      until: (list) => list.some((entry) => entry.id === 'first' && entry.status === 'failed'),
+    });
     expect((await models()).map((model) => model.id)).not.toContain('first');
     writeFileSync(path.join(runtime.filtersDir, 'first.ts'), markerFilter({ name: 'First v3', marker: 'v3' }));
-    await pollUntil(models, (list) => list.some((model) => model.id === 'first' && model.name === 'First v3'));
+    await waitFor(models, { until: (list) => list.some((model) => model.id === 'first' && model.name === 'First v3') });
     expect((await pipelines()).filter((entry) => entry.status === 'failed')).toEqual([]);
   });
 
   it('a deleted file disappears', async () => {
     rmSync(path.join(runtime.filtersDir, 'second.ts'));
-    await pollUntil(models, (list) => !list.some((model) => model.id === 'second'));
+    await waitFor(models, { until: (list) => !list.some((model) => model.id === 'second') });
     const response = await request(runtime.app)
       .post('/second/filter/inlet')
       .set(runtime.auth)
@@ -92,7 +96,7 @@ describe('hot reload (watch: true)', () => {
     writeFileSync(path.join(runtime.filtersDir, 'README.md'), '# notes');
     writeFileSync(path.join(runtime.filtersDir, 'types.d.ts'), 'export type X = 1;\n');
     writeFileSync(path.join(runtime.filtersDir, 'third.ts'), markerFilter({ name: 'Third' }));
-    await pollUntil(models, (list) => list.some((model) => model.id === 'third'));
+    await waitFor(models, { until: (list) => list.some((model) => model.id === 'third') });
     const list = await pipelines();
     expect(list.map((entry) => entry.id).sort()).toEqual(['first', 'steady', 'third']);
     const inlet = await request(runtime.app)

@@ -37,7 +37,7 @@ describe('HTTP time limits (HEADERS_TIMEOUT_MS=400, REQUEST_TIMEOUT_MS=1200, KEE
       REQUEST_TIMEOUT_MS: '1200',
       KEEP_ALIVE_TIMEOUT_MS: '300',
     });
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     await server?.stop();
     rmSync(root, { recursive: true, force: true });

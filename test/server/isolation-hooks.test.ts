@@ -169,12 +169,12 @@ describe('a filter not shipped with Eunoe placed in the main thread (FILTER_ISOL
           `export default defineFilter({ inlet: async ({ body }) => ({ ...body, thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker' }) });`,
         ),
       },
-      env: { FILTER_ISOLATION_OVERRIDES: 'spin=main,fine=main', FILTER_LOAD_TIMEOUT_MS: '3000' },
+      env: { FILTER_ISOLATION_OVERRIDES: 'spin=main,fine=main', FILTER_LOAD_TIMEOUT_MS: '8000' },
     });
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
     expect(list.body.data.find((entry: { id: string }) => entry.id === 'spin')).toMatchObject({
       status: 'failed',
-      error: expect.stringMatching(/did not finish within 3000 ms/),
+      error: expect.stringMatching(/did not finish within 8000 ms/),
     });
     expect(list.body.data.find((entry: { id: string }) => entry.id === 'fine')).toMatchObject({
       status: 'loaded',

@@ -3,7 +3,8 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { lifecycleFilter } from './helpers/filter-source.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { lifecycleFilter, noopFilter } from './helpers/filter-source.js';
 import { multipartFile } from './helpers/multipart.js';
 
 type Event = { tag: string; event: string; level?: number };
@@ -161,8 +162,13 @@ describe('lifecycle with watching on (the production default)', () => {
       .set('Content-Type', form.contentType)
       .send(form.body)
       .expect(200);
-    // Well past the reload debounce (50 ms in tests): any watcher-triggered reload has happened by now.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // A file written after the upload and loaded by the watcher proves the watcher handled the
+    // upload's own events first (events arrive in order, equal debounces fire in order, loads are serial).
+    writeFileSync(path.join(runtime.filtersDir, 'probe.ts'), noopFilter());
+    const app = runtime.app;
+    await waitFor(() => request(app).get('/pipelines').set(runtime!.auth), {
+      until: (response) => response.body.data.some((entry: { id: string }) => entry.id === 'probe'),
+    });
     const events = readFileSync(logFile, 'utf8')
       .trim()
       .split('\n')

@@ -1,8 +1,9 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { errorHandler, notFound } from '../../src/server/middleware/error-handler.js';
+import { notFound } from '../../src/server/middleware/error-handler.js';
+import { routeApp } from '../helpers/route-app.js';
 import { methodNotAllowed, routeTable, type RouteEntry } from '../../src/server/middleware/method-not-allowed.js';
 import { noopFilter } from './helpers/filter-source.js';
 import { expectJsonError, PREFIXES } from './helpers/http.js';
@@ -43,8 +44,7 @@ describe('routeTable and methodNotAllowed', () => {
       { path: '/things/special', methods: ['POST'] },
       { path: '/things/:id', methods: ['GET', 'DELETE'] },
     ];
-    const app = express();
-    app.use(methodNotAllowed(table), notFound, errorHandler);
+    const app = routeApp(methodNotAllowed(table), notFound);
     const response = await request(app).put('/things/special');
     expectJsonError(response, 405, 'Method Not Allowed');
     expect(response.headers.allow).toBe('DELETE, GET, HEAD, POST');

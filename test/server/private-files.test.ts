@@ -153,5 +153,5 @@ describe('private files (umask 022)', () => {
     } finally {
       await server.stop();
     }
-  }, 30_000);
+  }, 90_000);
 });

@@ -7,7 +7,8 @@ import { ValvesRepository } from '../../src/host/valves-repository.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
-import { PREFIXES, pollUntil } from './helpers/http.js';
+import { PREFIXES } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const canRunRedis = Boolean(inject('redisUrl')) && redisServerBinary() !== undefined;
 if (!canRunRedis) {
@@ -94,19 +95,17 @@ describe('public probes', () => {
       });
       await request(runtime.app).get('/readyz').expect(200);
       await redis.stop();
-      const down = await pollUntil(
-        () => request(runtime.app).get('/readyz'),
-        (response) => response.status === 503,
-      );
+      const down = await waitFor(async () => await request(runtime.app).get('/readyz'), {
+        until: (response) => response.status === 503,
+      });
       expect(down.body).toMatchObject({ status: 'not ready', checks: { filters: true, store: false } });
       expect(down.body.detail).toMatch(/state store \(redis\) does not answer/);
       await request(runtime.app).get('/healthz').expect(200);
       await redis.start();
-      await pollUntil(
-        () => request(runtime.app).get('/readyz'),
-        (response) => response.status === 200,
-        10_000,
-      );
+      await waitFor(async () => await request(runtime.app).get('/readyz'), {
+        until: (response) => response.status === 200,
+        timeoutMs: 10_000,
+      });
     });
   });
 });

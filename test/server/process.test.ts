@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
 import { filterSource, lifecycleFilter } from './helpers/filter-source.js';
-import { pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'process-test-key';
 
@@ -58,17 +58,16 @@ describe('the server process', () => {
     });
     child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
     exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    await pollUntil(
+    await waitFor(
       () =>
         fetch(`${base}/`).then(
           (response) => response.status,
           () => 0,
         ),
-      (status) => status === 200 || child.exitCode !== null,
-      20_000,
+      { until: (status) => status === 200 || child.exitCode !== null, timeoutMs: 60_000 },
     );
     if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');

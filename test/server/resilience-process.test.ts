@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkPath } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'resilience-key';
 
@@ -16,10 +17,13 @@ export default defineFilter({
   },
 });
 `;
-const slow = `import { defineFilter } from '${sdkPath}';
+/** A hook that writes `entered` and then waits until `released` exists (no guessed duration). */
+const slow = (entered: string, released: string) => `import { existsSync, writeFileSync } from 'node:fs';
+import { defineFilter } from '${sdkPath}';
 export default defineFilter({
   async inlet({ body }) {
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    writeFileSync(${JSON.stringify(entered)}, '');
+    while (!existsSync(${JSON.stringify(released)})) await new Promise((resolve) => setTimeout(resolve, 10));
     return { ...body, slow: 'done' };
   },
 });
@@ -41,14 +45,15 @@ describe('a real server process stays up and drains on shutdown', () => {
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     mkdirSync(path.join(root, 'filters'));
     writeFileSync(path.join(root, 'filters', 'stray.ts'), strayThrow);
-    writeFileSync(path.join(root, 'filters', 'slow.ts'), slow);
+    writeFileSync(path.join(root, 'filters', 'slow.ts'), slow(path.join(root, 'entered'), path.join(root, 'released')));
     server = await startServerProcess({
+      LOG_LEVEL: 'info', // 'shutting down' tells the test the SIGTERM was handled
       PIPELINES_API_KEY: KEY,
       FILTERS_DIR: path.join(root, 'filters'),
       DATA_DIR: path.join(root, 'data'),
       VALVES_DIR: path.join(root, 'valves'),
     });
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     await server?.stop();
     rmSync(root, { recursive: true, force: true });
@@ -56,17 +61,21 @@ describe('a real server process stays up and drains on shutdown', () => {
 
   it('a stray exception or rejection in a filter is logged and the server keeps serving', async () => {
     expect((await post(server, 'stray')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => server.output(), {
+      until: (output) =>
+        output.includes('uncaught exception (server keeps running)') && output.includes('unhandled rejection'),
+    });
     const again = await fetch(`${server.url}/`);
     expect(again.status).toBe(200);
-    expect(server.output()).toContain('uncaught exception (server keeps running)');
-    expect(server.output()).toContain('unhandled rejection');
   });
 
   it('SIGTERM lets a request in flight finish before the process exits', async () => {
     const inFlight = post(server, 'slow');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => existsSync(path.join(root, 'entered')));
     const stopped = server.stop();
+    // The signal was handled while the hook was still running; now let the hook finish.
+    await waitFor(() => server.output().includes('shutting down'));
+    writeFileSync(path.join(root, 'released'), '');
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect(((await response.json()) as { slow?: string }).slow).toBe('done');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
-import { pollUntil } from './helpers/http.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** Pids of the servers the supervisor started, from its `server started` log lines. */
 function childPids(output: string): number[] {
@@ -51,16 +51,15 @@ describe('the supervisor', () => {
     supervisor.stdout?.on('data', (chunk) => (output += String(chunk)));
     supervisor.stderr?.on('data', (chunk) => (output += String(chunk)));
     exit = new Promise((resolve) => supervisor.on('exit', (code) => resolve(code)));
-    await pollUntil(
+    await waitFor(
       () =>
         fetch(`${base}/`).then(
           (response) => response.status,
           () => 0,
         ),
-      (status) => status === 200,
-      30_000,
+      { until: (status) => status === 200, timeoutMs: 60_000 },
     );
-  }, 40_000);
+  }, 90_000);
 
   afterAll(() => {
     if (supervisor.exitCode === null) supervisor.kill('SIGKILL');
@@ -78,21 +77,16 @@ describe('the supervisor', () => {
     const [first] = childPids(output);
     expect(first).toBeTypeOf('number');
     process.kill(first!, 'SIGKILL');
-    const pids = await pollUntil(
-      async () => childPids(output),
-      (list) => list.length >= 2,
-      20_000,
-    );
+    const pids = await waitFor(async () => childPids(output), { until: (list) => list.length >= 2, timeoutMs: 60_000 });
     expect(pids[1]).not.toBe(first);
     expect(output).toContain('server died; restarting');
-    const status = await pollUntil(
+    const status = await waitFor(
       () =>
         fetch(`${base}/`).then(
           (response) => response.status,
           () => 0,
         ),
-      (code) => code === 200,
-      30_000,
+      { until: (code) => code === 200, timeoutMs: 60_000 },
     );
     expect(status).toBe(200);
     supervisor.kill('SIGTERM');

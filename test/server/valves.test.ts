@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { filterSource } from './helpers/filter-source.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { expectJsonError, PREFIXES } from './helpers/http.js';
 
 /** A filter with one valve of every shape Open WebUI's form must render; records onValvesUpdated. */
@@ -26,9 +27,6 @@ ${filterSource(`export default defineFilter({
   },
   inlet: ({ body, valves }) => ({ ...body, valves }),
 });`)}`;
-
-/** Give deferred callbacks (store change notifications) time to run; no assertion depends on the duration. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 const DEFAULTS = {
   pipelines: ['*'],
@@ -243,8 +241,17 @@ describe('admin valves', () => {
   });
 
   it('onValvesUpdated is called once with the new values per successful update, never after a rejected one', async () => {
-    // Let any deferred work of earlier tests settle before counting.
-    await settle();
+    // A successful update as a fence: a deferred call of earlier work (a store change notification)
+    // would be logged before the fence's own call, so counting starts after everything earlier.
+    const fence = async (maxTurns: number) => {
+      await request(runtime.app)
+        .post('/sink/valves/update')
+        .set(runtime.auth)
+        .send({ ...DEFAULTS, max_turns: maxTurns })
+        .expect(200);
+      await waitFor(updates, { until: (lines) => lines.some((line) => line.max_turns === maxTurns) });
+    };
+    await fence(40);
     const before = updates().length;
     await request(runtime.app)
       .post('/sink/valves/update')
@@ -256,9 +263,12 @@ describe('admin valves', () => {
       .set(runtime.auth)
       .send({ ...DEFAULTS, max_turns: 'bad' })
       .expect(400);
-    await settle();
+    await fence(41);
     const after = updates();
-    expect(after.slice(before)).toEqual([expect.objectContaining({ max_turns: 33 })]);
+    expect(after.slice(before)).toEqual([
+      expect.objectContaining({ max_turns: 33 }),
+      expect.objectContaining({ max_turns: 41 }),
+    ]);
   });
 });
 
@@ -303,7 +313,8 @@ describe('a failing onValvesUpdated', () => {
         .set(runtime.auth)
         .send({ api_key: 'revoked' })
         .expect(500);
-      await settle();
+      // A whole request later, a rejection left over from the failed one would have been reported.
+      await request(runtime.app).post('/picky/valves/update').set(runtime.auth).send({ api_key: 'fine' }).expect(200);
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateUnavailableError } from '../../src/errors/index.js';
 import { ScopedState } from '../../src/state/scoped-state.js';
 import { StateValueError } from '../../src/state/state-value-error.js';
 import type { StateStore } from '../../src/state/types.js';
-import { sleep, waitFor } from './helpers/wait-for.js';
+import type { TestClock } from '../helpers/clock.js';
+import { sleep, waitFor } from '../helpers/wait-for.js';
 
 /** A store under test plus what disposes of it. */
 export interface StoreUnderTest {
@@ -20,23 +21,31 @@ async function publishUntilReceived(store: StateStore, channel: string, message:
       await sleep(25);
       return received.length > 0;
     },
-    5000,
-    0,
+    { timeoutMs: 5000, intervalMs: 0 },
   );
 }
 
 /**
- * The behaviour every StateStore backend promises (see src/state/types.ts). Each test gets a
- * fresh, empty store from `makeStore`.
+ * A TTL long enough that no stall of a loaded machine between two calls reaches it (a value must
+ * still be there right after it was written), and a step of the clock certainly past it.
  */
-export function runStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+const TTL = 500;
+const PAST_TTL = 600;
+
+/**
+ * The behaviour every StateStore backend promises (see src/state/types.ts). Each test gets a
+ * fresh, empty store from `makeStore`; `clock` moves the time its TTLs and leases are measured in.
+ */
+export function runStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>, clock: TestClock): void {
   describe(`StateStore contract: ${name}`, () => {
     let current: StoreUnderTest | undefined;
     const open = async () => {
       current = await makeStore();
       return current.store;
     };
+    beforeEach(() => clock.install());
     afterEach(async () => {
+      clock.uninstall();
       await current?.dispose();
       current = undefined;
     });
@@ -106,13 +115,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
     describe('TTL', () => {
       it('expires documents after their TTL and hides them from get, getMany and keys', async () => {
         const store = await open();
-        await store.set('short', 'v', { ttlMs: 100 });
+        await store.set('short', 'v', { ttlMs: TTL });
         await store.setMany([
-          { key: 'many:short', value: 1, ttlMs: 100 },
+          { key: 'many:short', value: 1, ttlMs: TTL },
           { key: 'many:long', value: 2 },
         ]);
         expect(await store.get('short')).toBe('v');
-        await sleep(200);
+        await clock.advance(PAST_TTL);
         expect(await store.get('short')).toBeUndefined();
         expect(await store.getMany(['many:short', 'many:long'])).toEqual([undefined, 2]);
         expect(await store.keys('many:')).toEqual(['many:long']);
@@ -121,9 +130,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
       it('a later write without TTL makes the document permanent', async () => {
         const store = await open();
-        await store.set('k', 1, { ttlMs: 100 });
+        await store.set('k', 1, { ttlMs: TTL });
         await store.set('k', 2);
-        await sleep(200);
+        await clock.advance(PAST_TTL);
         expect(await store.get('k')).toBe(2);
       });
     });
@@ -144,10 +153,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       it('treats an expired key as absent and honours a TTL on the new value', async () => {
         const store = await open();
         await store.set('k', 'old', { ttlMs: 50 });
-        await sleep(120);
-        expect(await store.compareAndSet('k', undefined, 'new', { ttlMs: 150 })).toBe(true);
+        await clock.advance(120);
+        expect(await store.compareAndSet('k', undefined, 'new', { ttlMs: TTL })).toBe(true);
         expect(await store.get('k')).toBe('new');
-        await sleep(250);
+        await clock.advance(PAST_TTL);
         expect(await store.get('k')).toBeUndefined();
       });
 
@@ -180,10 +189,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
       it('applies the TTL only when the counter is created', async () => {
         const store = await open();
-        await store.increment('rate', 1, { ttlMs: 250 });
-        await sleep(50);
+        await store.increment('rate', 1, { ttlMs: TTL });
+        await clock.advance(TTL / 5);
         expect(await store.increment('rate', 1, { ttlMs: 10_000 })).toBe(2);
-        await sleep(300);
+        // Past the first TTL, far inside the second: only the first one applies.
+        await clock.advance(PAST_TTL);
         expect(await store.get('rate')).toBeUndefined();
         expect(await store.increment('rate')).toBe(1);
       });
@@ -266,7 +276,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         const store = await open();
         const stale = await store.acquireLease('job', 60);
         expect(stale).toBeDefined();
-        await sleep(150);
+        await clock.advance(150);
         const fresh = await store.acquireLease('job', 10_000);
         expect(fresh).toBeDefined();
         await stale?.release();
@@ -288,7 +298,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         unsubscribe();
         const before = received.length;
         await store.publish('valves', 'after');
-        await sleep(100);
+        // A later subscriber receiving a later message proves 'after' has been delivered to whoever listened.
+        const later: string[] = [];
+        store.subscribe('valves', (message) => later.push(message));
+        await publishUntilReceived(store, 'valves', 'probe', later);
         expect(received).toHaveLength(before);
         expect(elsewhere).toEqual([]);
       });

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tempDir } from './helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 
 const redisUrl = inject('redisUrl');
 

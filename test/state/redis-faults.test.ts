@@ -7,8 +7,8 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
 import { freePort, redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from './helpers/capture-logger.js';
-import { tempDir } from './helpers/temp-dir.js';
-import { sleep, waitFor } from './helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-store.js';
+import { sleep, waitFor } from '../helpers/wait-for.js';
 import { within } from './helpers/within.js';
 
 // These tests start and kill their own redis-server processes; the machine's Redis is never touched.
@@ -76,9 +76,9 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     cleanups.push(() => redis.stop());
     await waitFor(
       succeeds(() => store.get('k')),
-      10_000,
+      { timeoutMs: 10_000 },
     );
-    await waitFor(() => store.health().queued === 0, 5000);
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 5000 });
     expect(await store.range('ledger')).toEqual([{ id: 'queued-1', time: 1, data: { usd: 0.5 } }]);
     expect(store.health().ok).toBe(true);
     expect(backLines(lines)).toHaveLength(1);
@@ -87,8 +87,7 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
         await store.publish('valves', 'changed');
         return heard.length > 0;
       },
-      5000,
-      50,
+      { timeoutMs: 5000, intervalMs: 50 },
     );
     expect(heard[0]).toBe('changed');
   });
@@ -116,7 +115,7 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     expect(await within(store.append('ledger', { id: 'slow-2', time: 2, data: {} }), 1000)).toBe(true);
     expect(store.health().queued).toBe(2);
 
-    await waitFor(() => store.health().queued === 0, 10_000);
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 10_000 });
     expect((await store.range('ledger')).map((record) => record.id)).toEqual(['slow-1', 'slow-2']);
   });
 
@@ -160,7 +159,7 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
 
     const redis = await startOwnedRedis(port);
     cleanups.push(() => redis.stop());
-    await waitFor(() => store.health().queued === 0, 10_000);
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 10_000 });
     expect((await store.range('ledger')).map((record) => record.id)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
     expect(lines.find((line) => line.msg.includes('3 ledger writes were dropped'))).toBeDefined();
   });
@@ -201,16 +200,16 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     };
     const writers = Promise.all(['a', 'b', 'c', 'd'].map(writer));
 
-    await waitFor(() => accepted.length >= 200, 10_000);
+    await waitFor(() => accepted.length >= 200, { timeoutMs: 10_000 });
     await redis.stop(); // SIGKILL while appends are in flight
     await expect(within(store.get('anything'), 2000)).rejects.toBeInstanceOf(StateUnavailableError);
-    await waitFor(() => (store.health().queued ?? 0) >= 100, 10_000);
+    await waitFor(() => (store.health().queued ?? 0) >= 100, { timeoutMs: 10_000 });
     await redis.start(); // same port, same append-only file
     const afterRestart = accepted.length;
-    await waitFor(() => accepted.length >= afterRestart + 200 && store.health().queued === 0, 15_000);
+    await waitFor(() => accepted.length >= afterRestart + 200 && store.health().queued === 0, { timeoutMs: 15_000 });
     running = false;
     await writers;
-    await waitFor(() => store.health().queued === 0, 10_000);
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 10_000 });
 
     const stored = (await store.range('ledger')).map((record) => record.id);
     expect(refused).toEqual([]);

@@ -4,8 +4,9 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { realClock } from '../helpers/clock.js';
 import { runStoreContract } from './contract.js';
-import { waitFor } from './helpers/wait-for.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl) {
@@ -27,11 +28,15 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
     admin.disconnect();
   });
 
-  runStoreContract('redis', async () => {
-    const store = makeRedisStore();
-    await store.waitUntilReady(5000);
-    return { store, dispose: () => store.close() };
-  });
+  runStoreContract(
+    'redis',
+    async () => {
+      const store = makeRedisStore();
+      await store.waitUntilReady(5000);
+      return { store, dispose: () => store.close() };
+    },
+    realClock,
+  ); // Redis expires keys by its own clock
 
   describe('several replicas on one Redis', () => {
     it('a second instance with the same prefix shares state and hears publishes', async () => {
@@ -47,8 +52,7 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
             await first.publish('valves', 'context');
             return heard.length > 0;
           },
-          5000,
-          25,
+          { timeoutMs: 5000, intervalMs: 25 },
         );
         expect(heard[0]).toBe('context');
         await first.set('valves:u1', { limit: 3 });

@@ -8,8 +8,8 @@ import { migrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tempDir } from './helpers/temp-dir.js';
-import { sleep } from './helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-store.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const config = (sqlitePath: string) => ({
   REDIS_URL: undefined,
@@ -103,13 +103,20 @@ describe('SQLite file lifecycle', () => {
     await store.set('short', 1, { ttlMs: 20 });
     await store.set('kept', 2);
     await store.acquireLease('job', 20);
-    await sleep(200);
-    const raw = new Database(file, { readonly: true });
-    const documents = raw.prepare('SELECT key FROM documents ORDER BY key').all();
-    const leases = raw.prepare('SELECT name FROM leases').all();
-    raw.close();
+    // Read the file directly (never through the store, which would purge on read) until the purge ran.
+    const rows = () => {
+      const raw = new Database(file, { readonly: true });
+      try {
+        return {
+          documents: raw.prepare('SELECT key FROM documents ORDER BY key').all(),
+          leases: raw.prepare('SELECT name FROM leases').all(),
+        };
+      } finally {
+        raw.close();
+      }
+    };
+    const purged = await waitFor(rows, { until: (found) => found.documents.length < 2 && found.leases.length === 0 });
     await store.close();
-    expect(documents).toEqual([{ key: 'kept' }]);
-    expect(leases).toEqual([]);
+    expect(purged).toEqual({ documents: [{ key: 'kept' }], leases: [] });
   });
 });

@@ -3,12 +3,12 @@ import { createLedger } from '../../src/usage/ledger.js';
 import { createTokenCorrections } from '../../src/usage/token-corrections.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { StateStore } from '../../src/state/types.js';
-import { tempSqliteStore } from './helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 
 let store: StateStore;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  ({ store, cleanup } = await tempSqliteStore());
+  ({ store, dispose: cleanup } = await tempSqliteStore());
 });
 afterEach(async () => cleanup());
 

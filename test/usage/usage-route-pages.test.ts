@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
 import { usageRouter } from '../../src/server/routes/usage.js';
-import { errorHandler } from '../../src/server/middleware/error-handler.js';
+import { routeApp } from '../helpers/route-app.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
-import { tempSqliteStore } from './helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 let app: express.Express;
@@ -14,7 +14,7 @@ const COUNT = Math.max(SUMMARY_CHUNK, USAGE_CHUNK * 4) + 600;
 
 beforeAll(async () => {
   const temp = await tempSqliteStore();
-  cleanup = temp.cleanup;
+  cleanup = temp.dispose;
   const ledger = createLedger(temp.store);
   for (let index = 0; index < COUNT; index++) {
     await ledger.record(
@@ -25,9 +25,7 @@ beforeAll(async () => {
       }),
     );
   }
-  app = express();
-  app.use(usageRouter({ ledger }));
-  app.use(errorHandler);
+  app = routeApp(usageRouter({ ledger }));
 });
 afterAll(async () => cleanup());
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
 import { usageRouter } from '../../src/server/routes/usage.js';
-import { errorHandler } from '../../src/server/middleware/error-handler.js';
+import { routeApp } from '../helpers/route-app.js';
 import { createLedger } from '../../src/usage/ledger.js';
-import { tempSqliteStore } from './helpers/temp-store.js';
+import { tempSqliteStore } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 let app: express.Express;
@@ -15,7 +15,7 @@ const costs = ['0.1', '0.2', '0.3', '0.000001', '0.0098454'];
 
 beforeAll(async () => {
   const temp = await tempSqliteStore();
-  cleanup = temp.cleanup;
+  cleanup = temp.dispose;
   const ledger = createLedger(temp.store);
   await ledger.record(
     usageRecord({ messageId: 'r0', userId: 'alice', model: 'gpt-4o', chatId: 'c1', cost: costs[0]!, time: day(1) }),
@@ -57,10 +57,7 @@ beforeAll(async () => {
       time: day(3, 1),
     }),
   );
-  app = express();
-  app.use('/v1', usageRouter({ ledger }));
-  app.use(usageRouter({ ledger }));
-  app.use(errorHandler);
+  app = routeApp(['/v1', usageRouter({ ledger })], usageRouter({ ledger }));
 });
 afterAll(async () => cleanup());
 

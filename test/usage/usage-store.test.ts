@@ -11,7 +11,7 @@ import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { SqliteUsageStore } from '../../src/state/sqlite/sqlite-usage-store.js';
 import { UsageQueryThread } from '../../src/state/sqlite/usage-query-thread.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tempDir } from '../state/helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 import { runUsageStoreContract } from './usage-store-contract.js';
 

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../helpers/loopback-server.js';
 
 /** One request the loopback model server received. */
 export interface SeenRequest {
@@ -90,7 +89,7 @@ export async function startLoopback(script?: Script): Promise<LoopbackServer> {
     embeddingCalls: () => state.requests.filter((request) => request.path.endsWith('/embeddings')).length,
     close: async () => {},
   };
-  const server = http.createServer((incoming, response) => {
+  const loopback = await listenOnLoopback((incoming, response) => {
     let raw = '';
     incoming.on('data', (chunk) => (raw += chunk));
     incoming.on('end', async () => {
@@ -113,12 +112,7 @@ export async function startLoopback(script?: Script): Promise<LoopbackServer> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  state.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  state.url = `${loopback.origin}/v1`;
+  state.close = loopback.close;
   return state;
 }

@@ -1,6 +1,6 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../helpers/loopback-server.js';
 
 /** The real 2025-12-02 capture of OpenRouter's /api/v1/models (335 models). */
 export const CAPTURE = JSON.parse(
@@ -12,23 +12,8 @@ export async function startOpenRouter(
   handler: (request: http.IncomingMessage, response: http.ServerResponse, count: number) => void,
 ): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let count = 0;
-  const sockets = new Set<import('node:net').Socket>();
-  const server = http.createServer((request, response) => handler(request, response, ++count));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/api/v1/models`,
-    requests: () => count,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const loopback = await listenOnLoopback((request, response) => handler(request, response, ++count));
+  return { url: `${loopback.origin}/api/v1/models`, requests: () => count, close: loopback.close };
 }
 
 /** Send a JSON body the way OpenRouter does. */

@@ -12,18 +12,5 @@ export function expectJsonError(response: Response, status: number, detail?: Reg
   else if (detail) expect(response.body.detail).toMatch(detail);
 }
 
-/** Poll `probe` until it returns a value `done` accepts, up to `timeoutMs` (default 5 s). */
-export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await probe();
-  while (!done(last)) {
-    if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = await probe();
-  }
-  return last;
-}
-
 /** Both prefixes every route is served under. */
 export const PREFIXES = ['', '/v1'] as const;

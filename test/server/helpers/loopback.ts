@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../helpers/loopback-server.js';
 
 /** A route of the loopback file server: a body, a status, a delay or a huge stream. */
 export type LoopbackRoute =
@@ -20,7 +19,7 @@ export interface LoopbackServer {
 export async function startLoopback(routes: Record<string, LoopbackRoute>): Promise<LoopbackServer> {
   const hits: string[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const server = http.createServer((request, response) => {
+  const loopback = await listenOnLoopback((request, response) => {
     const pathname = (request.url ?? '/').split('?')[0]!;
     hits.push(pathname);
     const route = routes[pathname];
@@ -67,15 +66,12 @@ export async function startLoopback(routes: Record<string, LoopbackRoute>): Prom
       }
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: (pathname) => `http://127.0.0.1:${port}${pathname}`,
+    url: (pathname) => `${loopback.origin}${pathname}`,
     hits,
     async close() {
       for (const timer of timers) clearTimeout(timer);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }

@@ -1,0 +1,50 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { planContext } from '../engine/index.js';
+import { isRecord } from '../messages/chat-message.js';
+import { formatPlanTable } from './format-plan-table.js';
+import { parseArgs, UsageError } from './parse-args.js';
+
+const USAGE = `usage: eunoe plan <conversation.json> [--max-tokens N] [--target N] [--model M]
+         [--algorithm greedy|recency|dependency|prefix_cache] [--weighting static|keyword|smart|composite]
+         [--recent N] [--context N] [--summarize] [--full] [--json] [--out result.json]
+The file holds a JSON array of OpenAI-format messages, or an object with "messages".`;
+
+/** Messages from a parsed file: an array, or `{ messages: [...] }`. */
+function messagesOf(data: unknown): unknown[] {
+  if (Array.isArray(data)) return data;
+  const messages = isRecord(data) ? data.messages : undefined;
+  if (Array.isArray(messages)) return messages;
+  throw new UsageError('the file must hold a JSON array of messages or an object with "messages"');
+}
+
+/** Where the CLI writes (the process's stdout and stderr when run as a program). */
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Runs the CLI; returns the exit code (0 ok, 2 usage or input error). */
+export function runCli(argv: readonly string[], output: CliOutput): number {
+  try {
+    const command = parseArgs(argv);
+    if (command.command === 'help') {
+      output.out(`${USAGE}\n`);
+      return 0;
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(command.file!, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`cannot read ${command.file}: ${(error as Error).message}`);
+    }
+    const messages = messagesOf(data);
+    const result = planContext({ messages, model: command.model, options: command.options });
+    output.out(command.json ? `${JSON.stringify(result.plan, null, 2)}\n` : formatPlanTable(result, messages));
+    if (command.out) writeFileSync(command.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`eunoe: ${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+}
