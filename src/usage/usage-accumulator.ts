@@ -1,5 +1,5 @@
 import { formatDecimal, type Decimal } from '../pricing/decimal.js';
-import { splitCost, joinCost } from './cost-parts.js';
+import { recordTotals } from './daily-usage.js';
 import type { UsageGroupBy, UsageTotals } from './summarize-usage.js';
 import type { TokenCounts, UsageRecord } from './types.js';
 import type { UsageSummary } from './usage-store.js';
@@ -41,19 +41,7 @@ export class UsageAccumulator {
 
   /** Add one record. */
   addRecord(record: UsageRecord): void {
-    const { hi, lo } = splitCost(record.cost);
-    this.addPartial(this.groupBy ? groupKeyOf(record, this.groupBy) : '', {
-      records: 1,
-      promptTokens: record.promptTokens,
-      completionTokens: record.completionTokens,
-      cachedTokens: record.cachedTokens,
-      cacheWriteTokens: record.cacheWriteTokens,
-      reasoningTokens: record.reasoningTokens,
-      totalTokens: record.totalTokens,
-      estimated: record.costSource === 'estimated' ? 1 : 0,
-      unpriced: record.costSource === 'unpriced' ? 1 : 0,
-      cost: joinCost(hi, lo),
-    });
+    this.addPartial(this.groupBy ? groupKeyOf(record, this.groupBy) : '', recordTotals(record));
   }
 
   /** Add already-summed totals of one group. */
