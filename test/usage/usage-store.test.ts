@@ -51,6 +51,26 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
     }
   });
 
+  it('a ledger the new version wrote from its first record needs no backfill: marked done, nothing counted twice', async () => {
+    const prefix = `${filePrefix}fresh:`;
+    const first = await redisStore(prefix);
+    try {
+      expect(await first.backfillCounters()).toBeUndefined(); // an empty ledger: nothing to do, no marker
+      await first.usage.record(usageRecord({ messageId: 'f1', cost: '0.5' }));
+      const second = await redisStore(prefix);
+      expect(await second.backfillCounters()).toBe(0); // every record already has its counters and aggregates
+      await second.close();
+      const third = await redisStore(prefix);
+      expect(await third.backfillCounters()).toBeUndefined(); // done once, for the whole prefix
+      await third.close();
+      expect(await first.usage.spent('u1', 'm:2026-11')).toBe('0.5');
+      const [day] = await first.usage.daily('2026-11-05', '2026-11-06', 'all');
+      expect(day?.totals.records).toBe(1);
+    } finally {
+      await first.close();
+    }
+  });
+
   it('two replicas recording the same replies at once: every record and its spend counted once', async () => {
     const prefix = `${filePrefix}replicas:`;
     const [first, second] = await Promise.all([redisStore(prefix), redisStore(prefix)]);
