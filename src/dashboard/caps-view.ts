@@ -3,7 +3,7 @@ import { effectiveCaps, type SpendCapValves } from '../usage/spend-caps.js';
 import { monthlyPeriod } from '../usage/budget-periods.js';
 import { addDays } from '../usage/day-range.js';
 import { utcDay } from '../usage/daily-usage.js';
-import type { Ledger } from '../usage/types.js';
+import type { Ledger, UsageRecord } from '../usage/types.js';
 
 /** One cap of one user as the Caps view shows it. */
 export interface CapUsage {
@@ -20,7 +20,10 @@ export interface CapUsage {
 
 /** A user with at least one cap in force. */
 export interface UserCaps {
+  /** The ledger's user id; a `user_limits` key that no record of this month resolves is listed as itself. */
   user: string;
+  /** The email on the user's newest record (null when unknown). */
+  email: string | null;
   role: string | null;
   caps: CapUsage[];
   /** A cap is reached: the spend-limit filter answers 429 until the reset. */
@@ -45,8 +48,10 @@ const isCapValves = (valves: Record<string, unknown>): valves is Record<string, 
 
 /**
  * Caps of every user who spent this month or has a cap of their own, read with the spend-limit
- * filter's rules (user over role over default; exempt roles skipped; a user's role is the one
- * on their newest record). Spent amounts are one counter read per cap.
+ * filter's rules (user over role over default; exempt roles skipped; a user's role and email are
+ * the ones on their newest record). A cap set by email applies to the user ids whose newest record
+ * carries that email, as the filter (which sees the email) applies it; such a key is not listed
+ * again on its own. Spent amounts are one counter read per cap.
  */
 export async function capsView(options: {
   filters: ReadonlyArray<{ id: string; valves: Record<string, unknown> }>;
@@ -61,12 +66,19 @@ export async function capsView(options: {
   const exempt = Array.isArray(valves.exempt_roles) ? (valves.exempt_roles as string[]) : [];
   const month = monthlyPeriod(now);
   const spenders = await ledger.daily(utcDay(month.from), addDays(utcDay(month.to - 1), 1), 'user');
-  const users = new Set([...spenders.map((row) => row.key), ...Object.keys(valves.user_limits)]);
-  for (const user of [...users].sort()) {
-    const newest = (await ledger.latest({ userId: user }, 1)).records[0];
-    const role = newest?.userRole ?? null;
+  const newest = new Map<string, UsageRecord | undefined>();
+  const newestOf = async (user: string) => (await ledger.latest({ userId: user }, 1)).records[0];
+  for (const row of spenders) if (!newest.has(row.key)) newest.set(row.key, await newestOf(row.key));
+  const emails = new Set([...newest.values()].map((record) => record?.userEmail));
+  for (const key of Object.keys(valves.user_limits))
+    if (!newest.has(key) && !emails.has(key)) newest.set(key, await newestOf(key));
+  for (const [user, record] of [...newest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const role = record?.userRole ?? null;
     if (role && exempt.includes(role)) continue;
-    const caps = effectiveCaps(valves, { id: user, email: user, ...(role ? { role } : {}) }, now);
+    const email = record?.userEmail ?? null;
+    // A key that no record resolves is matched as the filter would match it: as an id, or as an email.
+    const match = { id: user, email: record ? (email ?? undefined) : user, ...(role ? { role } : {}) };
+    const caps = effectiveCaps(valves, match, now);
     if (caps.length === 0) continue;
     const usage: CapUsage[] = [];
     for (const cap of caps) {
@@ -83,7 +95,7 @@ export async function capsView(options: {
     }
     usage.sort((a, b) => (a.period < b.period ? -1 : 1));
     const blocked = usage.some((cap) => cap.reached);
-    view.users.push({ user, role, caps: usage, blocked });
+    view.users.push({ user, email, role, caps: usage, blocked });
     if (blocked) view.blocked.push(user);
   }
   return view;

@@ -11,7 +11,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /** Inputs of buildUsageRecord. */
 export interface BuildUsageRecordOptions {
   body: Bag;
-  user: { id?: string; role?: string } | null;
+  user: { id?: string; email?: string; role?: string } | null;
   pricing?: PricingLookup;
   now: number;
 }
@@ -56,6 +56,7 @@ export async function buildUsageRecord({
     time: now,
     userId: text(user?.id) ?? 'anonymous',
     ...(text(user?.role) ? { userRole: user!.role } : {}),
+    ...(text(user?.email) ? { userEmail: user!.email } : {}),
     ...(chatId ? { chatId } : {}),
     model,
     ...(text(metadata.task) ? { task: metadata.task as string } : {}),

@@ -60,3 +60,15 @@ export const DAILY_COUNTERS = [
   ['estimated', 'estimated'],
   ['unpriced', 'unpriced'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof PartialTotals]>;
+
+/** A daily aggregate as stored: the DAILY_COUNTERS columns and the cost as `hi`/`lo` (see splitCost). */
+export type CounterColumns = Partial<
+  Record<(typeof DAILY_COUNTERS)[number][0] | 'hi' | 'lo', bigint | number | string | null>
+>;
+
+/** Stored counter columns back to totals (a missing column is 0): SQLite rows and Redis day-hash fields alike. */
+export function totalsFromColumns(columns: CounterColumns): PartialTotals {
+  const totals = { cost: joinCost(columns.hi, columns.lo) } as PartialTotals;
+  for (const [column, name] of DAILY_COUNTERS) totals[name] = Number(columns[column] ?? 0);
+  return totals;
+}

@@ -19,6 +19,8 @@ export interface UsageRecord extends TokenCounts {
   time: number;
   userId: string;
   userRole?: string;
+  /** The user's email as Open WebUI sent it (absent on records older versions wrote): caps set by email find their user by it. */
+  userEmail?: string;
   chatId?: string;
   model: string;
   /** The price-table id the model resolved to, when it did. */

@@ -1,26 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
-import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
-import { redisKeys } from '../../src/state/redis/redis-keys.js';
-import { appendScript } from '../../src/state/redis/redis-scripts.js';
 import { migrations, runMigrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
-import type { StateStore } from '../../src/state/types.js';
 import { formatDecimal } from '../../src/pricing/decimal.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
+import {
+  deleteRedisPrefix,
+  redisBackend,
+  redisReplica,
+  sqliteBackend,
+  type UsageBackend,
+  writeOlderRedisLedger,
+} from '../usage/helpers/ledger-fixtures.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 
 const at = (day: number, hour = 12, minute = 0, second = 0, ms = 0) =>
   Date.UTC(2026, 10, day, hour, minute, second, ms);
 
 /** Daily aggregates must behave the same on every backend: written with the record, exact, idempotent, UTC days. */
-function dailyContract(name: string, open: () => Promise<{ store: StateStore; dispose: () => Promise<void> }>) {
+function dailyContract(name: string, open: () => Promise<UsageBackend>) {
   describe(`daily aggregates (${name})`, () => {
     it('adds each record to its UTC day, its user and its priced model, exactly and once', async () => {
       const { store, dispose } = await open();
@@ -68,56 +70,24 @@ function dailyContract(name: string, open: () => Promise<{ store: StateStore; di
   });
 }
 
-dailyContract('sqlite', async () => {
-  const { dir, remove } = tempDir('eunoe-daily-');
-  const file = path.join(dir, 'eunoe.db');
-  const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      remove();
-    },
-  };
-});
+dailyContract('sqlite', sqliteBackend('eunoe-daily-'));
 
 const redisUrl = inject('redisUrl');
 const prefix = `eunoe-test-daily:${randomUUID()}:`;
-let count = 0;
 describe.runIf(redisUrl)('daily aggregates on Redis', () => {
-  afterAll(async () => {
-    const admin = new Redis(redisUrl);
-    await deletePrefixedKeys(admin, prefix);
-    admin.disconnect();
-  });
+  afterAll(() => deleteRedisPrefix(redisUrl, prefix));
   it('records an older Eunoe wrote (no daily aggregates) get them once, however many replicas start', async () => {
     const upgrade = `${prefix}upgrade:`;
-    const layout = redisKeys(upgrade);
-    const admin = new Redis(redisUrl);
-    const old = [
+    await writeOlderRedisLedger(redisUrl, upgrade, [
       usageRecord({ messageId: 'o1', userId: 'ann', cost: '0.1', time: at(5, 23, 59, 59, 999) }),
       usageRecord({ messageId: 'o2', userId: 'bob', cost: '0.000000000000000007', time: at(6, 0) }),
-    ];
-    for (const record of old) {
-      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
-        await appendScript.run(
-          admin,
-          [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)],
-          [record.messageId, record.time, JSON.stringify(record)],
-        );
-      }
-    }
-    admin.disconnect();
-    const open = () =>
-      new RedisStateStore({ url: redisUrl, prefix: upgrade, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
-    const replicas = [open(), open()];
+    ]);
+    const replicas = await Promise.all([redisReplica(redisUrl, upgrade), redisReplica(redisUrl, upgrade)]);
     try {
-      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
       await Promise.all(replicas.map((replica) => replica.backfillCounters()));
       // A record the new version writes after the backfill is added once, by the record script.
       await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', userId: 'ann', cost: '0.2', time: at(6, 1) }));
-      const late = open();
-      await late.waitUntilReady(5000);
+      const late = await redisReplica(redisUrl, upgrade);
       await late.backfillCounters();
       await late.close();
       const all = await replicas[1]!.usage.daily('2026-11-05', '2026-11-07', 'all');
@@ -135,19 +105,8 @@ describe.runIf(redisUrl)('daily aggregates on Redis', () => {
     }
   });
 
-  dailyContract('redis', async () => {
-    const store = new RedisStateStore({
-      url: redisUrl,
-      prefix: `${prefix}${count++}:`,
-      logger: silentLogger(),
-      timeoutMs: 2000,
-      queueMax: 1000,
-    });
-    await store.waitUntilReady(5000);
-    return { store, dispose: () => store.close() };
-  });
+  dailyContract('redis', redisBackend(redisUrl, prefix));
 });
-
 describe('SQLite upgrade', () => {
   it('fills the daily aggregates from the records an older schema kept', async () => {
     const { dir, remove } = tempDir('eunoe-daily-upgrade-');

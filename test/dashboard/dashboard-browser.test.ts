@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { add, formatDecimal, parseDecimal } from '../../src/pricing/decimal.js';
 import { launchChromium, type Chromium } from '../helpers/chromium.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { seedThroughOutlets, type SeedReply } from './helpers/seed-through-outlets.js';
+import { SEED_ENV, seedThroughOutlets, type SeedReply } from './helpers/seed-through-outlets.js';
 
 const DAY = 86_400_000;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
@@ -67,7 +67,7 @@ describe('dashboard in a real browser', () => {
   const within = (days: number) => replies.filter((reply) => reply.time >= midnight - (days - 1) * DAY);
 
   beforeAll(async () => {
-    runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts', 'context.ts'] });
+    runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts', 'context.ts'], env: SEED_ENV });
     await seedThroughOutlets(runtime.app, runtime.auth, replies);
     await request(runtime.app)
       .post('/spend-limit/valves/update')
@@ -194,11 +194,12 @@ describe('dashboard in a real browser', () => {
     // Caps: ann's daily cap of $0.10 is used up today.
     await page.click('#tabs button[data-view="caps"]');
     await settled(page);
-    expect(await page.textContent('#caps-blocked')).toContain('ann');
+    expect(await page.textContent('#caps-blocked')).toContain('ann@example.com');
     const capRows = await page.$$eval('#caps-table tbody tr', (rows) =>
       rows.map((row) => [...row.children].map((cell) => cell.textContent)),
     );
-    expect(capRows[0]?.slice(0, 5)).toEqual(['ann', 'user', 'daily', '$0.1234', '$0.10']);
+    // A user is shown by the email on their records (the outlets send `ann@example.com`).
+    expect(capRows[0]?.slice(0, 5)).toEqual(['ann@example.com', 'user', 'daily', '$0.1234', '$0.10']);
     expect(capRows[0]?.at(-1)).toBe('Blocked');
 
     // Context: the inlet run above.

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { seedThroughOutlets } from './helpers/seed-through-outlets.js';
+import { SEED_ENV, seedThroughOutlets } from './helpers/seed-through-outlets.js';
 
 const nov = (day: number, hour = 12, minute = 0, second = 0, ms = 0) =>
   Date.UTC(2025, 10, day, hour, minute, second, ms);
@@ -18,7 +18,7 @@ describe('dashboard endpoints', () => {
     runtime = await createTestRuntime({
       filters: ['accounting.ts', 'spend-limit.ts', 'context.ts'],
       sources: { 'broken.ts': 'export default {;\n' },
-      env: { DASHBOARD_API_KEY: DASHBOARD_KEY },
+      env: { DASHBOARD_API_KEY: DASHBOARD_KEY, ...SEED_ENV },
     });
     // Costs chosen so a float sum drifts (0.1 + 0.2 = 0.30000000000000004); the last one is far below a cent.
     await seedThroughOutlets(runtime.app, runtime.auth, [
@@ -212,10 +212,52 @@ describe('dashboard endpoints', () => {
     expect(response.body.blocked).toEqual(['cat']);
   });
 
+  it('caps set by email: the spend of the user id whose records carry that email, as the filter enforces it', async () => {
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({
+        monthly_limit_usd: 0,
+        user_limits: { 'fay@example.com': { daily_usd: 1 }, 'gus@example.com': { monthly_usd: 5 } },
+      })
+      .expect(200);
+    const now = Date.now();
+    // The outlets send user {id: 'fay', email: 'fay@example.com'}: the ledger keeps the id, and the email beside it.
+    await seedThroughOutlets(runtime.app, runtime.auth, [
+      { id: 'f1', time: now, user: 'fay', model: 'openai/gpt-4o', prompt: 1, completion: 1, cost: '0.75' },
+      { id: 'f2', time: now, user: 'fay', model: 'openai/gpt-4o', prompt: 1, completion: 1, cost: '0.5' },
+    ]);
+    const response = await get('/usage/caps').expect(200);
+    const users = Object.fromEntries(response.body.users.map((user: { user: string }) => [user.user, user]));
+    // The email key resolved to fay is not listed again; gus has no record, so his key stands for him.
+    expect(Object.keys(users)).toEqual(['fay', 'gus@example.com']);
+    expect(users.fay).toMatchObject({ email: 'fay@example.com', role: 'user', blocked: true });
+    expect(users.fay.caps).toEqual([
+      expect.objectContaining({ period: 'daily', spent: '1.25', cap: '1', percent: 125 }),
+    ]);
+    expect(users['gus@example.com']).toMatchObject({ email: null, role: null, blocked: false });
+    expect(users['gus@example.com'].caps).toEqual([
+      expect.objectContaining({ period: 'monthly', spent: '0', cap: '5', reached: false }),
+    ]);
+    expect(response.body.blocked).toEqual(['fay']);
+    // The spend-limit filter, which sees the email, blocks the same user.
+    const blocked = await request(runtime.app)
+      .post('/spend-limit/filter/inlet')
+      .set(runtime.auth)
+      .send({
+        body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hi' }] },
+        user: { id: 'fay', email: 'fay@example.com', role: 'user' },
+      })
+      .expect(429);
+    expect(blocked.body.detail).toBe('Your daily budget of $1.00 is used up; it resets at 00:00 UTC.');
+  });
+
   it('status: filters with load status and errors, backend, pricing age, version', async () => {
     const response = await get('/status').expect(200);
     const filters = Object.fromEntries(response.body.filters.map((filter: { id: string }) => [filter.id, filter]));
+    // The accounting filter is kept in the main thread (SEED_ENV); the others run where FILTER_ISOLATION puts them.
     expect(filters.accounting).toMatchObject({ status: 'loaded', error: null, isolation: 'main', priority: 100 });
+    expect(filters.context.isolation).toBe(runtime.config.FILTER_ISOLATION === 'worker' ? 'worker' : 'main');
     expect(filters.broken).toMatchObject({ status: 'failed', file: 'broken.ts' });
     expect(filters.broken.error).toMatch(/./);
     expect(response.body.store).toMatchObject({ backend: 'sqlite', ok: true });

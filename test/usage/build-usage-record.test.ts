@@ -31,3 +31,23 @@ describe('buildUsageRecord without Open WebUI ids (API callers)', () => {
     expect(again!.record.messageId).toBe(second!.record.messageId);
   });
 });
+
+describe('buildUsageRecord: who replied', () => {
+  const body = {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'user', content: 'ping' },
+      { role: 'assistant', content: 'OK.', usage: { prompt_tokens: 5, completion_tokens: 1 } },
+    ],
+  };
+
+  it('keeps the user id, role and email Open WebUI sent; an empty or missing email is left out', async () => {
+    const full = await buildUsageRecord({ body, user: { id: 'u', email: 'u@example.com', role: 'user' }, now: 1 });
+    expect(full!.record).toMatchObject({ userId: 'u', userRole: 'user', userEmail: 'u@example.com' });
+    const blank = await buildUsageRecord({ body, user: { id: 'u', email: '' }, now: 1 });
+    expect(blank!.record).not.toHaveProperty('userEmail');
+    const none = await buildUsageRecord({ body, user: null, now: 1 });
+    expect(none!.record).toMatchObject({ userId: 'anonymous' });
+    expect(none!.record).not.toHaveProperty('userEmail');
+  });
+});

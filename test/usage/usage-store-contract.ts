@@ -5,13 +5,11 @@ import type { StateStore } from '../../src/state/types.js';
 import { createLedger } from '../../src/usage/ledger.js';
 import type { UsageRecord } from '../../src/usage/types.js';
 import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
+import type { UsageBackend } from './helpers/ledger-fixtures.js';
 import { usageRecord } from './helpers/usage-record.js';
 
 /** Behaviour every backend's ledger must have: atomic idempotent counters, exact store-side totals, paging. */
-export function runUsageStoreContract(
-  name: string,
-  open: () => Promise<{ store: StateStore; dispose: () => Promise<void> }>,
-) {
+export function runUsageStoreContract(name: string, open: () => Promise<UsageBackend>) {
   const withStore = (test: (store: StateStore) => Promise<void>) => async () => {
     const { store, dispose } = await open();
     try {

@@ -1,94 +1,80 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
-import { redisKeys } from '../../src/state/redis/redis-keys.js';
-import { appendScript } from '../../src/state/redis/redis-scripts.js';
-import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { SqliteUsageStore } from '../../src/state/sqlite/sqlite-usage-store.js';
 import { UsageQueryThread } from '../../src/state/sqlite/usage-query-thread.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
+import {
+  deleteRedisPrefix,
+  redisBackend,
+  redisReplica,
+  sqliteBackend,
+  writeOlderRedisLedger,
+} from './helpers/ledger-fixtures.js';
 import { usageRecord } from './helpers/usage-record.js';
 import { runUsageStoreContract } from './usage-store-contract.js';
 
-runUsageStoreContract('sqlite', async () => {
-  const { dir, remove } = tempDir('eunoe-usage-store-');
-  const file = path.join(dir, 'eunoe.db');
-  const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      remove();
-    },
-  };
-});
+runUsageStoreContract('sqlite', sqliteBackend('eunoe-usage-store-'));
 
 const redisUrl = inject('redisUrl');
 const filePrefix = `eunoe-test-usage:${randomUUID()}:`;
-let count = 0;
-const redisStore = (prefix: string) =>
-  new RedisStateStore({ url: redisUrl, prefix, logger: silentLogger(), timeoutMs: 2000, queueMax: 1000 });
+const redisStore = (prefix: string) => redisReplica(redisUrl, prefix);
 
 describe.runIf(redisUrl)('usage store on Redis', () => {
-  afterAll(async () => {
-    const admin = new Redis(redisUrl);
-    await deletePrefixedKeys(admin, filePrefix);
-    admin.disconnect();
-  });
+  afterAll(() => deleteRedisPrefix(redisUrl, filePrefix));
 
-  runUsageStoreContract('redis', async () => {
-    const store = redisStore(`${filePrefix}${count++}:`);
-    await store.waitUntilReady(5000);
-    return { store, dispose: () => store.close() };
-  });
+  runUsageStoreContract('redis', redisBackend(redisUrl, filePrefix));
 
   it('records an older Eunoe wrote (no counters) get their counters once, however many replicas start', async () => {
     const prefix = `${filePrefix}upgrade:`;
-    const layout = redisKeys(prefix);
-    const admin = new Redis(redisUrl);
-    const old = [
+    await writeOlderRedisLedger(redisUrl, prefix, [
       usageRecord({ messageId: 'o1', cost: '0.1' }),
       usageRecord({ messageId: 'o2', cost: '0.2', time: Date.UTC(2026, 10, 6) }),
       usageRecord({ messageId: 'o3', userId: 'u2', cost: '5' }),
-    ];
-    for (const record of old) {
-      for (const stream of ['ledger', `ledger:user:${record.userId}`]) {
-        await appendScript.run(
-          admin,
-          [layout.streamHash(stream), layout.streamIndex(stream), layout.streamSequence(stream)],
-          [record.messageId, record.time, JSON.stringify(record)],
-        );
-      }
-    }
-    const replicas = [redisStore(prefix), redisStore(prefix), redisStore(prefix)];
+    ]);
+    const replicas = await Promise.all([redisStore(prefix), redisStore(prefix), redisStore(prefix)]);
     try {
-      await Promise.all(replicas.map((replica) => replica.waitUntilReady(5000)));
       await Promise.all(replicas.map((replica) => replica.backfillCounters()));
       expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.3');
       expect(await replicas[1]!.usage.spent('u1', 'd:2026-11-06')).toBe('0.2');
       expect(await replicas[2]!.usage.spent('u2', 'm:2026-11')).toBe('5');
       expect(await replicas[0]!.usage.record(usageRecord({ messageId: 'n1', cost: '0.05' }))).toBe(true);
-      const late = redisStore(prefix);
-      await late.waitUntilReady(5000);
+      const late = await redisStore(prefix);
       expect(await late.backfillCounters()).toBeUndefined();
       await late.close();
       expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.35');
     } finally {
       for (const replica of replicas) await replica.close();
-      admin.disconnect();
+    }
+  });
+
+  it('a ledger the new version wrote from its first record needs no backfill: marked done, nothing counted twice', async () => {
+    const prefix = `${filePrefix}fresh:`;
+    const first = await redisStore(prefix);
+    try {
+      expect(await first.backfillCounters()).toBeUndefined(); // an empty ledger: nothing to do, no marker
+      await first.usage.record(usageRecord({ messageId: 'f1', cost: '0.5' }));
+      const second = await redisStore(prefix);
+      expect(await second.backfillCounters()).toBe(0); // every record already has its counters and aggregates
+      await second.close();
+      const third = await redisStore(prefix);
+      expect(await third.backfillCounters()).toBeUndefined(); // done once, for the whole prefix
+      await third.close();
+      expect(await first.usage.spent('u1', 'm:2026-11')).toBe('0.5');
+      const [day] = await first.usage.daily('2026-11-05', '2026-11-06', 'all');
+      expect(day?.totals.records).toBe(1);
+    } finally {
+      await first.close();
     }
   });
 
   it('two replicas recording the same replies at once: every record and its spend counted once', async () => {
     const prefix = `${filePrefix}replicas:`;
-    const [first, second] = [redisStore(prefix), redisStore(prefix)];
+    const [first, second] = await Promise.all([redisStore(prefix), redisStore(prefix)]);
     try {
-      await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
       const records = Array.from({ length: 200 }, (_, index) =>
         usageRecord({ messageId: `r${index}`, cost: '0.001', time: Date.UTC(2026, 10, 9, 10) }),
       );

@@ -53,21 +53,26 @@ function axes(svg, days, ticks, top, format) {
   return { slot, plotHeight };
 }
 
-/**
- * Stacked bars: one bar per day, one segment per key (`colors` maps key → colour).
- * @param days [{ day, cost, groups: [{ key, cost }] }]
- */
-export function stackedBars(container, days, colors, label) {
+/** A titled chart with its value axis (up to `max`, rounded up) and its day labels; where the bars go. */
+function plot(label, days, max, format) {
   const svg = frame(label);
-  const max = Math.max(0, ...days.map((day) => Number(day.cost)));
   const { top, ticks } = scale(max);
   const { slot, plotHeight } = axes(
     svg,
     days.map((day) => day.day),
     ticks,
     top,
-    usd,
+    format,
   );
+  return { svg, top, slot, plotHeight };
+}
+
+/**
+ * Stacked bars: one bar per day, one segment per key (`colors` maps key → colour).
+ * @param days [{ day, cost, groups: [{ key, cost }] }]
+ */
+export function stackedBars(container, days, colors, label) {
+  const { svg, top, slot, plotHeight } = plot(label, days, Math.max(0, ...days.map((day) => Number(day.cost))), usd);
   const barWidth = Math.max(2, slot * 0.7);
   days.forEach((day, index) => {
     const group = node('g', { 'data-day': day.day, 'data-cost': day.cost }, svg);
@@ -96,16 +101,7 @@ export function stackedBars(container, days, colors, label) {
 
 /** Paired bars per day: tokens before (light) and after (dark) context management. */
 export function pairedBars(container, days, label) {
-  const svg = frame(label);
-  const max = Math.max(0, ...days.map((day) => day.tokensBefore));
-  const { top, ticks } = scale(max);
-  const { slot, plotHeight } = axes(
-    svg,
-    days.map((day) => day.day),
-    ticks,
-    top,
-    count,
-  );
+  const { svg, top, slot, plotHeight } = plot(label, days, Math.max(0, ...days.map((day) => day.tokensBefore)), count);
   const barWidth = Math.max(1, slot * 0.35);
   days.forEach((day, index) => {
     const group = node('g', { 'data-day': day.day }, svg);

@@ -229,8 +229,11 @@ async function loadCaps() {
       'No user has a cap in force: set daily_limit_usd, monthly_limit_usd, role_limits or user_limits in the spend-limit valves.';
   }
   empty.hidden = Boolean(caps.filter) && caps.users.length > 0;
-  $('caps-blocked').textContent = caps.blocked.length
-    ? `Blocked now (a cap is reached): ${caps.blocked.join(', ')}`
+  // A user is shown by the email on their newest record when there is one (ids are opaque), else by id.
+  const nameOf = (user) => user.email ?? user.user;
+  const blocked = caps.users.filter((user) => user.blocked).map(nameOf);
+  $('caps-blocked').textContent = blocked.length
+    ? `Blocked now (a cap is reached): ${blocked.join(', ')}`
     : caps.users.length
       ? 'Nobody is blocked.'
       : '';
@@ -247,8 +250,10 @@ async function loadCaps() {
       used.append(bar, share(cap.percent / 100));
       const stateCell = cell(cap.reached ? 'Blocked' : 'OK');
       stateCell.className = cap.reached ? 'state-blocked' : 'state-ok';
+      const name = cell(nameOf(user), { header: true });
+      if (user.email) name.title = `user id ${user.user}`;
       rows.push([
-        cell(user.user, { header: true }),
+        name,
         cell(user.role ?? '—'),
         cell(cap.period),
         cell(usd(cap.spent), { exact: cap.spent }),

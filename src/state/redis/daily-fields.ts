@@ -1,8 +1,8 @@
-import { joinCost } from '../../usage/cost-parts.js';
 import {
   DAILY_COUNTERS,
   dailyTargets,
   recordTotals,
+  totalsFromColumns,
   type DailyDimension,
   type DailyRow,
 } from '../../usage/daily-usage.js';
@@ -45,24 +45,5 @@ export function parseDayHash(day: string, hash: Record<string, string>, dimensio
   }
   return [...rows.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, counters]) => {
-      const number = (name: string) => Number(counters[name] ?? 0);
-      return {
-        day,
-        dimension,
-        key,
-        totals: {
-          records: number('records'),
-          promptTokens: number('prompt'),
-          completionTokens: number('completion'),
-          cachedTokens: number('cached'),
-          cacheWriteTokens: number('cache_write'),
-          reasoningTokens: number('reasoning'),
-          totalTokens: number('total'),
-          estimated: number('estimated'),
-          unpriced: number('unpriced'),
-          cost: joinCost(counters.hi ?? 0, counters.lo ?? 0),
-        },
-      };
-    });
+    .map(([key, counters]) => ({ day, dimension, key, totals: totalsFromColumns(counters) }));
 }

@@ -2,7 +2,15 @@ import type Database from 'better-sqlite3';
 import { formatDecimal } from '../../pricing/decimal.js';
 import { periodKey } from '../../usage/budget-periods.js';
 import { joinCost, splitCost } from '../../usage/cost-parts.js';
-import { dailyTargets, recordTotals, utcDay, type DailyDimension, type DailyRow } from '../../usage/daily-usage.js';
+import {
+  dailyTargets,
+  recordTotals,
+  totalsFromColumns,
+  utcDay,
+  type CounterColumns,
+  type DailyDimension,
+  type DailyRow,
+} from '../../usage/daily-usage.js';
 import type { UsageGroupBy } from '../../usage/summarize-usage.js';
 import type { UsageRecord } from '../../usage/types.js';
 import { UsageAccumulator } from '../../usage/usage-accumulator.js';
@@ -36,35 +44,20 @@ const GROUP_EXPRESSIONS: Record<UsageGroupBy | 'none', string> = {
 const FIRST: Cursor = { time: Number.MIN_SAFE_INTEGER, seq: 0 };
 const LAST: Cursor = { time: Number.MAX_SAFE_INTEGER, seq: 0 };
 
-interface DailyTableRow {
+interface DailyTableRow extends CounterColumns {
   day: string;
   key: string;
-  records: bigint;
-  prompt: bigint;
-  completion: bigint;
-  cached: bigint;
-  cache_write: bigint;
-  reasoning: bigint;
-  total: bigint;
-  estimated: bigint;
-  unpriced: bigint;
-  hi: bigint;
-  lo: bigint;
 }
 
-interface GroupRow {
+interface GroupRow extends CounterColumns {
   key: string;
-  records: bigint;
-  prompt: bigint | number;
-  completion: bigint | number;
-  cached: bigint | number;
-  cache_write: bigint | number;
-  reasoning: bigint | number;
-  total: bigint | number;
-  hi: bigint;
-  lo: bigint;
-  estimated: bigint;
-  unpriced: bigint;
+}
+
+/** A ledger row as `latest` and `scan` read it. */
+interface DataRow {
+  seq: number;
+  time: number;
+  data: string;
 }
 
 /**
@@ -134,23 +127,7 @@ export class SqliteUsageStore implements UsageStore {
   async daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]> {
     // At most a few rows per day and key, read from the primary key's range: cheap enough for the calling thread.
     const rows = this.run(() => this.readDaily.all(dimension, fromDay, toDay) as DailyTableRow[]);
-    return rows.map((row) => ({
-      day: row.day,
-      dimension,
-      key: row.key,
-      totals: {
-        records: Number(row.records),
-        promptTokens: Number(row.prompt),
-        completionTokens: Number(row.completion),
-        cachedTokens: Number(row.cached),
-        cacheWriteTokens: Number(row.cache_write),
-        reasoningTokens: Number(row.reasoning),
-        totalTokens: Number(row.total),
-        estimated: Number(row.estimated),
-        unpriced: Number(row.unpriced),
-        cost: joinCost(row.hi, row.lo),
-      },
-    }));
+    return rows.map((row) => ({ day: row.day, dimension, key: row.key, totals: totalsFromColumns(row) }));
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
@@ -178,20 +155,7 @@ export class SqliteUsageStore implements UsageStore {
       const rows = this.run(
         () => aggregate.all(...where.params, cursor.time, cursor.seq, upTo.time, upTo.seq) as GroupRow[],
       );
-      for (const row of rows) {
-        accumulator.addPartial(row.key, {
-          records: Number(row.records),
-          promptTokens: Number(row.prompt),
-          completionTokens: Number(row.completion),
-          cachedTokens: Number(row.cached),
-          cacheWriteTokens: Number(row.cache_write),
-          reasoningTokens: Number(row.reasoning),
-          totalTokens: Number(row.total),
-          estimated: Number(row.estimated),
-          unpriced: Number(row.unpriced),
-          cost: joinCost(row.hi, row.lo),
-        });
-      }
+      for (const row of rows) accumulator.addPartial(row.key, totalsFromColumns(row));
       if (!end) break;
       cursor = end;
       await yieldToEventLoop();
@@ -211,14 +175,7 @@ export class SqliteUsageStore implements UsageStore {
     const statement = this.statement(
       `SELECT seq, time, data FROM ledger WHERE ${where.sql} AND (time, seq) < (?, ?) ORDER BY time DESC, seq DESC LIMIT ?`,
     );
-    const rows = this.run(
-      () =>
-        statement.all(...where.params, start.time, start.seq, limit + 1) as Array<{
-          seq: number;
-          time: number;
-          data: string;
-        }>,
-    );
+    const rows = this.run(() => statement.all(...where.params, start.time, start.seq, limit + 1) as DataRow[]);
     const page = rows.slice(0, limit);
     const oldest = page.at(-1);
     const more = rows.length > limit;
@@ -238,14 +195,7 @@ export class SqliteUsageStore implements UsageStore {
     );
     let cursor = FIRST;
     for (;;) {
-      const rows = this.run(
-        () =>
-          statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as Array<{
-            seq: number;
-            time: number;
-            data: string;
-          }>,
-      );
+      const rows = this.run(() => statement.all(...where.params, cursor.time, cursor.seq, USAGE_CHUNK) as DataRow[]);
       if (rows.length > 0) await visit(rows.map((row) => JSON.parse(row.data) as UsageRecord));
       if (rows.length < USAGE_CHUNK) return;
       const last = rows.at(-1)!;

@@ -16,11 +16,27 @@ export interface SeedReply {
 }
 
 /**
+ * Runtime settings for seedThroughOutlets: the accounting filter in the main thread whatever
+ * FILTER_ISOLATION says, since a faked `Date` moves the main thread's clock only (a worker keeps its
+ * own). The other filters still run where FILTER_ISOLATION puts them.
+ */
+export const SEED_ENV = { FILTER_ISOLATION_OVERRIDES: 'accounting=main' };
+
+/**
  * Record replies the way Open WebUI does: `POST /accounting/filter/outlet` over HTTP with the
  * reply's usage, through the real accounting filter and ledger. The server's clock is set to
- * each reply's time (only `Date` is faked; timers stay real) so replies land on chosen days.
+ * each reply's time (only `Date` is faked; timers stay real) so replies land on chosen days; the
+ * runtime must run the accounting filter in the main thread (SEED_ENV), or this throws.
  */
 export async function seedThroughOutlets(app: Express, auth: { Authorization: string }, replies: SeedReply[]) {
+  const listed = await request(app).get('/pipelines').set(auth).expect(200);
+  const accounting = (listed.body.data as Array<{ id: string; isolation?: string }>).find(
+    (filter) => filter.id === 'accounting',
+  );
+  if (accounting?.isolation !== 'main')
+    throw new Error(
+      `seedThroughOutlets needs the accounting filter in the main thread (found ${accounting?.isolation ?? 'none'}): create the runtime with SEED_ENV`,
+    );
   vi.useFakeTimers({ toFake: ['Date'] });
   try {
     for (const reply of replies) {
