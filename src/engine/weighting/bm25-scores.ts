@@ -1,5 +1,5 @@
 import type { TermCache, TermCounts } from '../types.js';
-import { countTerms, termCount, termKey, termTable } from './term-frequencies.js';
+import { termCount, termKey, termTable } from './term-frequencies.js';
 import { expandableTerms, queryTerms } from './query-terms.js';
 import { type ConversationIndex, conversationIndex } from './conversation-index.js';
 import { expandQuery } from './term-neighbours.js';
@@ -15,12 +15,17 @@ export interface TermSource {
   cache: TermCache;
 }
 
-/** Occurrences of each query term in each document: `frequencies[document · width + term]`, and each document's length in terms. */
+/**
+ * Where each query term occurs: per term its postings, flat pairs `[document, occurrences, …]`
+ * with documents ascending (entries for documents ≥ `count` are ignored: the chat's index may
+ * be ahead of this request), and each document's length in terms. Sparse, so scoring costs the
+ * occurrences of the question's terms, not documents × terms.
+ */
 export interface TermMatrix {
   width: number;
   count: number;
-  frequencies: Float64Array;
-  lengths: Float64Array;
+  postings: ReadonlyArray<ArrayLike<number>>;
+  lengths: ArrayLike<number>;
   /** Each document's term table (empty when the query has no terms). */
   tables?: TermCounts[];
   /** Weight of each term (1 when absent). */
@@ -47,7 +52,7 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     return {
       width: 0,
       count: documents.length,
-      frequencies: new Float64Array(0),
+      postings: [],
       lengths: new Float64Array(documents.length),
       tables: [],
     };
@@ -61,14 +66,16 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   }
   const tables = documents.map((document) => termTable(document, undefined, undefined));
   const expanded = withExpansion(own, widen, (key) => tables.some((table) => termCount(table, key) > 0));
-  const width = expanded.keys.length;
-  const frequencies = new Float64Array(documents.length * width);
-  const lengths = new Float64Array(documents.length);
-  tables.forEach((table, document) => {
-    lengths[document] = table.terms;
-    countTerms(table, expanded.keys, frequencies, document * width);
+  const postings = expanded.keys.map((key) => {
+    const list: number[] = [];
+    tables.forEach((table, document) => {
+      const occurrences = termCount(table, key);
+      if (occurrences > 0) list.push(document, occurrences);
+    });
+    return list;
   });
-  return { width, count: documents.length, frequencies, lengths, tables, weights: expanded.weights };
+  const lengths = Float64Array.from(tables, (table) => table.terms);
+  return { width: postings.length, count: documents.length, postings, lengths, tables, weights: expanded.weights };
 }
 
 /** The query's own terms (weight 1) followed by its soft-matching expansion. */
@@ -81,46 +88,54 @@ function withExpansion(
   return { keys: [...own, ...extra.keys], weights: Float64Array.from([...own.map(() => 1), ...extra.weights]) };
 }
 
-/** The term matrix read from the chat's inverted index (postings of the query's terms only). */
+const NO_POSTINGS: readonly number[] = [];
+
+/** The term matrix read from the chat's inverted index: the postings of the query's terms, shared, not copied. */
 function indexedMatrix(
   index: ConversationIndex,
   count: number,
   { keys, weights }: { keys: number[]; weights: Float64Array },
 ): TermMatrix {
-  const width = keys.length;
-  const frequencies = new Float64Array(count * width);
-  const lengths = Float64Array.from(index.lengths.slice(0, count));
-  for (let term = 0; term < width; term += 1) {
-    const list = index.postings.get(keys[term]!);
-    if (list === undefined) continue;
-    for (let at = 0; at < list.length && list[at]! < count; at += 2)
-      frequencies[list[at]! * width + term] = list[at + 1]!;
-  }
-  return { width, count, frequencies, lengths, tables: index.tables, weights };
+  const postings = keys.map((key) => index.postings.get(key) ?? NO_POSTINGS);
+  return { width: keys.length, count, postings, lengths: index.lengths, tables: index.tables, weights };
 }
 
-/** BM25 of every document (row) of a term matrix, with idf and average length taken over its rows. */
-export function bm25FromMatrix({ width, count, frequencies, lengths, weights }: TermMatrix): Float64Array {
+/** BM25's length normalisation of every document: k1 · (1 − b + b · length / average length). */
+export function lengthNorms(lengths: ArrayLike<number>, count: number): Float64Array {
+  let totalLength = 0;
+  for (let document = 0; document < count; document += 1) totalLength += lengths[document]!;
+  const averageLength = totalLength / count || 1;
+  const norms = new Float64Array(count);
+  for (let document = 0; document < count; document += 1)
+    norms[document] = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[document]!) / averageLength);
+  return norms;
+}
+
+/** Documents (below `count`) a posting list names: its pairs up to the first document ≥ count. */
+export function postingsEnd(list: ArrayLike<number>, count: number): number {
+  let end = list.length;
+  while (end > 0 && list[end - 2]! >= count) end -= 2;
+  return end;
+}
+
+/**
+ * BM25 of every document of a term matrix, with idf and average length taken over its
+ * `count` documents; reads only the postings (terms in order, so each document's sum is
+ * added up in the same order as a dense document × term loop would).
+ */
+export function bm25FromMatrix({ width, count, postings, lengths, weights }: TermMatrix): Float64Array {
   const scores = new Float64Array(count);
   if (width === 0 || count === 0) return scores;
-  const documentFrequency = new Float64Array(width);
-  let totalLength = 0;
-  for (let document = 0; document < count; document += 1) {
-    totalLength += lengths[document]!;
-    for (let index = 0; index < width; index += 1)
-      if (frequencies[document * width + index]! > 0) documentFrequency[index]! += 1;
-  }
-  const averageLength = totalLength / count || 1;
-  // A term's weight scales its idf: soft-matched terms count for less than the query's own.
-  const idf = documentFrequency.map((frequency, index) => bm25Idf(count, frequency) * (weights ? weights[index]! : 1));
-  for (let document = 0; document < count; document += 1) {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[document]!) / averageLength);
-    let score = 0;
-    for (let index = 0; index < width; index += 1) {
-      const tf = frequencies[document * width + index]!;
-      if (tf > 0) score += (idf[index]! * tf * (BM25_K1 + 1)) / (tf + norm);
+  const norms = lengthNorms(lengths, count);
+  for (let term = 0; term < width; term += 1) {
+    const list = postings[term]!;
+    const end = postingsEnd(list, count);
+    // A term's weight scales its idf: soft-matched terms count for less than the query's own.
+    const idf = bm25Idf(count, end / 2) * (weights ? weights[term]! : 1);
+    for (let at = 0; at < end; at += 2) {
+      const tf = list[at + 1]!;
+      if (tf > 0) scores[list[at]!]! += (idf * tf * (BM25_K1 + 1)) / (tf + norms[list[at]!]!);
     }
-    scores[document] = score;
   }
   return scores;
 }
