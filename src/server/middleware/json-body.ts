@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { ValidationError } from '../../errors/index.js';
 import { jsonDepthExceeds } from '../../util/json-depth.js';
 
@@ -7,17 +7,127 @@ import { jsonDepthExceeds } from '../../util/json-depth.js';
  * deep. Depth is checked on the raw bytes before `JSON.parse`, so a hostile body (200k nested
  * arrays) is a 400 and never reaches recursive code (zod, JSON.stringify) that would overflow.
  * Mounted after the API key check: an unauthenticated body is never read.
+ *
+ * What Open WebUI sends — UTF-8 JSON with a Content-Length within the limit, not compressed —
+ * is read here directly (chunks, one native UTF-8 decode, `JSON.parse`); express.json takes
+ * every other request (compressed or chunked bodies, other charsets, oversized lengths), and
+ * both answer malformed JSON the same way.
  */
 export function jsonBody(options: { limit: number; maxDepth: number }): RequestHandler {
-  return express.json({
+  const general = express.json({
     limit: options.limit,
     verify: (_request, _response, raw, encoding) => {
       const text = encoding && !/^utf-?8$/i.test(encoding) ? decode(raw, encoding) : raw;
-      if (jsonDepthExceeds(text, options.maxDepth)) {
-        throw new ValidationError(`JSON body nested deeper than ${options.maxDepth} levels (JSON_MAX_DEPTH)`);
-      }
+      if (jsonDepthExceeds(text, options.maxDepth)) throw tooDeep(options.maxDepth);
     },
   });
+  return (request, response, next) => {
+    // Read already (the routes are mounted at `/` and at `/v1`, so this runs again on a fall-through).
+    if (request.readableEnded) {
+      next();
+      return;
+    }
+    const length = plainJsonLength(request);
+    if (length === undefined || length > options.limit) {
+      general(request, response, next);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      next(error);
+    };
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+    });
+    request.on('error', (error) => fail(Object.assign(error, { status: 400 })));
+    request.on('aborted', () =>
+      fail(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' })),
+    );
+    request.on('end', () => {
+      if (failed) return;
+      if (received !== length) {
+        fail(
+          Object.assign(new Error('request size did not match content length'), {
+            status: 400,
+            type: 'request.size.invalid',
+          }),
+        );
+        return;
+      }
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      try {
+        if (jsonDepthExceeds(raw, options.maxDepth)) throw tooDeep(options.maxDepth);
+        request.body = parseStrictJson(raw.toString('utf8'));
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      next();
+    });
+  };
+}
+
+const tooDeep = (maxDepth: number) =>
+  new ValidationError(`JSON body nested deeper than ${maxDepth} levels (JSON_MAX_DEPTH)`);
+
+/** The body's Content-Length when it is plain UTF-8 JSON of a known length, not compressed; else undefined. */
+function plainJsonLength(request: Request): number | undefined {
+  const { headers } = request;
+  if (headers['transfer-encoding'] !== undefined) return undefined;
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return undefined;
+  const type = headers['content-type'];
+  if (type === undefined) return undefined;
+  const [media, ...parameters] = type.split(';');
+  if (media!.trim().toLowerCase() !== 'application/json') return undefined;
+  for (const parameter of parameters) {
+    const [name, value = ''] = parameter.split('=');
+    if (name!.trim().toLowerCase() !== 'charset') return undefined;
+    if (!/^"?utf-8"?$/i.test(value.trim())) return undefined;
+  }
+  const text = headers['content-length'];
+  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  return Number(text);
+}
+
+const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
+
+/**
+ * `JSON.parse` as express.json does it (strict mode): a byte-order mark dropped, an empty body
+ * is `{}`, anything but an object or array at the top is a syntax error, and a syntax error
+ * is a 400 `entity.parse.failed` with the parser's own message.
+ */
+export function parseStrictJson(decoded: string): unknown {
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+  if (text.length === 0) return {};
+  try {
+    if (text[0] !== '{' && text[0] !== '[') {
+      const first = FIRST_NON_WHITESPACE.exec(text)?.[1];
+      if (first !== '{' && first !== '[') throw strictViolation(text, first ?? '');
+    }
+    return JSON.parse(text);
+  } catch (error) {
+    throw Object.assign(error as Error, { status: 400, statusCode: 400, type: 'entity.parse.failed', expose: true });
+  }
+}
+
+/** The error JSON.parse gives at the first character that is not an object or array, with that text shown. */
+function strictViolation(text: string, first: string): Error {
+  const index = first === '' ? -1 : text.indexOf(first);
+  const partial = index === -1 ? '' : text.slice(0, index) + '#'.repeat(text.length - index);
+  try {
+    JSON.parse(partial);
+    return new SyntaxError('strict violation');
+  } catch (error) {
+    const syntax = error as Error;
+    syntax.message = syntax.message.replace(/#+/g, (run) => text.slice(index, index + run.length));
+    return syntax;
+  }
 }
 
 /** Body text in a non-UTF-8 charset (utf-16), for the depth scan. */
