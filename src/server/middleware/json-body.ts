@@ -95,7 +95,7 @@ function plainJsonLength(request: Request): number | undefined {
   return Number(text);
 }
 
-const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
+const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/;
 
 /**
  * `JSON.parse` as express.json does it (strict mode): a byte-order mark dropped, an empty body
