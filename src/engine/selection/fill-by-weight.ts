@@ -1,3 +1,4 @@
+import { descendingOrder } from './descending-order.js';
 import type { SelectionUnit } from './selection-algorithm.js';
 
 /**
@@ -13,15 +14,11 @@ export function fillByWeight(
   available: number,
   kept: boolean[],
 ): number {
-  // Sort indexes by a typed copy of the weights (units come in position order, so a larger index is newer).
+  // Units come in position order, so a larger index is newer: ties go to it.
   const count = units.length;
   const key = new Float64Array(count);
-  const order = new Uint32Array(count);
-  for (let at = 0; at < count; at += 1) {
-    key[at] = weights[units[at]!.position]!;
-    order[at] = at;
-  }
-  order.sort((a, b) => key[b]! - key[a]! || b - a);
+  for (let at = 0; at < count; at += 1) key[at] = weights[units[at]!.position]!;
+  const order = descendingOrder(key);
   let used = 0;
   for (let rank = 0; rank < count; rank += 1) {
     const unit = units[order[rank]!]!;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { descendingOrder } from '../../src/engine/selection/descending-order.js';
+
+/** The comparator sort it replaces. */
+const reference = (keys: number[]) => {
+  const clean = keys.map((key) => (key >= 0 && Number.isFinite(key) ? key : 0));
+  return [...clean.keys()].sort((a, b) => clean[b]! - clean[a]! || b - a);
+};
+
+/** A small deterministic generator (mulberry32), so a failure names its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('descendingOrder', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    'matches the comparator sort on weights with ties and tiny gaps (seed %i)',
+    (seed) => {
+      const next = random(seed);
+      const keys = Array.from({ length: 1 + Math.floor(next() * 900) }, () => {
+        const pick = next();
+        if (pick < 0.3) return 0.1; // the relevance floor: many exact ties
+        if (pick < 0.4) return 0.1 + Number.EPSILON * 4;
+        if (pick < 0.45) return 0;
+        return next() * 2.5;
+      });
+      expect([...descendingOrder(keys)]).toEqual(reference(keys));
+    },
+  );
+
+  it('ties go to the newer position; invalid keys sort as 0', () => {
+    expect([...descendingOrder([1, 2, 1, 2])]).toEqual([3, 1, 2, 0]);
+    expect([...descendingOrder([Number.NaN, -1, 0.5, Number.POSITIVE_INFINITY, -0])]).toEqual([2, 4, 3, 1, 0]);
+    expect([...descendingOrder([])]).toEqual([]);
+  });
+
+  it('stays right when a later call is shorter or longer than the last (reused buffers)', () => {
+    const long = Array.from({ length: 2000 }, (_, at) => (at * 7919) % 1000);
+    expect([...descendingOrder(long)]).toEqual(reference(long));
+    expect([...descendingOrder([3, 1, 2])]).toEqual([0, 2, 1]);
+    expect([...descendingOrder(long)]).toEqual(reference(long));
+  });
+});
