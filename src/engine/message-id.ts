@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { memoisedHash } from './content-hash-memo.js';
 import { hashesWithListMemo } from './cache/list-hash-memo.js';
+import { TwoGenerationMap } from './cache/two-generation-map.js';
 import { isRecord, type LooseMessage } from '../messages/chat-message.js';
 
 /** One-shot hashing (`crypto.hash`, Node ≥ 20.12) is several times faster than createHash per message. */
@@ -63,10 +64,29 @@ function hashOf(message: LooseMessage): string {
  * Open WebUI only appends). Compute ids on messages whose flag blocks are already stripped.
  */
 export function messageIds(messages: readonly LooseMessage[]): string[] {
-  const seen = new Map<string, number>();
-  return hashesWithListMemo(messages, contentHash).map((hash) => {
+  const hashes = hashesWithListMemo(messages, contentHash);
+  const first = hashes[0];
+  const previous = first === undefined ? undefined : idMemo.get(first);
+  let same = 0;
+  if (previous) {
+    const limit = Math.min(previous.hashes.length, hashes.length);
+    while (same < limit && previous.hashes[same] === hashes[same]) same += 1;
+  }
+  // The list seen last time is a prefix of this one (Open WebUI appends): its ids and repeat counts carry over.
+  const extends_ = previous !== undefined && same === previous.hashes.length;
+  const seen = extends_ ? previous.seen : new Map<string, number>();
+  const ids = extends_ ? previous.ids : [];
+  for (let index = extends_ ? same : 0; index < hashes.length; index += 1) {
+    const hash = hashes[index]!;
     const count = seen.get(hash) ?? 0;
     seen.set(hash, count + 1);
-    return count === 0 ? hash : `${hash}~${count}`;
-  });
+    ids.push(count === 0 ? hash : `${hash}~${count}`);
+  }
+  if (first !== undefined) idMemo.set(first, { hashes, ids, seen });
+  return ids.slice();
 }
+
+/** The ids of the last list seen per first message (about one per active chat), and the repeat counts behind them. */
+const idMemo = new TwoGenerationMap<string, { hashes: readonly string[]; ids: string[]; seen: Map<string, number> }>(
+  128,
+);

@@ -38,6 +38,33 @@ describe('message ids', () => {
     expect(ids[2]).toBe(`${ids[0]}~1`);
     expect(messageIds([...messages, user('ok')]).slice(0, 4)).toEqual(ids);
   });
+
+  it('a chat that grows, forks and shrinks gets the ids a fresh count gives (ids carried over only from a prefix)', () => {
+    const fresh = (list: ReturnType<typeof user>[]) => {
+      const counts = new Map<string, number>();
+      return list.map((message) => {
+        const hash = contentHash(message);
+        const count = counts.get(hash) ?? 0;
+        counts.set(hash, count + 1);
+        return count === 0 ? hash : `${hash}~${count}`;
+      });
+    };
+    const start = [user('hi'), assistant('ok'), user('ok')];
+    const steps = [
+      start,
+      [...start, assistant('ok'), user('ok')], // grows with repeats
+      [...start, assistant('ok'), user('ok')], // resent unchanged
+      [...start, assistant('different')], // forks after the shared prefix
+      [user('hi'), assistant('ok')], // shrinks (a regenerated reply)
+      [user('hi'), assistant('ok'), user('ok'), user('ok'), user('ok')],
+    ];
+    for (const list of steps) {
+      const ids = messageIds(list);
+      expect(ids).toEqual(fresh(list));
+      ids.push('changed by the caller');
+      expect(messageIds(list)).toEqual(fresh(list));
+    }
+  });
 });
 
 describe('content hash memo (by message object)', () => {
