@@ -74,3 +74,30 @@ describe('soft matching leaves names alone', () => {
     expect(scores[1]).toBeGreaterThan(0);
   });
 });
+
+describe('compounds of adjacent question words', () => {
+  it('"ice cream" in the question finds "icecream" in the chat, above a message with one of the two words', () => {
+    const messages = [
+      'Joanna: I love it when you make coconut milk icecream',
+      'Joanna: I made a cream sauce yesterday',
+      'Joanna: the ice cream shop was closed',
+      'Joanna: we went hiking',
+    ];
+    const scores = bm25Scores(messages, 'What ice cream does Nate make?');
+    expect(scores[0]).toBeGreaterThan(scores[1]!);
+    expect(scores[2]).toBeGreaterThan(scores[1]!);
+    expect(scores[3]).toBe(0);
+  });
+
+  it('the indexed and the plain paths add the same compounds', () => {
+    const messages = ['a homemade icecream', 'a weekend away', 'nothing here'];
+    const cache = new Map();
+    const source = {
+      keys: ['c1', 'c2', 'c3'],
+      cache: { get: (id: string) => cache.get(id), set: (id: string, value: unknown) => cache.set(id, value) },
+    };
+    const query = 'Any ice cream this week end?';
+    expect([...bm25Scores(messages, query, source)]).toEqual([...bm25Scores(messages, query)]);
+    expect(bm25Scores(messages, query)[1]).toBeGreaterThan(0);
+  });
+});

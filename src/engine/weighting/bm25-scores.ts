@@ -1,6 +1,6 @@
 import type { TermCache, TermCounts } from '../types.js';
 import { termCount, termKey, termTable } from './term-frequencies.js';
-import { expandableTerms, queryTerms } from './query-terms.js';
+import { adjacentCompounds, expandableTerms, queryTerms } from './query-terms.js';
 import { type ConversationIndex, conversationIndex } from './conversation-index.js';
 import { expandQuery } from './term-neighbours.js';
 
@@ -48,6 +48,7 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   const own = words.map(termKey);
   const expandable = expandableTerms(query);
   const widen = own.filter((_, at) => expandable.has(words[at]!));
+  const compounds = adjacentCompounds(query).map(termKey);
   if (own.length === 0)
     return {
       width: 0,
@@ -61,11 +62,11 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     return indexedMatrix(
       index,
       documents.length,
-      withExpansion(own, widen, (key) => index.postings.has(key)),
+      withExpansion(own, widen, compounds, (key) => index.postings.has(key)),
     );
   }
   const tables = documents.map((document) => termTable(document, undefined, undefined));
-  const expanded = withExpansion(own, widen, (key) => tables.some((table) => termCount(table, key) > 0));
+  const expanded = withExpansion(own, widen, compounds, (key) => tables.some((table) => termCount(table, key) > 0));
   const postings = expanded.keys.map((key) => {
     const list: number[] = [];
     tables.forEach((table, document) => {
@@ -78,14 +79,22 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   return { width: postings.length, count: documents.length, postings, lengths, tables, weights: expanded.weights };
 }
 
-/** The query's own terms (weight 1) followed by its soft-matching expansion. */
+/** A compound of two adjacent query words ("ice cream" → "icecream") that the chat uses counts this much. */
+export const COMPOUND_WEIGHT = 0.8;
+
+/** The query's own terms (weight 1), the compounds of adjacent words the chat uses, then soft matching's close terms. */
 function withExpansion(
   own: number[],
   widen: number[],
+  compounds: number[],
   present: (key: number) => boolean,
 ): { keys: number[]; weights: Float64Array } {
-  const extra = expandQuery(widen, present, own);
-  return { keys: [...own, ...extra.keys], weights: Float64Array.from([...own.map(() => 1), ...extra.weights]) };
+  const joined = [...new Set(compounds)].filter((key) => !own.includes(key) && present(key));
+  const extra = expandQuery(widen, present, [...own, ...joined]);
+  return {
+    keys: [...own, ...joined, ...extra.keys],
+    weights: Float64Array.from([...own.map(() => 1), ...joined.map(() => COMPOUND_WEIGHT), ...extra.weights]),
+  };
 }
 
 const NO_POSTINGS: readonly number[] = [];

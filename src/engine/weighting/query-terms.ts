@@ -35,3 +35,19 @@ export function expandableTerms(query: string): Set<string> {
   }
   return terms;
 }
+
+/**
+ * Terms of two adjacent query words written as one ("ice cream" → "icecream", "week end" →
+ * "weekend"), both words indexed (no stop word between or in them), stemmed like any term:
+ * chats write compounds both ways, and neither spelling's terms match the other's.
+ */
+export function adjacentCompounds(query: string): string[] {
+  const words = [...query.toLowerCase().matchAll(WORD)].map((match) => match[0]);
+  const compounds: string[] = [];
+  for (let at = 0; at + 1 < words.length; at += 1) {
+    if (!analyzeTerm(words[at]!) || !analyzeTerm(words[at + 1]!)) continue;
+    const term = analyzeTerm(words[at]! + words[at + 1]!);
+    if (term) compounds.push(term);
+  }
+  return compounds;
+}
