@@ -69,9 +69,7 @@ async function round(
 async function startEunoe(upstream: string, label: string): Promise<ChildServer & { dir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eunoe-bench-proxy-'));
   mkdirSync(path.join(dir, 'filters'));
-  const profile = PROFILE_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR, label)}`]
-    : [];
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR, label)}`] : [];
   const eunoe = await startServerEntry(
     path.join(repo, 'src/main.ts'),
     {
@@ -100,7 +98,10 @@ const p50 = (values: Sample[], key: keyof Sample) =>
     values.map((sample) => sample[key]),
     0.5,
   );
-const load = () => `load average ${loadavg().map((value) => value.toFixed(2)).join(', ')}`;
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`;
 
 /** One comparison: the same upstream called directly and through Eunoe, rounds alternating. */
 async function compare(label: string, delayMs: number, concurrency: number, rounds: number): Promise<void> {

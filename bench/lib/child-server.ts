@@ -46,7 +46,10 @@ export async function freePort(): Promise<number> {
 
 /** Fork a TypeScript entry (run through tsx) that sends `{url}` over IPC once it listens. */
 export async function forkServer(entry: string, args: string[], execArgv: string[] = []): Promise<ChildServer> {
-  const child = fork(entry, args, { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(entry, args, {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { url: string }).url));
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before listening`)));
