@@ -4,6 +4,7 @@ import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runt
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 import { pipeSource } from './helpers/pipe-source.js';
 import { sseContent, sseData } from './helpers/sse.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** A filter that adds a system message, so the upstream shows whether the inlet chain ran. */
 const markerFilter = pipeSource(`export default defineFilter({
@@ -89,7 +90,8 @@ describe('the filter chain around pipes: direct callers get it, Open WebUI does 
     );
     expect(sentMessages().map((message) => message.content)).toEqual(['Say hello']);
     expect(sseContent(response.text)).toBe('Hello from upstream');
-    expect(await records('u-owui')).toHaveLength(1);
+    // The proxy records after [DONE] went out.
+    expect(await waitFor(() => records('u-owui'), { until: (list) => list.length > 0 })).toHaveLength(1);
   });
 
   it('X-Eunoe-Filters: skip turns the chain off for a request', async () => {
