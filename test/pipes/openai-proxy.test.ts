@@ -119,6 +119,28 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     expect(sseContent(response.text)).toContain('Hello');
   });
 
+  it('a provider error in the middle of a stream ends it with an error event carrying its code', async () => {
+    const response = await chat('error-mid-stream').expect(200);
+    const events = sseData(response.text);
+    expect(events).not.toContain('[DONE]');
+    expect(JSON.parse(events.at(-1)!)).toMatchObject({
+      choices: [],
+      error: { code: 503, message: 'upstream: Provider overloaded' },
+    });
+    expect(sseContent(response.text)).toBe('Hello');
+  });
+
+  it('streamed calls one after the other reuse one upstream connection (keep-alive)', async () => {
+    const calls = fake.chatCalls().length;
+    for (let turn = 0; turn < 3; turn += 1) await chat('gpt-4o-mini').expect(200);
+    const ports = fake
+      .chatCalls()
+      .slice(calls)
+      .map((call) => call.remotePort);
+    expect(ports).toHaveLength(3);
+    expect(new Set(ports).size).toBe(1);
+  });
+
   it('a slow first byte is waited for', async () => {
     expect(sseContent((await chat('slow-first-byte').expect(200)).text)).toBe('Hello from upstream');
   });
