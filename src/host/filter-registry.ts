@@ -272,7 +272,7 @@ export class FilterRegistry {
       line: error instanceof FilterLoadError ? error.line : undefined,
       origin: this.origin(file),
       kind:
-        (loaded && kindOfExport(loaded.definition)) ??
+        (loaded && (loaded.kind === 'pipe' ? kindOfExport(loaded.definition) : 'filter')) ??
         (error instanceof FilterLoadError ? error.kind : undefined) ??
         kindOfSource(file),
     };

@@ -36,7 +36,10 @@ export async function sendJsonReply(options: {
     return reply;
   }
   try {
-    for await (const event of pipeEvents(result, model)) reply.observe(event.json);
+    for await (const event of pipeEvents(result, model)) {
+      if (event.frames) for (const json of event.frames.events) reply.observe(json);
+      else reply.observe(event.json);
+    }
   } catch (error) {
     throw asPipeError(options.pipeId, error);
   }
