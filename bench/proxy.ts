@@ -1,28 +1,34 @@
 /**
  * `npm run bench:proxy`: overhead of the `openai-proxy` manifold on a streamed 500-chunk reply,
- * against calling the same loopback upstream directly, in the same run: 50 concurrent streams,
- * rounds alternating direct / through Eunoe. Eunoe (the real runtime: SQLite ledger, the proxy
- * recording every call), the upstream and the clients share this process and its event loop, so
- * what is measured is Eunoe's own work, not the scheduling of a second process on a busy machine.
+ * against calling the same loopback upstream directly, in the same run, rounds alternating
+ * direct / through Eunoe. As in a real deployment, the upstream and Eunoe each run in their own
+ * process (children of this one; Eunoe through its real server entry, `src/main.ts`, with the
+ * SQLite ledger and the shipped proxy recording every call) and the clients run here.
+ *
+ * Env: BENCH_CHUNKS (500), BENCH_CONCURRENCY (50), BENCH_ROUNDS (8), BENCH_SINGLE_ROUNDS (20, the
+ * one-stream comparisons; 0 skips them), BENCH_CHUNK_DELAY_MS (2, the paced upstream),
+ * BENCH_FILTERS=1 (also load the shipped filters, so a direct caller gets the filter chain),
+ * BENCH_PROFILE=<dir> (write a V8 CPU profile of Eunoe there, `node --cpu-prof`).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { quantile } from './lib/metrics.js';
 import { markdownTable } from './lib/table.js';
-import { startStreamUpstream } from './lib/stream-upstream.js';
-import { serveRuntime } from './lib/serve-runtime.js';
-import { loadConfig } from '../src/config.js';
-import { createRuntime } from '../src/runtime.js';
-import { silentLogger } from '../src/util/logger.js';
+import { forkServer, startServerEntry, type ChildServer } from './lib/child-server.js';
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const SINGLE_ROUNDS = Number(process.env.BENCH_SINGLE_ROUNDS ?? 20);
+const PACED_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 2);
+const FILTERS = process.env.BENCH_FILTERS === '1';
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const KEY = 'bench-key';
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
 
 interface Sample {
   ttfb: number;
@@ -39,68 +45,91 @@ async function stream(pool: Pool, pathname: string, body: string, headers: Recor
     if (!ttfb) ttfb = performance.now() - start;
     text += piece;
   }
-  if (response.statusCode !== 200 || !text.includes('[DONE]')) throw new Error(`bad answer ${response.statusCode}`);
+  if (response.statusCode !== 200 || !text.includes('[DONE]'))
+    throw new Error(`bad answer ${response.statusCode}: ${text.slice(0, 200)}`);
   return { ttfb, total: performance.now() - start };
 }
 
-async function round(pool: Pool, pathname: string, model: string, headers: Record<string, string>): Promise<Sample[]> {
+async function round(
+  pool: Pool,
+  pathname: string,
+  model: string,
+  headers: Record<string, string>,
+  concurrency: number,
+): Promise<Sample[]> {
   const body = JSON.stringify({ model, stream: true, user: 'bench', messages: [{ role: 'user', content: 'go' }] });
   return Promise.all(
-    Array.from({ length: CONCURRENCY }, () =>
+    Array.from({ length: concurrency }, () =>
       stream(pool, pathname, body, { 'content-type': 'application/json', ...headers }),
     ),
   );
 }
 
-/** Eunoe (the real runtime, SQLite ledger, the shipped proxy file) on loopback, pointed at `upstream`. */
-async function startEunoe(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+/** Eunoe's real server entry in its own process, only the shipped proxy loaded (or every shipped filter), pointed at `upstream`. */
+async function startEunoe(upstream: string, label: string): Promise<ChildServer & { dir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eunoe-bench-proxy-'));
-  writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
   mkdirSync(path.join(dir, 'filters'));
-  const source = readFileSync(path.join(repo, 'filters/openai-proxy.ts'), 'utf8').replaceAll(
-    "'../src/",
-    `'${path.join(repo, 'src')}/`,
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR, label)}`] : [];
+  const eunoe = await startServerEntry(
+    path.join(repo, 'src/main.ts'),
+    {
+      PIPELINES_API_KEY: KEY,
+      PRICING_FETCH: 'false',
+      WATCH_FILTERS: 'false',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: path.join(dir, 'data'),
+      FILTERS_DIR: path.join(dir, 'filters'),
+      VALVES_DIR: path.join(dir, 'valves'),
+      SHIPPED_FILTERS: FILTERS ? 'all' : 'openai-proxy',
+    },
+    profile,
   );
-  writeFileSync(path.join(dir, 'filters/openai-proxy.ts'), source);
-  const config = loadConfig(
-    { PIPELINES_API_KEY: KEY, PRICING_FETCH: 'false', WATCH_FILTERS: 'false', LOG_LEVEL: 'silent' },
-    dir,
-  );
-  const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
-  const served = await serveRuntime(runtime, KEY, dir);
-  const url = `http://127.0.0.1:${served.port}`;
-  const update = await fetch(`${url}/openai-proxy/valves/update`, {
+  const update = await fetch(`${eunoe.url}/openai-proxy/valves/update`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify({ base_url: upstream, api_key: 'sk-bench', models: 'bench-model' }),
   });
   if (!update.ok) throw new Error(`valves update failed: ${update.status}`);
-  return { url, stop: () => served.close() };
+  return { ...eunoe, dir };
 }
 
-const PACED_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 2);
+const p50 = (values: Sample[], key: keyof Sample) =>
+  quantile(
+    values.map((sample) => sample[key]),
+    0.5,
+  );
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`;
 
 /** One comparison: the same upstream called directly and through Eunoe, rounds alternating. */
-async function compare(label: string, delayMs: number): Promise<void> {
-  const upstream = await startStreamUpstream(CHUNKS, delayMs);
-  const eunoe = await startEunoe(upstream.url);
-  const direct = new Pool(upstream.url, { connections: CONCURRENCY, keepAliveTimeout: 60_000 });
-  const proxied = new Pool(eunoe.url, { connections: CONCURRENCY, keepAliveTimeout: 60_000 });
+async function compare(label: string, delayMs: number, concurrency: number, rounds: number): Promise<void> {
+  const upstream = await forkServer(path.join(here, 'lib/upstream-child.ts'), [String(CHUNKS), String(delayMs)]);
+  const eunoe = await startEunoe(upstream.url, `${delayMs}ms-${concurrency}`);
+  const direct = new Pool(upstream.url, { connections: concurrency, keepAliveTimeout: 60_000 });
+  const proxied = new Pool(eunoe.url, { connections: concurrency, keepAliveTimeout: 60_000 });
   const auth = { authorization: `Bearer ${KEY}` };
+  const loadBefore = load();
   try {
     // Warm-up: connections, JIT, the ledger, the manifold's model list.
-    await round(direct, '/chat/completions', 'bench-model', {});
-    await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth);
-    const samples = { direct: [] as Sample[], proxy: [] as Sample[] };
-    for (let index = 0; index < ROUNDS; index++) {
-      samples.direct.push(...(await round(direct, '/chat/completions', 'bench-model', {})));
-      samples.proxy.push(...(await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth)));
+    for (let index = 0; index < 2; index++) {
+      await round(direct, '/chat/completions', 'bench-model', {}, concurrency);
+      await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth, concurrency);
     }
-    const p50 = (values: Sample[], key: keyof Sample) =>
-      quantile(
-        values.map((sample) => sample[key]),
-        0.5,
+    const samples = { direct: [] as Sample[], proxy: [] as Sample[] };
+    let eunoeCpu = 0;
+    let upstreamCpu = 0;
+    for (let index = 0; index < rounds; index++) {
+      const upstreamBefore = upstream.cpuMs();
+      samples.direct.push(...(await round(direct, '/chat/completions', 'bench-model', {}, concurrency)));
+      upstreamCpu += upstream.cpuMs() - upstreamBefore;
+      const cpuBefore = eunoe.cpuMs();
+      samples.proxy.push(
+        ...(await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth, concurrency)),
       );
+      eunoeCpu += eunoe.cpuMs() - cpuBefore;
+    }
     const rows: string[][] = [];
     for (const key of ['ttfb', 'total'] as const) {
       const base = p50(samples.direct, key);
@@ -113,17 +142,35 @@ async function compare(label: string, delayMs: number): Promise<void> {
         `${(through / base).toFixed(2)}×`,
       ]);
     }
+    const requests = samples.proxy.length;
     console.log(
-      `\n${label}: ${CHUNKS}-chunk streamed replies, ${CONCURRENCY} concurrent streams, ${ROUNDS} rounds each (${samples.direct.length} requests per side)\n`,
+      `\n${label}: ${CHUNKS}-chunk streamed replies, ${concurrency} concurrent stream(s), ${rounds} rounds each (${requests} requests per side)${FILTERS ? ', shipped filters in the chain' : ''}`,
     );
+    console.log(`machine: ${load()} (before: ${loadBefore})\n`);
     console.log(markdownTable(['measure', 'upstream directly', 'through Eunoe', 'added', 'ratio'], rows));
+    const perRequest = (cpu: number) =>
+      `${(cpu / requests).toFixed(2)} ms (${((cpu / requests / (CHUNKS + 3)) * 1000).toFixed(1)} µs per event)`;
+    console.log(
+      `\nCPU time per request: Eunoe relaying ${perRequest(eunoeCpu)}; the upstream generating ${perRequest(upstreamCpu)}`,
+    );
   } finally {
     await direct.close();
     await proxied.close();
     await eunoe.stop();
-    await upstream.close();
+    await upstream.stop();
+    rmSync(eunoe.dir, { recursive: true, force: true });
   }
 }
 
-await compare(`paced upstream (a chunk every ≥ ${PACED_DELAY_MS} ms, like a model generating)`, PACED_DELAY_MS);
-await compare('burst upstream (chunks as fast as the loop turns: pure relay cost)', 0);
+console.log(`bench:proxy on ${process.version}, ${load()}`);
+await compare(
+  `paced upstream (a chunk every ≥ ${PACED_DELAY_MS} ms, like a model generating)`,
+  PACED_DELAY_MS,
+  CONCURRENCY,
+  ROUNDS,
+);
+await compare('burst upstream (chunks as fast as the loop turns: pure relay cost)', 0, CONCURRENCY, ROUNDS);
+if (SINGLE_ROUNDS > 0) {
+  await compare(`paced upstream, one stream at a time`, PACED_DELAY_MS, 1, SINGLE_ROUNDS);
+  await compare('burst upstream, one stream at a time', 0, 1, SINGLE_ROUNDS);
+}

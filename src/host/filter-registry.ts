@@ -6,6 +6,7 @@ import type { StateStore } from '../state/types.js';
 import { ScopedState } from '../state/scoped-state.js';
 import type { FlagSpec } from '../flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
+import { kindOfExport, kindOfSource, type DeclaredKind } from './declared-kind.js';
 import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type LoadedModule } from './load-filter-file.js';
 import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
@@ -26,6 +27,8 @@ export interface FailedFilter {
   line?: number;
   /** `package` (shipped with Eunoe) or `user` (the filters folder). */
   origin?: FilterOrigin;
+  /** What the file declares itself to be (`unknown` when a broken file does not tell). */
+  kind: DeclaredKind;
 }
 
 export interface FilterRegistryOptions {
@@ -261,13 +264,17 @@ export class FilterRegistry {
     };
   }
 
-  private fail(file: string, id: string, error: unknown): void {
+  private fail(file: string, id: string, error: unknown, loaded?: LoadedModule): void {
     const entry: FailedFilter = {
       id,
       file: path.basename(file),
       error: (error as Error)?.message ?? String(error),
       line: error instanceof FilterLoadError ? error.line : undefined,
       origin: this.origin(file),
+      kind:
+        (loaded && (loaded.kind === 'pipe' ? kindOfExport(loaded.definition) : 'filter')) ??
+        (error instanceof FilterLoadError ? error.kind : undefined) ??
+        kindOfSource(file),
     };
     this.failed.set(file, entry);
     this.options.logger.error({ file: entry.file, line: entry.line, err: entry.error }, 'filter failed to load');
@@ -307,7 +314,7 @@ export class FilterRegistry {
       return filter;
     } catch (error) {
       await loaded?.release?.();
-      this.fail(file, fileStem(file), error);
+      this.fail(file, fileStem(file), error, loaded);
       return undefined;
     }
   }
@@ -319,7 +326,7 @@ export class FilterRegistry {
       this.active.delete(filter.id);
       this.options.onFlags?.(filter.id, undefined);
       await filter.release?.();
-      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${(error as Error)?.message ?? error}`));
+      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${(error as Error)?.message ?? error}`), filter);
     }
   }
 

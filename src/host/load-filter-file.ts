@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
 import { valvesSpec } from './valves-spec.js';
+import { kindOfExport, type ModuleType } from './declared-kind.js';
 
 /** File endings the loader accepts as filters. */
 export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
@@ -34,12 +35,13 @@ export interface LoadedModule {
   release?(): Promise<void>;
 }
 
-/** Why a file did not load, with the line when known. */
+/** Why a file did not load, with the line and the kind its default export declares when known. */
 export class FilterLoadError extends Error {
   constructor(
     readonly file: string,
     message: string,
     readonly line?: number,
+    readonly kind?: ModuleType,
   ) {
     super(message);
   }
@@ -118,7 +120,7 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
         : parsed.error.issues
             .map((issue) => `${issue.path.join('.') || 'default export'}: ${issue.message}`)
             .join('; ');
-    throw new FilterLoadError(file, `wrong export shape: ${detail}`);
+    throw new FilterLoadError(file, `wrong export shape: ${detail}`, undefined, kindOfExport(imported.default));
   }
   const definition = imported.default as LoadedModule['definition'];
   const id = definition.id ?? fileStem(file);
@@ -129,8 +131,12 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   const valvesSchema = (
     kind === 'pipe' || ('pipelines' in own.shape && 'priority' in own.shape) ? own : baseValves.extend(own.shape)
   ) as AnyValvesSchema;
-  requireDefaults(valvesSchema, 'valves', file);
-  if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
+  try {
+    requireDefaults(valvesSchema, 'valves', file);
+    if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
+  } catch (error) {
+    throw new FilterLoadError(file, (error as Error).message, undefined, kindOfExport(definition));
+  }
   return {
     id,
     name: definition.name ?? id,

@@ -42,7 +42,8 @@ async function runOne(
   let body = received;
   const userValves = await userValvesFor(filter, call.user, deps.valves, call.logger);
   let flags = noFlags();
-  if (deps.flags) {
+  // A pipe declares no flags: only filters resolve them.
+  if (deps.flags && filter.kind !== 'pipe') {
     const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
     const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
     flags = resolved.flags;
@@ -69,36 +70,49 @@ async function runOne(
   });
 }
 
-/** True when some filter targets `model` (else there is no chain to run). */
-export function hasFilterChain(registry: FilterRegistry, model: unknown): boolean {
-  return chainFor(registry, model).length > 0;
+/** True when the pipe defines its own `inlet` or `outlet` hook. */
+const hasOwnHooks = (pipe: ActiveFilter | undefined): boolean =>
+  Boolean(pipe && (pipe.definition.inlet || pipe.definition.outlet));
+
+/** True when some filter targets `model`, or the pipe has hooks of its own (else there is no chain to run). */
+export function hasFilterChain(registry: FilterRegistry, model: unknown, pipe?: ActiveFilter): boolean {
+  return hasOwnHooks(pipe) || chainFor(registry, model).length > 0;
 }
 
 /**
- * Inlet filters for a direct caller, as Open WebUI would run them: every filter targeting the
- * model, by priority, each getting the previous one's body. A filter's error (a spend limit's
- * 429) propagates: the pipe is not called.
+ * Inlet hooks for a direct caller, as Open WebUI runs them: every filter targeting the model, by
+ * priority, then the pipe's own `inlet` last, each getting the previous one's body. An error (a
+ * spend limit's 429) propagates: the pipe is not called.
  */
-export async function runInletChain(deps: FilterChainDeps, body: FilterBody, call: ChainCall): Promise<FilterBody> {
+export async function runInletChain(
+  deps: FilterChainDeps,
+  body: FilterBody,
+  call: ChainCall,
+  pipe?: ActiveFilter,
+): Promise<FilterBody> {
   let current = body;
   for (const filter of chainFor(deps.registry, body.model))
     current = await runOne(deps, filter, 'inlet', current, call);
+  if (pipe?.definition.inlet) current = await runOne(deps, pipe, 'inlet', current, call);
   return current;
 }
 
 /**
- * Outlet filters on the assembled reply: the body Open WebUI would send (the request's
- * messages, then the reply with its `usage`, a fresh message id), by priority. Returns the text
- * the outlets appended to the reply (e.g. the usage line), to send before `[DONE]`. An outlet
- * that fails is logged and skipped, as Open WebUI does.
+ * Outlet hooks on the assembled reply: the body Open WebUI would send (the request's messages,
+ * then the reply with its `usage`, a fresh message id) goes to the pipe's own `outlet` first, then
+ * to the filters by priority (Open WebUI's order). Returns the text the outlets appended to the
+ * reply (e.g. the usage line), to send before `[DONE]`. An outlet that fails is logged and
+ * skipped, as Open WebUI does.
  */
 export async function runOutletChain(
   deps: FilterChainDeps,
   body: FilterBody,
   reply: ReplyAssembler,
   call: ChainCall,
+  pipe?: ActiveFilter,
 ): Promise<string | undefined> {
   const filters = chainFor(deps.registry, body.model);
+  if (pipe?.definition.outlet) filters.unshift(pipe);
   if (!filters.length) return undefined;
   const id = `eunoe-${randomUUID()}`;
   const assistant: ChatMessage = {

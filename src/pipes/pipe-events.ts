@@ -1,9 +1,14 @@
 import { contentChunk, finishChunk, type WireObject } from './completion-chunks.js';
+import { SseFrames } from './sse-frames.js';
 import type { PipeChunk, PipeResult } from './types.js';
 
-/** One SSE event to send: `data: <data>\n\n`; `json` is the parsed object when it is one (parsed on first read). */
+/**
+ * One SSE event to send: `data: <data>\n\n`; `json` is the parsed object when it is one (parsed on
+ * first read). With `frames`, already framed events are sent as they are instead (`data` is empty).
+ */
 export interface PipeEvent {
   data: string;
+  frames?: SseFrames;
   readonly json?: WireObject;
   /** Set on raw `data:` lines, whose `json` is parsed lazily. */
   raw?: true;
@@ -94,6 +99,11 @@ export async function* pipeEvents(result: PipeResult | null | undefined, model: 
     if (result !== '') yield objectEvent(contentChunk(model, result));
   } else if (isStreamResult(result)) {
     for await (const item of result as AsyncIterable<PipeChunk>) {
+      if (item instanceof SseFrames) {
+        if (item.finished) finished = true;
+        yield { data: '', frames: item };
+        continue;
+      }
       const event = itemEvent(item, model);
       if (!event) continue;
       if (event.data === '[DONE]') {

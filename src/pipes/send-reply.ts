@@ -36,7 +36,10 @@ export async function sendJsonReply(options: {
     return reply;
   }
   try {
-    for await (const event of pipeEvents(result, model)) reply.observe(event.json);
+    for await (const event of pipeEvents(result, model)) {
+      if (event.frames) for (const json of event.frames.events) reply.observe(json);
+      else reply.observe(event.json);
+    }
   } catch (error) {
     throw asPipeError(options.pipeId, error);
   }
@@ -87,10 +90,19 @@ export async function sendStreamReply(options: {
       if (event.data === '[DONE]') {
         const addition = await options.hooks?.beforeEnd?.(reply);
         if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition))))) break;
+        // The client has the whole answer now; what the pipe does after (its accounting) does not delay it.
+        writer.finish(event.data);
+        await events.next();
+        break;
       }
-      // The whole reply is only needed by outlet hooks: a relayed stream is then sent without parsing it.
-      if (options.hooks) reply.observe(event.json);
-      if (!(await writer.send(event.data))) break;
+      if (event.frames) {
+        // The whole reply is only needed by outlet hooks: relayed frames are otherwise sent unread.
+        if (options.hooks) for (const json of event.frames.events) reply.observe(json);
+        if (!(await writer.sendFrames(event.frames.bytes))) break;
+      } else {
+        if (options.hooks) reply.observe(event.json);
+        if (!(await writer.send(event.data))) break;
+      }
       next = await events.next();
     }
   } catch (error) {

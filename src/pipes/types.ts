@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from '../util/logger.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { SseFrames } from './sse-frames.js';
 import type {
   AnyValvesSchema,
   FilterBody,
@@ -38,8 +39,11 @@ export interface PipeArgs<V, U> {
   requestId: string;
 }
 
-/** One item a streaming pipe yields: text, a chunk object (sent as is), a raw `data: …` SSE line, or bytes. */
-export type PipeChunk = string | Uint8Array | Record<string, unknown>;
+/**
+ * One item a streaming pipe yields: text, a chunk object (sent as is), a raw `data: …` SSE line,
+ * bytes, or already framed SSE events (`SseFrames`, a relaying pipe's fast path).
+ */
+export type PipeChunk = string | Uint8Array | Record<string, unknown> | SseFrames;
 
 /** What `pipe()` may return (or resolve to). */
 export type PipeResult = string | Record<string, unknown> | AsyncIterable<PipeChunk> | Iterable<PipeChunk>;

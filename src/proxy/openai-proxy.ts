@@ -1,65 +1,68 @@
 import { FilterError } from '../errors/filter-error.js';
 import { definePipe } from '../pipes/define-pipe.js';
 import { ReplyAssembler } from '../pipes/reply-assembler.js';
+import { SseFrames } from '../pipes/sse-frames.js';
 import type { PipeArgs } from '../pipes/types.js';
 import { accountReply } from './account-reply.js';
 import { proxyValves, type ProxyValves } from './proxy-valves.js';
-import { sseDataLines } from './sse-lines.js';
+import { SseScanner, type ScannedPiece } from './sse-scanner.js';
 import { upstreamBody } from './upstream-body.js';
 import { proxyModels } from './upstream-models.js';
 import { closeUpstreams, upstreamRequest } from './upstream.js';
 
 type ProxyArgs = PipeArgs<ProxyValves, Record<string, never>>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The upstream's stream, relayed line by line; the reply is accounted before `[DONE]` goes out. */
-async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): AsyncGenerator<string> {
+/**
+ * The upstream's stream, relayed piece by piece: each network piece's whole events go to the
+ * client as the same bytes, in one write (`SseFrames`); each event is parsed once, for the reply
+ * that is accounted. A provider error event ends the stream with an error event. The reply is
+ * accounted after `[DONE]` went out (the client never waits for the ledger), or when the stream
+ * fails or the client leaves (then estimated from the text so far).
+ */
+async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): AsyncGenerator<string | SseFrames> {
   const response = await upstreamRequest(args.valves, '/chat/completions', {
     method: 'POST',
     body: request,
     signal: args.signal,
   });
-
   const reply = new ReplyAssembler();
+  const scanner = new SseScanner();
   let done = false;
   try {
-    for await (const line of sseDataLines(response.body)) {
-      const data = line.slice(6);
-      if (data === '[DONE]') {
-        done = true;
-        break;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
-        json = undefined;
-      }
-      if (isRecord(json)) {
-        reply.observe(json);
-        // A provider error in the middle of a stream (OpenRouter sends `{error: {code, message}}`).
-        if (isRecord(json.error) && !(Array.isArray(json.choices) && json.choices.length)) {
-          const status = typeof json.error.code === 'number' ? json.error.code : 502;
-          throw new FilterError(status, `upstream: ${String(json.error.message ?? 'error')}`);
-        }
-      }
-      yield line;
+    let piece: ScannedPiece | undefined;
+    // Leaving the loop must not destroy the body: after [DONE] its rest is read to free the connection.
+    for await (const bytes of response.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>) {
+      piece = scanner.push(bytes);
+      if (yieldable(piece, reply)) yield new SseFrames(piece.bytes, piece.events, piece.finished);
+      if (piece.error || piece.done) break;
+      piece = undefined;
     }
+    piece ??= scanner.end();
+    if (!piece.done && !piece.error && yieldable(piece, reply))
+      yield new SseFrames(piece.bytes, piece.events, piece.finished);
+    if (piece.error) {
+      const status = typeof piece.error.code === 'number' ? piece.error.code : 502;
+      throw new FilterError(status, `upstream: ${String(piece.error.message ?? 'error')}`);
+    }
+    if (!piece.done && !reply.finishReason) throw new FilterError(502, 'upstream stream ended before it was complete');
+    done = true;
+    yield 'data: [DONE]';
   } catch (error) {
-    // A cut or cancelled stream was (partly) billed upstream: record it, estimated from the text so far.
-    await accountReply(args, reply);
     if (error instanceof FilterError || args.signal.aborted) throw error;
     throw new FilterError(502, `upstream stream failed: ${(error as Error)?.message ?? error}`, { cause: error });
   } finally {
-    // After [DONE], read the (empty) rest so the keep-alive connection is free for the next call at once.
-    if (done) await response.body.dump({ limit: 65_536 }).catch(() => undefined);
+    // After [DONE], the (empty) rest is read so the keep-alive connection is free for the next call.
+    if (done) void response.body.dump({ limit: 65_536 }).catch(() => undefined);
     else response.body.destroy();
+    // A cut or cancelled stream was (partly) billed upstream: it is recorded too, estimated from the text so far.
+    await accountReply(args, reply);
   }
-  await accountReply(args, reply);
-  if (!done && !reply.finishReason) throw new FilterError(502, 'upstream stream ended before it was complete');
-  yield 'data: [DONE]';
+}
+
+/** True when a scanned piece has events to send; its events are added to the reply. */
+function yieldable(piece: ScannedPiece, reply: ReplyAssembler): boolean {
+  for (const event of piece.events) reply.observe(event);
+  return piece.events.length > 0;
 }
 
 /**

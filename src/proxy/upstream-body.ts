@@ -3,6 +3,18 @@ import { extraBody, isOpenRouter, type ProxyValves } from './proxy-valves.js';
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The `extra_body` valve parsed and the upstream kind, worked out once per valves object. */
+const perValves = new WeakMap<ProxyValves, { extra: Record<string, unknown>; openRouter: boolean }>();
+
+function valvesInfo(valves: ProxyValves): { extra: Record<string, unknown>; openRouter: boolean } {
+  let info = perValves.get(valves);
+  if (!info) {
+    info = { extra: extraBody(valves), openRouter: isOpenRouter(valves.base_url) };
+    perValves.set(valves, info);
+  }
+  return info;
+}
+
 /**
  * The request sent upstream: every field of the client's body as sent (tools, tool calls,
  * images, sampling parameters…), then the `extra_body` valve, then `model` (the child id) and
@@ -16,15 +28,17 @@ export function upstreamBody(
   stream: boolean,
   valves: ProxyValves,
 ): Record<string, unknown> {
+  const { extra, openRouter } = valvesInfo(valves);
   const { user, ...rest } = body;
-  const upstream: Record<string, unknown> = { ...rest, ...extraBody(valves), model: modelId, stream };
+  // The parsed valve is shared by every request: nothing below changes its nested objects (they are replaced).
+  const upstream: Record<string, unknown> = { ...rest, ...extra, model: modelId, stream };
   const userId = typeof user === 'string' ? user : isRecord(user) && typeof user.id === 'string' ? user.id : undefined;
   if (userId) upstream.user = userId;
   if (stream) {
     const options = isRecord(upstream.stream_options) ? upstream.stream_options : {};
     upstream.stream_options = { ...options, include_usage: true };
   } else delete upstream.stream_options;
-  if (isOpenRouter(valves.base_url)) {
+  if (openRouter) {
     const usage = isRecord(upstream.usage) ? upstream.usage : {};
     upstream.usage = { ...usage, include: true };
   }

@@ -1,4 +1,4 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import { FilterError } from '../errors/filter-error.js';
 import { redact } from '../llm/llm-errors.js';
 import { apiKeyOf, type ProxyValves } from './proxy-valves.js';
@@ -27,6 +27,42 @@ export async function closeUpstreams(): Promise<void> {
 export const upstreamUrl = (valves: ProxyValves, path: string): string =>
   `${valves.base_url.replace(/\/+$/, '')}${path}`;
 
+/** What every request to one upstream shares, worked out once per valves object (new valves: a new one). */
+interface UpstreamTarget {
+  origin: string;
+  host: string;
+  /** The base URL's path (`/api/v1`), without its trailing slash. */
+  basePath: string;
+  key: string;
+  agent: Agent;
+  jsonHeaders: Record<string, string>;
+  headers: Record<string, string>;
+}
+
+const targets = new WeakMap<ProxyValves, UpstreamTarget>();
+
+function targetOf(valves: ProxyValves): UpstreamTarget {
+  let target = targets.get(valves);
+  if (target) return target;
+  const url = new URL(upstreamUrl(valves, ''));
+  const key = apiKeyOf(valves);
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+  };
+  target = {
+    origin: url.origin,
+    host: url.host,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    key,
+    agent: agentFor(url.origin, valves.connect_timeout_ms),
+    headers,
+    jsonHeaders: { ...headers, 'content-type': 'application/json' },
+  };
+  targets.set(valves, target);
+  return target;
+}
+
 /**
  * Call the upstream. A non-2xx answer becomes a FilterError with the upstream's status and its
  * `error.message` (so a 429 stays a 429); a connection failure or timeout becomes a 502/504.
@@ -36,27 +72,29 @@ export async function upstreamRequest(
   path: string,
   options: { method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal },
 ): Promise<Dispatcher.ResponseData> {
-  const url = upstreamUrl(valves, path);
-  const key = apiKeyOf(valves);
+  let target: UpstreamTarget;
+  try {
+    target = targetOf(valves);
+  } catch (error) {
+    throw new FilterError(502, `upstream base_url is not a URL: ${(error as Error).message}`, { cause: error });
+  }
+  const { key } = target;
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
+    response = await target.agent.request({
+      origin: target.origin,
+      path: `${target.basePath}${path}`,
       method: options.method,
-      headers: {
-        accept: 'application/json, text/event-stream',
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-      },
+      headers: options.body === undefined ? target.headers : target.jsonHeaders,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
-      dispatcher: agentFor(new URL(url).origin, valves.connect_timeout_ms),
       headersTimeout: valves.first_byte_timeout_ms,
       bodyTimeout: valves.idle_timeout_ms,
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const timeout = error instanceof errors.HeadersTimeoutError || error instanceof errors.ConnectTimeoutError;
-    const message = redact(`upstream ${new URL(url).host} ${(error as Error).message}`, key);
+    const message = redact(`upstream ${target.host} ${(error as Error).message}`, key);
     throw new FilterError(timeout ? 504 : 502, message, { cause: error });
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;

@@ -4,12 +4,32 @@ import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runt
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 import { pipeSource } from './helpers/pipe-source.js';
 import { sseContent, sseData } from './helpers/sse.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** A filter that adds a system message, so the upstream shows whether the inlet chain ran. */
 const markerFilter = pipeSource(`export default defineFilter({
   name: 'Marker',
   valves: baseValves.extend({ priority: z.number().int().default(10) }),
   inlet: ({ body }) => ({ ...body, messages: [{ role: 'system', content: 'marker-inlet' }, ...body.messages] }),
+});`);
+
+/**
+ * A pipe with inlet/outlet hooks of its own (as Python pipes may have): its inlet records the
+ * first message it sees, its outlet marks the reply; the reply lists the messages the pipe got.
+ */
+const hookedPipe = pipeSource(`export default definePipe({
+  name: 'Hooked',
+  inlet: ({ body }) => ({
+    ...body,
+    messages: [...body.messages, { role: 'user', content: 'pipe-inlet saw ' + body.messages[0].content }],
+  }),
+  outlet: ({ body }) => {
+    const messages = [...body.messages];
+    const last = messages[messages.length - 1];
+    messages[messages.length - 1] = { ...last, content: last.content + ' [pipe-outlet]' };
+    return { ...body, messages };
+  },
+  pipe: ({ messages }) => messages.map((message) => message.content).join(' | '),
 });`);
 
 describe('the filter chain around pipes: direct callers get it, Open WebUI does not', () => {
@@ -19,7 +39,7 @@ describe('the filter chain around pipes: direct callers get it, Open WebUI does 
     fake = await startFakeOpenAI();
     runtime = await createTestRuntime({
       filters: ['openai-proxy.ts', 'accounting.ts', 'spend-limit.ts'],
-      sources: { 'marker.ts': markerFilter },
+      sources: { 'marker.ts': markerFilter, 'hooked.ts': hookedPipe },
       env: { FILTER_ISOLATION: 'off' },
     });
     const update = (id: string, values: Record<string, unknown>) =>
@@ -70,12 +90,30 @@ describe('the filter chain around pipes: direct callers get it, Open WebUI does 
     );
     expect(sentMessages().map((message) => message.content)).toEqual(['Say hello']);
     expect(sseContent(response.text)).toBe('Hello from upstream');
-    expect(await records('u-owui')).toHaveLength(1);
+    // The proxy records after [DONE] went out.
+    expect(await waitFor(() => records('u-owui'), { until: (list) => list.length > 0 })).toHaveLength(1);
   });
 
   it('X-Eunoe-Filters: skip turns the chain off for a request', async () => {
     await chat({ user: 'u-skip' }, { 'X-Eunoe-Filters': 'skip' }).expect(200);
     expect(sentMessages()[0]!.content).toBe('Say hello');
+  });
+
+  it("a pipe's own inlet runs last and its outlet first, for a direct caller only", async () => {
+    const direct = await chat({ model: 'hooked', user: 'u-hooked' }).expect(200);
+    // Inlet order: the marker filter (priority 10), then the pipe's inlet, which sees the marker's message.
+    const reply = 'marker-inlet | Say hello | pipe-inlet saw marker-inlet';
+    // Outlet order: the pipe's outlet marks the reply before the accounting outlet appends its usage line.
+    const marked = `${reply} [pipe-outlet]`;
+    const text = sseContent(direct.text);
+    expect(text.startsWith(`${marked}\n\n`)).toBe(true);
+    // The rest is the accounting outlet's usage line (estimated: this pipe reports no usage).
+    expect(text.slice(marked.length)).toMatch(/^\n\n\*~\d+ in · ~\d+ out/);
+    const json = await chat({ model: 'hooked', user: 'u-hooked', stream: false }).expect(200);
+    expect(json.body.choices[0].message.content.startsWith(`${marked}\n\n`)).toBe(true);
+    // Open WebUI calls the pipe model's hooks itself (/hooked/filter/inlet): Eunoe does not run them again.
+    const owui = await chat({ model: 'hooked', user: { id: 'u-owui-hooked', role: 'user' } }).expect(200);
+    expect(sseContent(owui.text)).toBe('Say hello');
   });
 
   it('a spend limit blocks before the upstream is called, with the human 429', async () => {

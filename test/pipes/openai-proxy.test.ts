@@ -35,6 +35,11 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
       .send({ model: `openai-proxy.${model}`, user, messages: [{ role: 'user', content: 'Say hello' }], ...extra });
   const usage = async (userId: string) =>
     (await request(runtime.app).get(`/usage?user=${userId}`).set(runtime.auth).expect(200)).body;
+  /** The user's records once there is one: the proxy records a reply after `[DONE]` went out. */
+  const recorded = async (userId: string) =>
+    waitFor(async () => (await usage(userId)).records as Array<Record<string, unknown>>, {
+      until: (records) => records.length > 0,
+    });
 
   it("lists the upstream's models (cached) as openai-proxy.<id>, named with the manifold's prefix", async () => {
     const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
@@ -75,9 +80,9 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
       provider: { sort: 'price' },
     });
     expect(sent.headers.authorization).toBe('Bearer sk-upstream');
-    const ledger = await usage('u-proxy');
-    expect(ledger.records).toHaveLength(1);
-    expect(ledger.records[0]).toMatchObject({
+    const records = await recorded('u-proxy');
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
       model: 'openai-proxy.gpt-4o-mini',
       promptTokens: 12,
       completionTokens: 5,
@@ -112,6 +117,28 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     expect(events).not.toContain('[DONE]');
     expect(JSON.parse(events.at(-1)!)).toMatchObject({ choices: [], error: { code: 502 } });
     expect(sseContent(response.text)).toContain('Hello');
+  });
+
+  it('a provider error in the middle of a stream ends it with an error event carrying its code', async () => {
+    const response = await chat('error-mid-stream').expect(200);
+    const events = sseData(response.text);
+    expect(events).not.toContain('[DONE]');
+    expect(JSON.parse(events.at(-1)!)).toMatchObject({
+      choices: [],
+      error: { code: 503, message: 'upstream: Provider overloaded' },
+    });
+    expect(sseContent(response.text)).toBe('Hello');
+  });
+
+  it('streamed calls one after the other reuse one upstream connection (keep-alive)', async () => {
+    const calls = fake.chatCalls().length;
+    for (let turn = 0; turn < 3; turn += 1) await chat('gpt-4o-mini').expect(200);
+    const ports = fake
+      .chatCalls()
+      .slice(calls)
+      .map((call) => call.remotePort);
+    expect(ports).toHaveLength(3);
+    expect(new Set(ports).size).toBe(1);
   });
 
   it('a slow first byte is waited for', async () => {
@@ -182,6 +209,7 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
 
     it('proxy first, then the outlet (with a context note appended): one record, the proxy’s', async () => {
       await chat('gpt-4o-mini', { user: { ...user, id: 'u-order1' } }).expect(200);
+      await recorded('u-order1');
       await outlet('u-order1', 'Hello from upstream', true);
       await outlet('u-order1', 'Hello from upstream', true); // a repeated outlet for the same message
       const ledger = await usage('u-order1');
@@ -198,6 +226,7 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     it('two replies with the same text are two records when each has its outlet', async () => {
       for (let turn = 0; turn < 2; turn += 1) {
         await chat('gpt-4o-mini', { user: { ...user, id: 'u-twice' } }).expect(200);
+        await waitFor(async () => (await usage('u-twice')).records.length, { until: (count) => count > turn });
         await request(runtime.app)
           .post('/accounting/filter/outlet')
           .set(runtime.auth)

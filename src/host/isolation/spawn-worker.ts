@@ -4,7 +4,7 @@ import { FilterLoadError } from '../load-filter-file.js';
 import type { Logger } from '../../util/logger.js';
 import type { HostServices } from '../types.js';
 import { writeWorkerLog } from './host-rpc.js';
-import type { LoadedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
+import type { LoadedMessage, LoadFailedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
 
 export interface FilterWorkerOptions {
   file: string;
@@ -41,10 +41,10 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
   });
   worker.once('exit', () => sync.port1.close());
   return new Promise((resolve, reject) => {
-    const fail = (message: string, line?: number) => {
+    const fail = (message: string, line?: number, kind?: LoadFailedMessage['kind']) => {
       cleanup();
       void worker.terminate();
-      reject(new FilterLoadError(options.file, message, line));
+      reject(new FilterLoadError(options.file, message, line, kind));
     };
     const timer = setTimeout(
       () =>
@@ -57,7 +57,7 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
       if (message.type === 'loaded') {
         cleanup();
         resolve({ worker, metadata: message });
-      } else if (message.type === 'load-failed') fail(message.error, message.line);
+      } else if (message.type === 'load-failed') fail(message.error, message.line, message.kind);
       else if (message.type === 'log') writeWorkerLog(options.logger, message);
     };
     const onError = (error: Error) => fail(`import ${describeDeath(error, options.maxMemoryMb)}`);

@@ -113,5 +113,6 @@ try {
     type: 'load-failed',
     error: (error as Error)?.message ?? String(error),
     line: error instanceof FilterLoadError ? error.line : undefined,
+    kind: error instanceof FilterLoadError ? error.kind : undefined,
   });
 }

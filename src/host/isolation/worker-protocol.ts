@@ -34,6 +34,8 @@ export interface LoadFailedMessage {
   type: 'load-failed';
   error: string;
   line?: number;
+  /** The kind the file's default export declares, when it was read. */
+  kind?: 'filter' | 'pipe' | 'manifold';
 }
 
 export type HookName = 'inlet' | 'outlet' | 'onStartup' | 'onShutdown' | 'onValvesUpdated';

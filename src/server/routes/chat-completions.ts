@@ -66,12 +66,14 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
     const call = { user, logger, signal: abort.signal, requestId: request.id };
     // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
+    // The pipe's own inlet/outlet (a Python-style pipe may define them) run there too: inlet last, outlet first.
     const chained =
-      runsFilters(deps.pipeFilters ?? 'auto', body, request.headers) && hasFilterChain(deps.registry, body.model);
-    const pipeBody = chained ? await runInletChain(deps, body, call) : body;
+      runsFilters(deps.pipeFilters ?? 'auto', body, request.headers) &&
+      hasFilterChain(deps.registry, body.model, target.pipe);
+    const pipeBody = chained ? await runInletChain(deps, body, call, target.pipe) : body;
     const messages = Array.isArray(pipeBody.messages) ? (pipeBody.messages as ChatMessage[]) : body.messages;
     const hooks: ReplyHooks | undefined = chained
-      ? { beforeEnd: (assembled) => runOutletChain(deps, body, assembled, call) }
+      ? { beforeEnd: (assembled) => runOutletChain(deps, body, assembled, call, target.pipe) }
       : undefined;
     const result = await invokePipe({
       target,

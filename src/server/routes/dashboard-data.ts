@@ -10,6 +10,7 @@ import type { StateStore } from '../../state/types.js';
 import { buildDailySeries } from '../../usage/daily-series.js';
 import type { Ledger } from '../../usage/types.js';
 import { VERSION } from '../../version.js';
+import { moduleTypeOf } from '../../pipes/pipe-catalog.js';
 
 /** What the dashboard's JSON endpoints read. */
 export interface DashboardDataDeps {
@@ -67,7 +68,7 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
     const loaded = deps.registry.list().map((filter) => ({
       id: filter.id,
       name: filter.name,
-      type: 'filter',
+      type: moduleTypeOf(filter),
       file: filter.file.split('/').pop(),
       status: 'loaded',
       error: null,
@@ -78,7 +79,7 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
     const failed = deps.registry.failures().map((failure) => ({
       id: failure.id,
       name: failure.id,
-      type: 'filter',
+      type: failure.kind,
       file: failure.file.split('/').pop(),
       status: 'failed',
       error: failure.error,

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import type { FilterRegistry } from '../../host/filter-registry.js';
 import type { ManifoldModels } from '../../pipes/manifold-models.js';
-import { listPipeModels, loadedFilters } from '../../pipes/pipe-catalog.js';
+import { listPipeModels, loadedFilters, moduleTypeOf } from '../../pipes/pipe-catalog.js';
 
 /**
  * `GET /models` (Open WebUI discovery: the top-level `pipelines: true` marks a Pipelines
  * server; each filter carries `pipeline.pipelines` and `pipeline.priority`; pipes and manifold
  * children are chat models with `pipeline.type` `pipe` / `manifold`) and
- * `GET /pipelines` (admin list; failed files are listed too, with their error).
+ * `GET /pipelines` (admin list; failed files are listed too, with their error and declared type).
  */
 export function modelsRouter({ registry, manifolds }: { registry: FilterRegistry; manifolds: ManifoldModels }): Router {
   const router = Router();
@@ -34,7 +34,7 @@ export function modelsRouter({ registry, manifolds }: { registry: FilterRegistry
   router.get('/pipelines', (_request, response) => {
     const loaded = registry.list().map((filter) => {
       const pipe = filter.kind === 'pipe';
-      const type = pipe ? ('models' in filter.definition && filter.definition.models ? 'manifold' : 'pipe') : 'filter';
+      const type = moduleTypeOf(filter);
       return {
         id: filter.id,
         name: filter.name,
@@ -52,7 +52,8 @@ export function modelsRouter({ registry, manifolds }: { registry: FilterRegistry
     const failed = registry.failures().map((failure) => ({
       id: failure.id,
       name: failure.id,
-      type: 'filter',
+      // What the file declares (`unknown` when it is too broken to tell), so a broken pipe is not listed as a filter.
+      type: failure.kind,
       valves: false,
       file: failure.file,
       status: 'failed',

@@ -10,6 +10,8 @@ export interface UpstreamCall {
   aborted: Promise<void>;
   /** Whether the answer was completely sent. */
   finished: boolean;
+  /** The client's port: the same for two calls means one keep-alive connection. */
+  remotePort?: number;
 }
 
 /**
@@ -17,7 +19,8 @@ export interface UpstreamCall {
  * chunk, OpenRouter's `cost`), with scenarios chosen by the model id:
  * `…-cost` adds `usage.cost`; `rate-limited` answers 429 with Retry-After; `broken` 500;
  * `cut` stops the stream in the middle; `gated` waits for `release()` after the first chunk;
- * `hang` never ends after the first chunk; `slow-first-byte` waits `firstByteDelayMs` before answering.
+ * `hang` never ends after the first chunk; `slow-first-byte` waits `firstByteDelayMs` before answering;
+ * `error-mid-stream` sends a provider error event (OpenRouter's shape) after the first chunk.
  */
 export async function startFakeOpenAI(
   options: {
@@ -64,13 +67,16 @@ export async function startFakeOpenAI(
         aborted = resolve;
       }),
       finished: false,
+      remotePort: request.socket.remotePort,
     };
     calls.push(call);
     response.on('close', () => {
       if (!call.finished) aborted();
     });
     if (request.method === 'GET' && call.path === '/models') {
-      const scenarios = ['rate-limited', 'broken', 'cut', 'gated', 'hang', 'slow-first-byte'].map((id) => ({ id }));
+      const scenarios = ['rate-limited', 'broken', 'cut', 'gated', 'hang', 'slow-first-byte', 'error-mid-stream'].map(
+        (id) => ({ id }),
+      );
       const data = options.models ?? [
         { id: 'gpt-4o-mini', name: 'GPT-4o mini' },
         { id: 'openai/gpt-4o-cost' },
@@ -131,6 +137,12 @@ export async function startFakeOpenAI(
       send(chunk(model, { content: text }));
       if (index === 0 && model === 'gated') await gate;
       if (index === 0 && model === 'hang') return; // the client must close it
+      if (index === 0 && model === 'error-mid-stream') {
+        send({ error: { code: 503, message: 'Provider overloaded' }, choices: [] });
+        call.finished = true;
+        response.end();
+        return;
+      }
       if (index === 1 && model === 'cut') {
         // Cut once what was written has left: the client got part of the stream, then a reset.
         await new Promise((resolve) => response.write('', resolve));
