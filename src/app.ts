@@ -96,12 +96,14 @@ export function createApp(deps: AppDeps): Express {
     });
   });
   if (deps.metrics && !deps.metricsPublic) routes.use(metricsRouter(deps.metrics));
+  // The hot path (every chat turn calls it, often twice) before the other routers: no route of theirs is
+  // `POST /{id}/filter/{inlet|outlet}`, so the order changes nothing but the routers a hook call walks through.
+  routes.use(filterHooksRouter({ ...deps }));
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
   routes.use(modelsRouter({ registry: deps.registry, manifolds }));
   routes.use(chatCompletionsRouter({ ...deps, manifolds }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);
-  routes.use(filterHooksRouter({ ...deps }));
   routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));
   // Read from the routers above, once: a known path with another method is a 405, not a 404.
   routes.use(methodNotAllowed(routeTable(routes)));
