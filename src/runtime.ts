@@ -135,6 +135,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     async close() {
       for (const stop of stops.reverse()) await stop();
       await registry.close();
+      // After the filters stopped (no inlet records any more), before the store closes.
+      await services.contextStats?.flush();
       await store.close();
     },
   };
