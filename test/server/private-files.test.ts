@@ -27,7 +27,14 @@ async function start(root: string, lines: string[]): Promise<Runtime> {
     },
   });
   const config = loadConfig(
-    { LOG_LEVEL: 'info', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', SHIPPED_FILTERS: 'none' },
+    // Where the filters run is not the subject: the test's thread, not a worker each (tsx + zod + the SDK).
+    {
+      LOG_LEVEL: 'info',
+      WATCH_FILTERS: 'false',
+      PRICING_FETCH: 'false',
+      SHIPPED_FILTERS: 'none',
+      FILTER_ISOLATION: 'off',
+    },
     root,
   );
   return createRuntime({ config, logger: createLogger({ level: 'info', destination }), watch: false });
@@ -142,6 +149,7 @@ describe('private files (umask 022)', () => {
       VALVES_DIR: path.join(root, 'valves'),
       PIPELINES_API_KEY: '',
       WATCH_FILTERS: 'false',
+      FILTER_ISOLATION: 'off',
     });
     try {
       const f = files();
