@@ -23,7 +23,7 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default in a run is one worker fewer than the cores: on this 2-core machine, one file at
     // a time. Two let a file waiting on a child process, a worker thread or a socket overlap with one
-    // that computes (measured: server + engine + state + replicas 133 s → 90 s wall; a third gained nothing).
+    // that computes (server + engine + state, load average ~5: 133 s → 106 s wall; a third worker gained nothing).
     maxWorkers: 2,
     isolate: false,
     globalSetup: ['test/helpers/global-setup.ts'],
