@@ -21,6 +21,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 90_000,
     pool: 'forks',
+    // Vitest's default in a run is one worker fewer than the cores: on this 2-core machine, one file at
+    // a time. Two let a file waiting on a child process, a worker thread or a socket overlap with one
+    // that computes (server + engine + state, load average ~5: 133 s → 106 s wall; a third worker gained nothing).
+    maxWorkers: 2,
     isolate: false,
     globalSetup: ['test/helpers/global-setup.ts'],
   },

@@ -14,8 +14,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * Runs the real launcher (bin/eunoe.mjs, which starts the CLI under tsx) from a foreign working
- * directory. Each run costs a Node start plus tsx, so the launcher is run once per way out (table,
- * JSON, help, usage error); the other input cases call the same CLI in this process.
+ * directory. Each run costs two Node starts plus tsx, so the launcher is run once per way out (exit 0
+ * with its output and the file written, exit 2 with the message on stderr); the other cases (JSON,
+ * help, each usage error) call the same CLI in this process.
  */
 function run(args: string[]) {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
@@ -93,7 +94,7 @@ describe('eunoe plan', () => {
   });
 
   it('--json prints the plan', () => {
-    const { code, stdout } = run(['plan', file('c.json', messages), '--json', '--max-tokens=150']);
+    const { code, stdout } = runInProcess(['plan', file('c.json', messages), '--json', '--max-tokens=150']);
     expect(code).toBe(0);
     const plan = JSON.parse(stdout) as { entries: unknown[]; budget: { limitTokens: number } };
     expect(plan.entries.length).toBe(messages.length);
@@ -120,7 +121,7 @@ describe('eunoe plan', () => {
   });
 
   it('help exits 0 with usage', () => {
-    const { code, stdout } = run(['--help']);
+    const { code, stdout } = runInProcess(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/usage: eunoe plan/);
   });

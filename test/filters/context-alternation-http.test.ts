@@ -12,27 +12,20 @@ import {
   SYSTEM,
   type Message,
 } from './helpers/flag-chats.js';
+import type { ChatMessage } from '../../src/messages/chat-message.js';
 
-type Loose = {
-  role?: string;
-  content?: unknown;
-  tool_calls?: Array<{ id: string }>;
-  tool_call_id?: string;
-  [key: string]: unknown;
-};
-
-const hasCalls = (message: Loose) => Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
-const plain = (message: Loose, role: 'user' | 'assistant') => message.role === role && !hasCalls(message);
+const hasCalls = (message: ChatMessage) => Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+const plain = (message: ChatMessage, role: 'user' | 'assistant') => message.role === role && !hasCalls(message);
 
 /** Positions where a plain message of `role` follows another plain one of the same role. */
-function adjacent(messages: readonly Loose[], role: 'user' | 'assistant'): number[] {
+function adjacent(messages: readonly ChatMessage[], role: 'user' | 'assistant'): number[] {
   return messages.flatMap((message, index) =>
     index > 0 && plain(message, role) && plain(messages[index - 1]!, role) ? [index] : [],
   );
 }
 
 /** Every assistant tool_calls message is followed by exactly its results, and every result follows its call. */
-function expectToolPairsIntact(messages: readonly Loose[]) {
+function expectToolPairsIntact(messages: readonly ChatMessage[]) {
   expect(validateMessageOrder(messages)).toEqual([]);
   messages.forEach((message, index) => {
     if (!hasCalls(message)) return;

@@ -2,8 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-
-type Message = { role: string; content: string | null; [key: string]: unknown };
+import type { Message } from './helpers/flag-chats.js';
 
 const topics = ['database migration', 'kubernetes ingress', 'billing invoices', 'cat photos', 'holiday plans'];
 

@@ -1,8 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-
-type Message = { role: string; content: string };
+import type { Message } from '../compress/helpers/order-chat.js';
 
 function chat(turns: number): Message[] {
   const messages: Message[] = [{ role: 'system', content: 'You are terse.' }];

@@ -13,8 +13,8 @@ import { createStateStore } from '../../src/state/create-state-store.js';
 import { ScopedState } from '../../src/state/scoped-state.js';
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
 import { copyShippedFilter, repoRoot, TEST_API_KEY } from '../helpers/create-test-runtime.js';
+import type { Message } from '../compress/helpers/order-chat.js';
 
-type Message = { role: string; content: string };
 const auth = { Authorization: `Bearer ${TEST_API_KEY}` };
 const SECRET = 'ZANZIBAR-7731-secret-text';
 

@@ -60,8 +60,11 @@ export async function createTestRuntime(
       // A liveness bound, not the subject: importing a filter in a worker (tsx + zod) can take
       // many seconds on a busy 2-core machine. Tests of the import time limit set their own.
       FILTER_LOAD_TIMEOUT_MS: '60000',
-      // FILTER_ISOLATION=worker npx vitest run … runs a suite with every filter in a worker thread.
-      ...(process.env.FILTER_ISOLATION ? { FILTER_ISOLATION: process.env.FILTER_ISOLATION } : {}),
+      // Filters run in the test's own thread unless a test is about where they run: a worker thread
+      // imports tsx, zod and the SDK anew (0.5–1 s of CPU each), which made most of the suite's time.
+      // Tests of isolation, of the worker path and of the production placement set FILTER_ISOLATION
+      // themselves; FILTER_ISOLATION=auto (or worker) npx vitest run … runs a suite with that placement.
+      FILTER_ISOLATION: process.env.FILTER_ISOLATION || 'off',
       ...options.env,
     },
     root,

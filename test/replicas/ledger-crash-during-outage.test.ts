@@ -67,8 +67,7 @@ describe.runIf(canRun)('an answered record is never lost', () => {
       STATE_TIMEOUT_MS: '300',
       WATCH_FILTERS: 'false',
     });
-    let server = await startServerProcess(env('a'));
-    const other = await startServerProcess(env('b'));
+    let [server, other] = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
     cleanups.push(
       () => server.stop(),
       () => other.stop(),

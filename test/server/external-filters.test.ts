@@ -70,6 +70,12 @@ async function runtimeFor(filtersDir: string, env: Record<string, string> = {}) 
 }
 
 const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+/**
+ * For the tests of which file wins (user or shipped) and which are chosen: their user files run in the
+ * test's thread (a worker each costs tsx, zod and the SDK). Where they run and how `eunoe` resolves
+ * there is the first test's subject (a worker) and the server process test's (the main thread).
+ */
+const IN_THIS_THREAD = { FILTER_ISOLATION: 'off' };
 
 describe('filters outside the repository', () => {
   it('a filter importing the SDK by package name loads from an outside folder and runs; the shipped filters load beside it', async () => {
@@ -112,7 +118,10 @@ describe('filters outside the repository', () => {
 
   it('a user file with a shipped filter’s name overrides it (with a log line); deleting it brings the shipped one back', async () => {
     const { filtersDir } = outsideFolder({ 'turn-limit.ts': myTurnLimit });
-    const { runtime, lines } = await runtimeFor(filtersDir, { SHIPPED_FILTERS: 'turn-limit,system-prefix' });
+    const { runtime, lines } = await runtimeFor(filtersDir, {
+      SHIPPED_FILTERS: 'turn-limit,system-prefix',
+      ...IN_THIS_THREAD,
+    });
     const list = (await request(runtime.app).get('/pipelines').set(auth).expect(200)).body.data;
     expect(list.map((entry: { id: string }) => entry.id).sort()).toEqual(['system-prefix', 'turn-limit']);
     expect(list.find((entry: { id: string }) => entry.id === 'turn-limit')).toMatchObject({
@@ -137,7 +146,7 @@ describe('filters outside the repository', () => {
 
   it('an uploaded file with a shipped filter’s name replaces it at once', async () => {
     const { filtersDir } = outsideFolder({});
-    const { runtime } = await runtimeFor(filtersDir, { SHIPPED_FILTERS: 'turn-limit' });
+    const { runtime } = await runtimeFor(filtersDir, { SHIPPED_FILTERS: 'turn-limit', ...IN_THIS_THREAD });
     await request(runtime.app)
       .post('/pipelines/upload')
       .set(auth)
@@ -150,7 +159,7 @@ describe('filters outside the repository', () => {
 
   it('SHIPPED_FILTERS chooses the shipped filters; an unknown id stops start-up with a message naming it', async () => {
     const { filtersDir } = outsideFolder({ 'greet.ts': greet });
-    const { runtime } = await runtimeFor(filtersDir, { SHIPPED_FILTERS: 'none' });
+    const { runtime } = await runtimeFor(filtersDir, { SHIPPED_FILTERS: 'none', ...IN_THIS_THREAD });
     const list = (await request(runtime.app).get('/pipelines').set(auth).expect(200)).body.data;
     expect(list.map((entry: { id: string }) => entry.id)).toEqual(['greet']);
     await expect(runtimeFor(filtersDir, { SHIPPED_FILTERS: 'context,nope' })).rejects.toThrow(

@@ -40,7 +40,11 @@ const inspector = (name: string) =>
 describe('what a hook receives', () => {
   let runtime: TestRuntime;
   beforeAll(async () => {
-    runtime = await createTestRuntime({ sources: { 'alpha.ts': inspector('Alpha'), 'beta.ts': inspector('Beta') } });
+    // In worker threads (where files not shipped with Eunoe run): every argument crosses the thread boundary.
+    runtime = await createTestRuntime({
+      sources: { 'alpha.ts': inspector('Alpha'), 'beta.ts': inspector('Beta') },
+      env: { FILTER_ISOLATION: 'auto' },
+    });
   });
   afterAll(async () => runtime.dispose());
 

@@ -54,44 +54,65 @@ async function healthWhile(server: ServerProcess, pending: Promise<unknown>): Pr
   return statuses;
 }
 
+/** A server process on a fresh folder holding `files` (name → source). */
+async function serverWith(files: Record<string, string>, env: Record<string, string>) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-isolation-'));
+  writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
+  const filtersDir = path.join(root, 'filters');
+  mkdirSync(filtersDir);
+  for (const [name, source] of Object.entries(files)) writeFileSync(path.join(filtersDir, name), source);
+  const server = await startServerProcess({
+    PIPELINES_API_KEY: KEY,
+    FILTERS_DIR: filtersDir,
+    DATA_DIR: path.join(root, 'data'),
+    VALVES_DIR: path.join(root, 'valves'),
+    FILTER_WORKER_MAX_MB: '64',
+    WATCH_FILTERS: 'false',
+    ...env,
+  });
+  return { root, filtersDir, server };
+}
+
+async function listed(server: ServerProcess) {
+  return (
+    (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as {
+      data: Array<Record<string, unknown>>;
+    }
+  ).data;
+}
+
 describe('filter code cannot take a real server process down', () => {
   let root: string;
-  let filtersDir: string;
   let server: ServerProcess;
+  /** A second server for the import-time loops, which burn the whole import limit: a short one there. */
+  let loops: Awaited<ReturnType<typeof serverWith>>;
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-isolation-'));
-    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
-    filtersDir = path.join(root, 'filters');
-    mkdirSync(filtersDir);
-    writeFileSync(path.join(filtersDir, 'looping.ts'), looping);
-    writeFileSync(path.join(filtersDir, 'hungry.ts'), hungry);
-    writeFileSync(path.join(filtersDir, 'import-loop.ts'), importLoop);
-    server = await startServerProcess({
-      PIPELINES_API_KEY: KEY,
-      FILTERS_DIR: filtersDir,
-      DATA_DIR: path.join(root, 'data'),
-      VALVES_DIR: path.join(root, 'valves'),
-      HOOK_TIMEOUT_MS: String(HOOK_TIMEOUT_MS),
-      // Long enough for the other files' worker imports on a busy machine; the looping import burns it whole.
-      FILTER_LOAD_TIMEOUT_MS: '8000',
-      FILTER_WORKER_MAX_MB: '64',
-      WATCH_FILTERS: 'false',
-    });
+    [{ root, server }, loops] = await Promise.all([
+      serverWith(
+        { 'looping.ts': looping, 'hungry.ts': hungry },
+        // A liveness bound for the worker imports on a busy machine.
+        { HOOK_TIMEOUT_MS: String(HOOK_TIMEOUT_MS), FILTER_LOAD_TIMEOUT_MS: '60000' },
+      ),
+      serverWith({ 'import-loop.ts': importLoop }, { FILTER_LOAD_TIMEOUT_MS: '1500' }),
+    ]);
   }, 60_000);
   afterAll(async () => {
-    await server?.stop();
-    rmSync(root, { recursive: true, force: true });
+    await Promise.all([server?.stop(), loops?.server.stop()]);
+    for (const dir of [root, loops?.root]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('a file looping at import does not block start-up: it is listed as failed with a clear error', async () => {
-    const list = (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as {
-      data: Array<Record<string, unknown>>;
-    };
-    expect(list.data.find((entry) => entry.id === 'import-loop')).toMatchObject({
-      status: 'failed',
-      error: expect.stringMatching(/did not finish within 8000 ms/),
+    expect(await listed(loops.server)).toEqual([
+      expect.objectContaining({
+        id: 'import-loop',
+        status: 'failed',
+        error: expect.stringMatching(/did not finish within 1500 ms/),
+      }),
+    ]);
+    expect((await listed(server)).find((entry) => entry.id === 'looping')).toMatchObject({
+      status: 'loaded',
+      isolation: 'worker',
     });
-    expect(list.data.find((entry) => entry.id === 'looping')).toMatchObject({ status: 'loaded', isolation: 'worker' });
   });
 
   it('a hook in an endless loop answers 504 while /health keeps answering; the next request works', async () => {
@@ -126,16 +147,16 @@ describe('filter code cannot take a real server process down', () => {
 
   it('an upload that loops at import is rejected (400) and the server keeps answering', async () => {
     const { body, contentType } = multipartFile('upload-loop.ts', importLoop);
-    const upload = fetch(`${server.url}/pipelines/upload`, {
+    const upload = fetch(`${loops.server.url}/pipelines/upload`, {
       method: 'POST',
       headers: { ...auth, 'Content-Type': contentType },
       body,
     });
-    const health = await healthWhile(server, upload);
+    const health = await healthWhile(loops.server, upload);
     const response = await upload;
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/did not finish within/);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/did not finish within 1500 ms/);
     expect(health.every((status) => status === 200)).toBe(true);
-    expect(existsSync(path.join(filtersDir, 'upload-loop.ts'))).toBe(false);
+    expect(existsSync(path.join(loops.filtersDir, 'upload-loop.ts'))).toBe(false);
   });
 });

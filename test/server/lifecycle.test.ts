@@ -12,8 +12,9 @@ type Event = { tag: string; event: string; level?: number };
 /** A runtime whose filters log lifecycle events to `<root>/lifecycle.log` (the log path lives in the root). */
 async function lifecycleRuntime(
   filters: Record<string, { tag: string; priority?: number; startupThrows?: boolean; shutdownThrows?: boolean }>,
+  env: Record<string, string> = {},
 ) {
-  const runtime = await createTestRuntime();
+  const runtime = await createTestRuntime({ env });
   const logFile = path.join(runtime.root, 'lifecycle.log');
   writeFileSync(logFile, '');
   for (const [file, options] of Object.entries(filters))
@@ -141,6 +142,93 @@ describe('lifecycle hooks', () => {
     expect(existsSync(path.join(runtime.filtersDir, 'grumpy.ts'))).toBe(false);
     const after = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
     expect(after.body.data.map((model: { id: string }) => model.id)).toEqual(['ok']);
+  });
+});
+
+/**
+ * The tests above run the filters in the test's thread. Here the same hooks cross into worker threads
+ * (FILTER_ISOLATION=auto, where files not shipped with Eunoe run): one runtime goes through start-up,
+ * a valves update, a replacing upload, a reload, a delete and a restart, each worker started anew.
+ */
+describe('lifecycle hooks of filters in worker threads (FILTER_ISOLATION=auto)', () => {
+  let runtime: TestRuntime | undefined;
+  afterEach(async () => {
+    await runtime?.dispose();
+    runtime = undefined;
+  });
+
+  it('start-up order, valves, upload, reload, delete and restart run each hook in the worker as in the main thread', async () => {
+    const setup = await lifecycleRuntime(
+      {
+        'a.ts': { tag: 'a', priority: 5 },
+        'b.ts': { tag: 'b', priority: -5, shutdownThrows: true },
+        'bad.ts': { tag: 'bad', startupThrows: true },
+      },
+      { FILTER_ISOLATION: 'auto' },
+    );
+    runtime = setup.runtime;
+    const app = runtime.app;
+    const auth = runtime.auth;
+    const list = await request(app).get('/pipelines').set(auth).expect(200);
+    const placement = Object.fromEntries(
+      list.body.data.map((entry: { id: string; status: string; isolation?: string; error?: string }) => [
+        entry.id,
+        entry.status === 'failed' ? entry.error : entry.isolation,
+      ]),
+    );
+    expect(placement).toEqual({ a: 'worker', b: 'worker', bad: expect.stringMatching(/startup exploded/) });
+    expect(setup.events()).toEqual([
+      { tag: 'b', event: 'startup', level: 1 },
+      { tag: 'a', event: 'startup', level: 1 },
+    ]);
+    expect((await request(app).post('/a/filter/inlet').set(auth).send({ body: {} }).expect(200)).body.started).toBe(
+      true,
+    );
+
+    setup.clear();
+    await request(app).post('/a/valves/update').set(auth).send({ level: '4' }).expect(200);
+    expect(setup.events()).toEqual([{ tag: 'a', event: 'valves', level: 4 }]);
+
+    setup.clear();
+    const upload = multipartFile('a.ts', lifecycleFilter(setup.logFile, 'a-new', { priority: 5 }));
+    await request(app)
+      .post('/pipelines/upload')
+      .set(auth)
+      .set('Content-Type', upload.contentType)
+      .send(upload.body)
+      .expect(200);
+    expect(setup.events()).toEqual([
+      { tag: 'a', event: 'shutdown' },
+      { tag: 'a-new', event: 'startup', level: 4 },
+    ]);
+
+    setup.clear();
+    await request(app).post('/pipelines/reload').set(auth).expect(200);
+    const reloaded = setup.events();
+    expect(
+      reloaded
+        .slice(0, 2)
+        .map((event) => `${event.tag} ${event.event}`)
+        .sort(),
+    ).toEqual(['a-new shutdown', 'b shutdown']);
+    expect(reloaded.slice(2)).toEqual([
+      { tag: 'b', event: 'startup', level: 1 },
+      { tag: 'a-new', event: 'startup', level: 4 },
+    ]);
+
+    setup.clear();
+    await request(app).delete('/pipelines/delete').set(auth).send({ id: 'b' }).expect(200);
+    expect(setup.events()).toEqual([{ tag: 'b', event: 'shutdown' }]);
+    expect(existsSync(path.join(runtime.filtersDir, 'b.ts'))).toBe(false);
+
+    setup.clear();
+    runtime = await runtime.restart();
+    expect(setup.events()).toEqual([
+      { tag: 'a-new', event: 'shutdown' },
+      { tag: 'a-new', event: 'startup', level: 4 },
+    ]);
+    const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+    expect(models.body.data.map((model: { id: string }) => model.id)).toEqual(['a']);
   });
 });
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -19,7 +19,7 @@ const secretive = filterSource(`export default defineFilter({
 });`);
 
 /** A runtime in `root` (no API key configured: one is generated), logging JSON lines into `lines`. */
-async function start(root: string, lines: string[]): Promise<Runtime> {
+async function start(root: string, lines: string[], printed: string[] = []): Promise<Runtime> {
   const destination = new Writable({
     write(chunk, _encoding, done) {
       lines.push(...String(chunk).split('\n').filter(Boolean));
@@ -27,10 +27,26 @@ async function start(root: string, lines: string[]): Promise<Runtime> {
     },
   });
   const config = loadConfig(
-    { LOG_LEVEL: 'info', WATCH_FILTERS: 'false', PRICING_FETCH: 'false', SHIPPED_FILTERS: 'none' },
+    // Where the filters run is not the subject: the test's thread, not a worker each (tsx + zod + the SDK).
+    {
+      LOG_LEVEL: 'info',
+      WATCH_FILTERS: 'false',
+      PRICING_FETCH: 'false',
+      SHIPPED_FILTERS: 'none',
+      FILTER_ISOLATION: 'off',
+    },
     root,
   );
-  return createRuntime({ config, logger: createLogger({ level: 'info', destination }), watch: false });
+  // A generated key is printed on stdout for the operator: kept here (and checked) instead of the test output.
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    printed.push(...String(chunk).split('\n').filter(Boolean));
+    return true;
+  });
+  try {
+    return await createRuntime({ config, logger: createLogger({ level: 'info', destination }), watch: false });
+  } finally {
+    write.mockRestore();
+  }
 }
 
 /**
@@ -73,7 +89,12 @@ describe('private files (umask 022)', () => {
 
   it('new files are created 0600 in 0700 directories', async () => {
     prepare();
-    runtime = await start(root, []);
+    const printed: string[] = [];
+    runtime = await start(root, [], printed);
+    expect(printed).toEqual([
+      `Eunoe generated an API key: ${runtime.apiKey}`,
+      expect.stringContaining(`It is saved in ${files().key}.`),
+    ]);
     const auth = { Authorization: `Bearer ${runtime.apiKey}` };
     await request(runtime.app)
       .post('/secretive/valves/update')
@@ -142,6 +163,7 @@ describe('private files (umask 022)', () => {
       VALVES_DIR: path.join(root, 'valves'),
       PIPELINES_API_KEY: '',
       WATCH_FILTERS: 'false',
+      FILTER_ISOLATION: 'off',
     });
     try {
       const f = files();

@@ -1,9 +1,10 @@
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/engine/index.js';
 import type { Reply, SeenRequest } from '../../llm/helpers/loopback-openai.js';
 import { chatReply, summaryInput } from '../../llm/helpers/loopback-openai.js';
+import type { ChatMessage } from '../../../src/messages/chat-message.js';
 
-/** An OpenAI-format message. */
-export type Message = { role: string; content: string };
+/** A plain-text chat message: the shared `ChatMessage` with string content. */
+export type Message = ChatMessage & { content: string };
 
 const FILLER = 'please keep track of the delivery window and the packaging preferences we talked about earlier today';
 

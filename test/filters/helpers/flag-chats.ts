@@ -1,7 +1,8 @@
 import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/engine/index.js';
+import type { ChatMessage } from '../../../src/messages/chat-message.js';
 
-/** An OpenAI-format message as Open WebUI sends it. */
-export type Message = { role: string; content: string | null; [key: string]: unknown };
+/** A chat message as Open WebUI sends it: the shared `ChatMessage` with text (or null) content. */
+export type Message = ChatMessage & { content: string | null };
 
 export const SYSTEM: Message = { role: 'system', content: 'You are a helpful assistant.' };
 
