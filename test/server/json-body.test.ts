@@ -1,3 +1,6 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
@@ -48,6 +51,45 @@ describe('the JSON body reader answers like express.json', () => {
     const response = await post(envelope, 'application/json; charset="UTF-8"');
     expect(response.status).toBe(200);
     expect(response.body.model).toBe('m');
+  });
+
+  it.each([
+    'application/json; charset=utf-8=x',
+    'application/json; charset=utf-8"',
+    'application/json; charset=latin1',
+  ])('an odd Content-Type parameter goes to express.json and gets its answer (%s)', async (type) => {
+    const odd = await post(envelope, type);
+    const general = await post(envelope, `${type}; profile=general`);
+    expect(odd.status).not.toBe(200);
+    expect({ status: odd.status, body: odd.body }).toEqual({ status: general.status, body: general.body });
+  });
+
+  it('a client that leaves mid-body gets nothing and breaks nothing: the next request is answered', async () => {
+    const server = http.createServer(runtime.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const received = new Promise((resolve) => server.once('request', resolve));
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      const auth = Object.entries(runtime.auth)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.write(
+        `POST /echo/filter/inlet HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"body": {"mod`,
+      );
+      await received; // the server has the request and is reading its body
+      socket.destroy();
+      const after = await fetch(`http://127.0.0.1:${port}/echo/filter/inlet`, {
+        method: 'POST',
+        headers: { ...runtime.auth, 'content-type': 'application/json' },
+        body: envelope,
+      });
+      expect(after.status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a malformed body is named in the error detail', async () => {

@@ -22,8 +22,8 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
     },
   });
   return (request, response, next) => {
-    // Read already (the routes are mounted at `/` and at `/v1`, so this runs again on a fall-through).
-    if (request.readableEnded) {
+    // Read already (the routes are mounted at `/` and at `/v1`, so this runs again on a fall-through), or gone.
+    if (request.readableEnded || request.destroyed) {
       next();
       return;
     }
@@ -34,41 +34,36 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
     }
     const chunks: Buffer[] = [];
     let received = 0;
-    let failed = false;
-    const fail = (error: unknown) => {
-      if (failed) return;
-      failed = true;
+    // Exactly one way out: the listeners go as soon as the body is read or the request fails.
+    const done = (error?: unknown) => {
+      request.off('data', onData);
+      request.off('error', onError);
+      request.off('aborted', onAborted);
+      request.off('end', onEnd);
       next(error);
     };
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       received += chunk.length;
       chunks.push(chunk);
-    });
-    request.on('error', (error) => fail(Object.assign(error, { status: 400 })));
-    request.on('aborted', () =>
-      fail(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' })),
-    );
-    request.on('end', () => {
-      if (failed) return;
-      if (received !== length) {
-        fail(
-          Object.assign(new Error('request size did not match content length'), {
-            status: 400,
-            type: 'request.size.invalid',
-          }),
-        );
-        return;
-      }
+    };
+    const onError = (error: Error) => done(Object.assign(error, { status: 400 }));
+    const onAborted = () => done(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' }));
+    // Node's parser ends the body at Content-Length bytes (a shorter body is an abort), so `received` is the length.
+    const onEnd = () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       try {
         if (jsonDepthExceeds(raw, options.maxDepth)) throw tooDeep(options.maxDepth);
         request.body = parseStrictJson(raw.toString('utf8'));
       } catch (error) {
-        fail(error);
+        done(error);
         return;
       }
-      next();
-    });
+      done();
+    };
+    request.on('data', onData);
+    request.on('error', onError);
+    request.on('aborted', onAborted);
+    request.on('end', onEnd);
   };
 }
 
@@ -85,15 +80,14 @@ function plainJsonLength(request: Request): number | undefined {
   if (type === undefined) return undefined;
   const [media, ...parameters] = type.split(';');
   if (media!.trim().toLowerCase() !== 'application/json') return undefined;
-  for (const parameter of parameters) {
-    const [name, value = ''] = parameter.split('=');
-    if (name!.trim().toLowerCase() !== 'charset') return undefined;
-    if (!/^"?utf-8"?$/i.test(value.trim())) return undefined;
-  }
+  // Only `charset=utf-8` (quoted or not) is read here; any other parameter goes to express.json and its checks.
+  if (!parameters.every((parameter) => UTF8_CHARSET.test(parameter))) return undefined;
   const text = headers['content-length'];
   if (text === undefined || !/^\d+$/.test(text)) return undefined;
   return Number(text);
 }
+
+const UTF8_CHARSET = /^\s*charset\s*=\s*(?:utf-8|"utf-8")\s*$/i;
 
 const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/;
 
