@@ -48,3 +48,21 @@ describe('descendingOrder', () => {
     expect([...descendingOrder(long)]).toEqual(reference(long));
   });
 });
+
+describe('descendingOrder on orders built against its pivot choice', () => {
+  it('a median-of-three killer of 20k keys is sorted right (the comparison fallback takes over)', () => {
+    // Musser's median-of-3 killer, as positions of a descending sort: small keys where the pivots are picked.
+    const n = 20_000;
+    const keys = new Array<number>(n);
+    const half = n / 2;
+    for (let i = 1; i <= half; i += 1) {
+      if (i % 2 === 1) {
+        keys[i - 1] = n - i;
+        keys[i] = n - (half + i);
+      }
+      keys[half + i - 1] = n - 2 * i;
+    }
+    const order = [...descendingOrder(keys)];
+    expect(order).toEqual(reference(keys));
+  });
+});

@@ -14,16 +14,26 @@ export function descendingOrder(keys: ArrayLike<number>): Uint32Array {
     key[at] = value > 0 && value < Number.POSITIVE_INFINITY ? value : 0;
     order[at] = at;
   }
-  const stack = new Int32Array(128);
+  // (low, high, partitions left) per waiting side; past 2·log2(count) partitions a side is sorted by
+  // comparison instead, so crafted orders cannot make it quadratic (introsort).
+  const stack = new Int32Array(192);
   let top = 0;
   if (count > 1) {
     stack[top++] = 0;
     stack[top++] = count - 1;
+    stack[top++] = 2 * Math.ceil(Math.log2(count));
   }
   while (top > 0) {
+    let budget = stack[--top]!;
     let high = stack[--top]!;
     let low = stack[--top]!;
     while (high - low > 16) {
+      if (budget-- === 0) {
+        const side = Array.from(order.subarray(low, high + 1)).sort((a, b) => key[b]! - key[a]! || b - a);
+        order.set(side, low);
+        low = high; // sorted: nothing left for the insertion sort below
+        break;
+      }
       const a = order[low]!;
       const b = order[(low + high) >>> 1]!;
       const c = order[high]!;
@@ -48,10 +58,12 @@ export function descendingOrder(keys: ArrayLike<number>): Uint32Array {
       if (right - low < high - left) {
         stack[top++] = left;
         stack[top++] = high;
+        stack[top++] = budget;
         high = right;
       } else {
         stack[top++] = low;
         stack[top++] = right;
+        stack[top++] = budget;
         low = left;
       }
     }
