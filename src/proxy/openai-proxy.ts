@@ -53,7 +53,8 @@ async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): 
   } finally {
     // After [DONE], the (empty) rest is read so the keep-alive connection is free for the next call.
     if (done) void response.body.dump({ limit: 65_536 }).catch(() => undefined);
-    else response.body.destroy();
+    // Destroying an unfinished undici body emits an AbortError: without a listener it would be an uncaught exception.
+    else response.body.on('error', () => undefined).destroy();
     // A cut or cancelled stream was (partly) billed upstream: it is recorded too, estimated from the text so far.
     await accountReply(args, reply);
   }
