@@ -42,7 +42,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // Let requests in flight finish (their ledger writes included), at most 10 s, then stop filters and the store.
+    // Let requests in flight finish, at most 10 s. runtime.close() then waits for the ledger writes that outlive
+    // their answer (the proxy records a reply after [DONE] went out; at most 5 s) before the filters and the store stop.
     metricsServer?.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());

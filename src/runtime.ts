@@ -24,6 +24,10 @@ import { ShippedFilters } from './host/isolation/shipped-filters.js';
 import { shippedFilterSource } from './host/shipped-filter-source.js';
 import { Metrics } from './metrics/metrics.js';
 import { instrumentLedger } from './metrics/instrument-ledger.js';
+import { PendingWork } from './pipes/pending-work.js';
+
+/** Longest wait at shutdown for work requests left running (a ledger write after `[DONE]`). */
+const PENDING_WORK_LIMIT_MS = 5_000;
 
 /** A fully wired Eunoe: the app (not listening) plus what must be started and stopped. */
 export interface Runtime {
@@ -35,7 +39,7 @@ export interface Runtime {
   logger: Logger;
   /** Prometheus metrics (GET /metrics; METRICS_PORT serves them apart). */
   metrics: Metrics;
-  /** Stop watchers, cron jobs, filters and the store. */
+  /** Wait for work left running after answers (ledger writes, at most 5 s), then stop watchers, cron jobs, filters and the store. */
   close(): Promise<void>;
 }
 
@@ -66,7 +70,9 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     pricingAgeSeconds: () => pricing.status().ageSeconds,
   });
   const ledger = createLedger(store);
+  const pending = new PendingWork();
   const services: HostServices = {
+    pending: { track: (work) => void pending.track(work) },
     pricing: pricing.lookup,
     ledger: instrumentLedger(ledger, metrics),
     corrections: createTokenCorrections(store),
@@ -133,8 +139,12 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     logger,
     metrics,
     async close() {
+      // Answers already sent may still be recorded (the proxy writes the ledger after [DONE]): wait for them first.
+      await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       for (const stop of stops.reverse()) await stop();
       await registry.close();
+      // Streams the filters' shutdown cut are recorded too; then nothing writes any more.
+      await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       // After the filters stopped (no inlet records any more), before the store closes.
       await services.contextStats?.flush();
       await store.close();

@@ -72,7 +72,9 @@ export class FilterRegistry {
   /** Active filters (and pipes: `kind`) in ascending priority (ties by id). Pipes have no priority: 0. */
   list(): ActiveFilter[] {
     const priority = (filter: ActiveFilter) => filter.valves.priority ?? 0;
-    return [...this.active.values()].sort((a, b) => priority(a) - priority(b) || a.id.localeCompare(b.id));
+    return [...(this.importing ?? this.active).values()].sort(
+      (a, b) => priority(a) - priority(b) || a.id.localeCompare(b.id),
+    );
   }
   failures(): FailedFilter[] {
     return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));
@@ -136,7 +138,7 @@ export class FilterRegistry {
 
   /**
    * (Re)load every file: import the new set first (the old filters keep serving meanwhile),
-   * then shut the old ones down, swap, and start the new ones in priority order.
+   * then swap (the new set serves), shut the old ones down and start the new ones in priority order.
    */
   loadAll(): Promise<void> {
     return this.serial(async () => {
@@ -150,12 +152,8 @@ export class FilterRegistry {
       } finally {
         this.importing = undefined;
       }
-      const next = new Map(this.active);
-      for (const filter of previous) {
-        this.active.delete(filter.id);
-        await this.shutdown(filter, next.get(filter.id) !== undefined);
-      }
-      for (const [id, filter] of next) this.active.set(id, filter);
+      // The new filters serve from here on; the previous ones are shut down after (never a moment with neither).
+      for (const filter of previous) await this.shutdown(filter, this.active.has(filter.id));
       for (const filter of this.list()) await this.startup(filter);
       this.loaded = true;
     });

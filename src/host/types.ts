@@ -48,6 +48,11 @@ export interface HostServices {
   metrics?: ContextMetrics;
   /** Pairs the proxy's and the accounting outlet's records of one proxied reply (src/usage/reply-claims.ts). */
   replies?: ReplyClaims;
+  /**
+   * Work a request leaves running after its answer went out (the proxy's ledger write after
+   * `[DONE]`): shutdown waits for what is tracked here (at most 5 s) before the store closes.
+   */
+  pending?: { track(work: Promise<unknown>): void };
 }
 
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */

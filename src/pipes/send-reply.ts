@@ -92,7 +92,7 @@ export async function sendStreamReply(options: {
         if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition))))) break;
         // The client has the whole answer now; what the pipe does after (its accounting) does not delay it.
         writer.finish(event.data);
-        await events.next();
+        await afterEnd(events, options);
         break;
       }
       if (event.frames) {
@@ -107,13 +107,36 @@ export async function sendStreamReply(options: {
     }
   } catch (error) {
     const failure = asPipeError(options.pipeId, error);
-    options.logger.warn({ err: failure.message, status: failure.status }, 'pipe failed after the first byte');
-    await writer.send(JSON.stringify(errorChunk(model, failure.status, failure.message)));
+    if (writer.open) {
+      options.logger.warn({ err: failure.message, status: failure.status }, 'pipe failed after the first byte');
+      await writer.send(JSON.stringify(errorChunk(model, failure.status, failure.message)));
+    } else {
+      options.logger.warn(
+        { err: failure.message, status: failure.status },
+        'pipe failed after the client went away (nothing more is sent)',
+      );
+    }
   } finally {
     if (!writer.open) await events.return?.(undefined).catch(() => undefined);
     writer.end();
   }
   return reply;
+}
+
+/**
+ * What the pipe does once the answer ended (after `[DONE]`: its cleanup, its accounting). A failure
+ * there is logged as such; nothing is written, the answer is already complete.
+ */
+async function afterEnd(events: AsyncIterator<PipeEvent>, options: { pipeId: string; logger: Logger }): Promise<void> {
+  try {
+    await events.next();
+  } catch (error) {
+    const failure = asPipeError(options.pipeId, error);
+    options.logger.warn(
+      { err: failure.message, status: failure.status },
+      'pipe failed after its answer ended (the client has the whole answer)',
+    );
+  }
 }
 
 /** A content chunk carrying an outlet's addition (e.g. the usage line), sent just before `[DONE]`. */

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 
 /**
@@ -71,9 +70,21 @@ export class SseWriter {
     return this.drained();
   }
 
-  /** Resolves once the socket buffer has room again (true) or the client went away (false). */
+  /**
+   * Resolves once the socket buffer has room again (true) or the client went away (false). Both
+   * listeners are removed when it resolves: a slow client's many waits leave nothing behind.
+   */
   private drained(): Promise<boolean> {
-    return Promise.race([once(this.response, 'drain'), once(this.response, 'close')]).then(() => this.open);
+    const { response } = this;
+    return new Promise((resolve) => {
+      const settle = () => {
+        response.off('drain', settle);
+        response.off('close', settle);
+        resolve(this.open);
+      };
+      response.on('drain', settle);
+      response.on('close', settle);
+    });
   }
 
   end(): void {

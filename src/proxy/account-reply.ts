@@ -9,12 +9,23 @@ import type { UsageRecord } from '../usage/types.js';
  * provider's `usage.cost` → the price table → a tokenizer estimate when the upstream sent no
  * usage, each marked in `costSource`/`usageSource`). Keyed `proxy:<upstream completion id>`; when
  * the accounting filter's outlet already recorded the same reply (see `ReplyClaims`), nothing is
- * written. Never throws: a failed write is logged with the whole record.
+ * written. Never throws: a failed write is logged with the whole record. The write is tracked in
+ * `services.pending`, so a shutdown right after the answer waits for it before the store closes.
  */
-export async function accountReply(
+export function accountReply(
   args: PipeArgs<unknown, unknown>,
   reply: ReplyAssembler,
   now = Date.now(),
+): Promise<UsageRecord | undefined> {
+  const work = record(args, reply, now);
+  args.services.pending?.track(work);
+  return work;
+}
+
+async function record(
+  args: PipeArgs<unknown, unknown>,
+  reply: ReplyAssembler,
+  now: number,
 ): Promise<UsageRecord | undefined> {
   const { services, logger, user } = args;
   if (!services.ledger) return undefined;

@@ -8,7 +8,7 @@ import { proxyValves, type ProxyValves } from './proxy-valves.js';
 import { SseScanner, type ScannedPiece } from './sse-scanner.js';
 import { upstreamBody } from './upstream-body.js';
 import { proxyModels } from './upstream-models.js';
-import { closeUpstreams, upstreamRequest } from './upstream.js';
+import { UpstreamPools } from './upstream.js';
 
 type ProxyArgs = PipeArgs<ProxyValves, Record<string, never>>;
 
@@ -19,8 +19,12 @@ type ProxyArgs = PipeArgs<ProxyValves, Record<string, never>>;
  * accounted after `[DONE]` went out (the client never waits for the ledger), or when the stream
  * fails or the client leaves (then estimated from the text so far).
  */
-async function* relayStream(args: ProxyArgs, request: Record<string, unknown>): AsyncGenerator<string | SseFrames> {
-  const response = await upstreamRequest(args.valves, '/chat/completions', {
+async function* relayStream(
+  args: ProxyArgs,
+  pools: UpstreamPools,
+  request: Record<string, unknown>,
+): AsyncGenerator<string | SseFrames> {
+  const response = await pools.request(args.valves, '/chat/completions', {
     method: 'POST',
     body: request,
     signal: args.signal,
@@ -68,19 +72,21 @@ function yieldable(piece: ScannedPiece, reply: ReplyAssembler): boolean {
 
 /**
  * The `openai-proxy` manifold: forwards chats to any OpenAI-compatible upstream (OpenRouter by
- * default) and records the real usage of every call in the ledger.
+ * default) and records the real usage of every call in the ledger. Each call makes an instance
+ * with its own upstream connection pools, closed by its `onShutdown` only.
  */
 export function createOpenAIProxy() {
+  const pools = new UpstreamPools();
   return definePipe({
     name: 'Proxy: ',
     valves: proxyValves,
     modelsTtlMs: 300_000,
-    models: ({ valves }) => proxyModels(valves),
-    onShutdown: () => closeUpstreams(),
+    models: ({ valves }) => proxyModels(valves, pools),
+    onShutdown: () => pools.close(),
     async pipe(args) {
       const request = upstreamBody(args.body, args.modelId, args.stream, args.valves);
-      if (args.stream) return relayStream(args as ProxyArgs, request);
-      const response = await upstreamRequest(args.valves, '/chat/completions', {
+      if (args.stream) return relayStream(args as ProxyArgs, pools, request);
+      const response = await pools.request(args.valves, '/chat/completions', {
         method: 'POST',
         body: request,
         signal: args.signal,

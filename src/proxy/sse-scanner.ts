@@ -18,13 +18,20 @@ const isRecord = (value: unknown): value is WireObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const NEWLINE = 10;
+const RETURN = 13;
 
-/** The end of the last blank line (`\n\n` or `\n\r\n`) in `bytes`, or 0 when there is none yet. */
-function lastBoundary(bytes: Uint8Array): number {
-  for (let index = bytes.length - 1; index > 0; index -= 1) {
-    if (bytes[index] !== NEWLINE) continue;
-    if (bytes[index - 1] === NEWLINE) return index + 1;
-    if (bytes[index - 1] === 13 && index > 1 && bytes[index - 2] === NEWLINE) return index + 1;
+/**
+ * The end of the last blank line (`\n\n` or `\n\r\n`) in `piece`, or 0 when there is none;
+ * `before1` and `before2` are the last and second last bytes that came before it (-1: none), so a
+ * blank line split between two pieces is found too. Only `piece` is read.
+ */
+function lastBoundary(piece: Uint8Array, before1: number, before2: number): number {
+  for (let index = piece.length - 1; index >= 0; index -= 1) {
+    if (piece[index] !== NEWLINE) continue;
+    const previous = index >= 1 ? piece[index - 1] : before1;
+    if (previous === NEWLINE) return index + 1;
+    const second = index >= 2 ? piece[index - 2] : index === 1 ? before1 : before2;
+    if (previous === RETURN && second === NEWLINE) return index + 1;
   }
   return 0;
 }
@@ -42,23 +49,39 @@ function finishReasonOf(json: WireObject): boolean {
  * through in the bytes.
  */
 export class SseScanner {
-  private pending?: Uint8Array;
+  /** The pieces of a partial event, kept as they came and joined once its end arrives. */
+  private pending: Uint8Array[] = [];
   private readonly decoder = new TextDecoder();
 
-  /** Scan one network piece. */
+  /** Scan one network piece: only the piece (and the last two bytes before it) is searched for an event's end. */
   push(piece: Uint8Array): ScannedPiece {
-    const bytes = this.pending ? concat(this.pending, piece) : piece;
-    const end = lastBoundary(bytes);
-    this.pending = end < bytes.length ? bytes.slice(end) : undefined;
-    return this.scan(end === bytes.length ? bytes : bytes.subarray(0, end));
+    const end = lastBoundary(piece, this.lastByte(1), this.lastByte(2));
+    if (end === 0) {
+      if (piece.length) this.pending.push(piece);
+      return this.scan(piece.subarray(0, 0));
+    }
+    const head = piece.subarray(0, end);
+    const bytes = this.pending.length ? concat([...this.pending, head]) : end === piece.length ? piece : head;
+    this.pending = end < piece.length ? [piece.subarray(end)] : [];
+    return this.scan(bytes);
   }
 
   /** What is left when the stream ends: a last event without its blank line. */
   end(): ScannedPiece {
     const rest = this.pending;
-    this.pending = undefined;
-    if (!rest?.length) return { bytes: '', events: [], finished: false, done: false };
-    return this.scan(concat(rest, new TextEncoder().encode('\n\n')));
+    this.pending = [];
+    if (!rest.length) return { bytes: '', events: [], finished: false, done: false };
+    return this.scan(concat([...rest, new TextEncoder().encode('\n\n')]));
+  }
+
+  /** The `n`th byte from the end of what is pending (1: the last), or -1. */
+  private lastByte(n: number): number {
+    for (let index = this.pending.length - 1; index >= 0; index -= 1) {
+      const chunk = this.pending[index]!;
+      if (n <= chunk.length) return chunk[chunk.length - n]!;
+      n -= chunk.length;
+    }
+    return -1;
   }
 
   private scan(bytes: Uint8Array): ScannedPiece {
@@ -96,7 +119,7 @@ export class SseScanner {
 
   /** Stop at the event starting at `eventStart`: only what came before it is forwarded. */
   private cut(result: ScannedPiece, text: string, eventStart: number, stop: Partial<ScannedPiece>): ScannedPiece {
-    this.pending = undefined;
+    this.pending = [];
     return { ...result, ...stop, bytes: text.slice(0, eventStart) };
   }
 }
@@ -110,9 +133,15 @@ function parse(payload: string): WireObject | undefined {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a, 0);
-  joined.set(b, a.length);
+/** The pieces joined in one new array. */
+function concat(pieces: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    joined.set(piece, at);
+    at += piece.length;
+  }
   return joined;
 }

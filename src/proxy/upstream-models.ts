@@ -1,12 +1,12 @@
 import type { ManifoldModel } from '../pipes/types.js';
 import { apiKeyOf, isOpenRouter, type ProxyValves } from './proxy-valves.js';
-import { upstreamRequest } from './upstream.js';
+import type { UpstreamPools } from './upstream.js';
 
 /**
  * The models to offer: the `models` valve's comma list, or else the upstream's `GET /models`
  * (`data[].id`, with `name` when the upstream gives one, as OpenRouter does).
  */
-export async function proxyModels(valves: ProxyValves): Promise<ManifoldModel[]> {
+export async function proxyModels(valves: ProxyValves, pools: UpstreamPools): Promise<ManifoldModel[]> {
   const listed = valves.models
     .split(',')
     .map((id) => id.trim())
@@ -14,7 +14,7 @@ export async function proxyModels(valves: ProxyValves): Promise<ManifoldModel[]>
   if (listed.length) return listed.map((id) => ({ id, name: id }));
   // Unconfigured (the default OpenRouter URL and no key): offer nothing rather than call out on every start.
   if (!apiKeyOf(valves) && isOpenRouter(valves.base_url)) return [];
-  const response = await upstreamRequest(valves, '/models', { method: 'GET' });
+  const response = await pools.request(valves, '/models', { method: 'GET' });
   const body = (await response.body.json()) as { data?: Array<{ id?: unknown; name?: unknown }> };
   return (Array.isArray(body?.data) ? body.data : [])
     .filter((model): model is { id: string; name?: unknown } => typeof model?.id === 'string' && model.id !== '')

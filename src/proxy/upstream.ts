@@ -3,29 +3,8 @@ import { FilterError } from '../errors/filter-error.js';
 import { redact } from '../llm/llm-errors.js';
 import { apiKeyOf, type ProxyValves } from './proxy-valves.js';
 
-const agents = new Map<string, Agent>();
-
-/** One keep-alive connection pool per upstream origin and connect timeout, shared by every request. */
-function agentFor(origin: string, connectTimeoutMs: number): Agent {
-  const key = `${origin} ${connectTimeoutMs}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: connectTimeoutMs }, pipelining: 1 });
-    agents.set(key, agent);
-  }
-  return agent;
-}
-
-/** Close every upstream pool (server shutdown). */
-export async function closeUpstreams(): Promise<void> {
-  const all = [...agents.values()];
-  agents.clear();
-  await Promise.allSettled(all.map((agent) => agent.close()));
-}
-
-/** `<base_url>/<path>` without a doubled slash. */
-export const upstreamUrl = (valves: ProxyValves, path: string): string =>
-  `${valves.base_url.replace(/\/+$/, '')}${path}`;
+/** Time a closing pool gives the requests still running on it before they are cut. */
+const CLOSE_GRACE_MS = 5_000;
 
 /** What every request to one upstream shares, worked out once per valves object (new valves: a new one). */
 interface UpstreamTarget {
@@ -39,45 +18,104 @@ interface UpstreamTarget {
   headers: Record<string, string>;
 }
 
-const targets = new WeakMap<ProxyValves, UpstreamTarget>();
+/**
+ * The keep-alive connection pools of one proxy instance, one per upstream origin and connect
+ * timeout. Each `createOpenAIProxy()` owns its own, so one instance's shutdown (a reload, a removed
+ * file) cannot close another's; a pool that was closed or destroyed is never used again (the next
+ * request builds a new one).
+ */
+export class UpstreamPools {
+  private readonly agents = new Map<string, Agent>();
+  private targets = new WeakMap<ProxyValves, UpstreamTarget>();
 
-function targetOf(valves: ProxyValves): UpstreamTarget {
-  let target = targets.get(valves);
-  if (target) return target;
-  const url = new URL(upstreamUrl(valves, ''));
-  const key = apiKeyOf(valves);
-  const headers: Record<string, string> = {
-    accept: 'application/json, text/event-stream',
-    ...(key ? { authorization: `Bearer ${key}` } : {}),
-  };
-  target = {
-    origin: url.origin,
-    host: url.host,
-    basePath: url.pathname.replace(/\/+$/, ''),
-    key,
-    agent: agentFor(url.origin, valves.connect_timeout_ms),
-    headers,
-    jsonHeaders: { ...headers, 'content-type': 'application/json' },
-  };
-  targets.set(valves, target);
-  return target;
+  /**
+   * Call the upstream. A non-2xx answer becomes a FilterError with the upstream's status and its
+   * `error.message` (so a 429 stays a 429); a connection failure or timeout becomes a 502/504.
+   */
+  request(
+    valves: ProxyValves,
+    path: string,
+    options: { method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal },
+  ): Promise<Dispatcher.ResponseData> {
+    let target: UpstreamTarget;
+    try {
+      target = this.targetOf(valves);
+    } catch (error) {
+      return Promise.reject(
+        new FilterError(502, `upstream base_url is not a URL: ${(error as Error).message}`, { cause: error }),
+      );
+    }
+    return send(target, valves, path, options);
+  }
+
+  /**
+   * Close every pool: requests still running may finish (at most 5 s, then they are cut). A request
+   * that comes after gets a new pool.
+   */
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    this.targets = new WeakMap();
+    await Promise.allSettled(all.map(closeAgent));
+  }
+
+  private agentFor(origin: string, connectTimeoutMs: number): Agent {
+    const key = `${origin} ${connectTimeoutMs}`;
+    let agent = this.agents.get(key);
+    if (!agent || agent.closed || agent.destroyed) {
+      agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: connectTimeoutMs }, pipelining: 1 });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  private targetOf(valves: ProxyValves): UpstreamTarget {
+    const cached = this.targets.get(valves);
+    if (cached && !cached.agent.closed && !cached.agent.destroyed) return cached;
+    const url = new URL(upstreamUrl(valves, ''));
+    const key = apiKeyOf(valves);
+    const headers: Record<string, string> = {
+      accept: 'application/json, text/event-stream',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    };
+    const target: UpstreamTarget = {
+      origin: url.origin,
+      host: url.host,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      key,
+      agent: this.agentFor(url.origin, valves.connect_timeout_ms),
+      headers,
+      jsonHeaders: { ...headers, 'content-type': 'application/json' },
+    };
+    this.targets.set(valves, target);
+    return target;
+  }
 }
 
-/**
- * Call the upstream. A non-2xx answer becomes a FilterError with the upstream's status and its
- * `error.message` (so a 429 stays a 429); a connection failure or timeout becomes a 502/504.
- */
-export async function upstreamRequest(
+/** Close a pool gracefully, cutting what still runs after the grace time. */
+async function closeAgent(agent: Agent): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+    timer.unref();
+  });
+  try {
+    if ((await Promise.race([agent.close(), late])) === 'late') await agent.destroy();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `<base_url>/<path>` without a doubled slash. */
+export const upstreamUrl = (valves: ProxyValves, path: string): string =>
+  `${valves.base_url.replace(/\/+$/, '')}${path}`;
+
+async function send(
+  target: UpstreamTarget,
   valves: ProxyValves,
   path: string,
   options: { method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal },
 ): Promise<Dispatcher.ResponseData> {
-  let target: UpstreamTarget;
-  try {
-    target = targetOf(valves);
-  } catch (error) {
-    throw new FilterError(502, `upstream base_url is not a URL: ${(error as Error).message}`, { cause: error });
-  }
   const { key } = target;
   let response: Dispatcher.ResponseData;
   try {

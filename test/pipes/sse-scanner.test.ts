@@ -62,4 +62,110 @@ describe('SseScanner: whole events of an upstream SSE byte stream, forwarded as 
     const rest = scanner.end();
     expect(rest.events).toEqual([{ id: 'x', choices: [] }]);
   });
+
+  /** Push `pieces` one by one (then end), returning the forwarded text and the events, as the relay sees them. */
+  const relay = (pieces: Uint8Array[]) => {
+    const scanner = new SseScanner();
+    const forwarded: string[] = [];
+    const events: unknown[] = [];
+    let done = false;
+    for (const piece of pieces) {
+      const scanned = scanner.push(piece);
+      forwarded.push(text(scanned.bytes));
+      events.push(...scanned.events);
+      if (scanned.done) {
+        done = true;
+        break;
+      }
+    }
+    if (!done) {
+      const rest = scanner.end();
+      forwarded.push(text(rest.bytes));
+      events.push(...rest.events);
+      done = rest.done;
+    }
+    return { forwarded: forwarded.join(''), events, done };
+  };
+  const split = (whole: Uint8Array, size: number) => {
+    const pieces: Uint8Array[] = [];
+    for (let at = 0; at < whole.length; at += size) pieces.push(whole.subarray(at, at + size));
+    return pieces;
+  };
+
+  it('a 3 MB event split in 16 KB pieces is forwarded whole, once, with its event', () => {
+    const image = `data:image/png;base64,${'A'.repeat(3 << 20)}`;
+    const big = `data: ${JSON.stringify({ id: 'c1', choices: [{ delta: { images: [{ image_url: { url: image } }] } }] })}\n\n`;
+    const stream = `${chunk('before')}${big}${chunk('after', 'stop')}data: [DONE]\n\n`;
+    const pieces = split(bytes(stream), 16_384);
+    const scanner = new SseScanner();
+    const sizes: number[] = [];
+    for (const piece of pieces) {
+      const scanned = scanner.push(piece);
+      if (scanned.events.length) sizes.push(scanned.bytes.length);
+    }
+    const result = relay(pieces);
+    expect(result.forwarded).toBe(`${chunk('before')}${big}${chunk('after', 'stop')}`);
+    expect(result.done).toBe(true);
+    expect(result.events).toHaveLength(3);
+    expect(JSON.stringify(result.events[1])).toContain(image);
+    // Nothing of the big event is forwarded before its end came: one piece carries it whole.
+    expect(sizes.some((size) => size >= bytes(big).length)).toBe(true);
+  });
+
+  it('a blank line split between two pieces (LF | LF, LF CR | LF, LF | CR LF) ends the event there', () => {
+    for (const newline of ['\n', '\r\n']) {
+      const stream = `data: {"id":"a"}${newline}${newline}data: {"id":"b"}${newline}${newline}`;
+      const whole = bytes(stream);
+      const firstEnd = stream.indexOf('data: {"id":"b"}');
+      for (let cut = firstEnd - 3; cut <= firstEnd; cut += 1) {
+        const scanner = new SseScanner();
+        const first = scanner.push(whole.subarray(0, cut));
+        const second = scanner.push(whole.subarray(cut));
+        expect(text(first.bytes) + text(second.bytes)).toBe(stream);
+        expect([...first.events, ...second.events]).toEqual([{ id: 'a' }, { id: 'b' }]);
+        // Nothing goes out before the blank line is complete; then the event goes out at once.
+        expect(first.events).toEqual(cut === firstEnd ? [{ id: 'a' }] : []);
+      }
+    }
+  });
+
+  it('any split of a stream (CRLF, comments, multi-line data, multi-byte text) gives what the whole stream gives', () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return Math.floor((seed / 0x80000000) * below);
+    };
+    for (let trial = 0; trial < 300; trial += 1) {
+      const newline = random(3) === 0 ? '\r\n' : '\n';
+      let stream = '';
+      const count = random(10) + 1;
+      for (let index = 0; index < count; index += 1) {
+        if (random(6) === 0) stream += `: OPENROUTER PROCESSING${newline}${newline}`;
+        const json = JSON.stringify({
+          id: 'x',
+          choices: [
+            {
+              delta: { content: `é✓😀 `.repeat(random(3)) + index },
+              finish_reason: index === count - 1 ? 'stop' : null,
+            },
+          ],
+        });
+        const cut = json.indexOf(',') + 1;
+        stream +=
+          random(5) === 0
+            ? `data: ${json.slice(0, cut)}${newline}data:${json.slice(cut)}${newline}${newline}`
+            : `data: ${json}${newline}${newline}`;
+      }
+      if (random(3) > 0) stream += `data: [DONE]${newline}${newline}`;
+      const whole = bytes(stream);
+      const expected = relay([whole]);
+      const pieces: Uint8Array[] = [];
+      for (let at = 0; at < whole.length; ) {
+        const size = 1 + random(40);
+        pieces.push(whole.subarray(at, at + size));
+        at += size;
+      }
+      expect(relay(pieces)).toEqual(expected);
+    }
+  });
 });

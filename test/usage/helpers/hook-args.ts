@@ -19,6 +19,7 @@ import { createLedger } from '../../../src/usage/ledger.js';
 import { createContextStats } from '../../../src/context/context-stats.js';
 import { createTokenCorrections } from '../../../src/usage/token-corrections.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { PendingWork } from '../../../src/pipes/pending-work.js';
 import { DOC_FIXTURE } from '../../pricing/fixtures.js';
 
 /** Real host services on a real store: pricing (bundled snapshot + the fixture price list as custom file), ledger, corrections. */
@@ -43,6 +44,7 @@ export async function realServices(
       contextStats: createContextStats(store),
       metrics: new Metrics(),
       replies: createReplyClaims(store),
+      pending: new PendingWork(),
     },
   };
 }
