@@ -13,6 +13,8 @@ describe('pipe files: default isolation and hot reload', () => {
   beforeAll(async () => {
     runtime = await createTestRuntime({
       watch: true,
+      // The production placement (the test default is main-thread filters): the import check in a worker is the subject.
+      env: { FILTER_ISOLATION: 'auto' },
       sources: { 'mine.ts': pipeSource(`export default definePipe({ name: 'Mine', pipe: () => 'sync v1' });`) },
     });
   });
