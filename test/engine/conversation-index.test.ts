@@ -59,7 +59,7 @@ describe("a chat's inverted index", () => {
     }
   });
 
-  it('a resent chat with one new turn adds only the new documents; a shorter one reuses the index as it is', () => {
+  it('a resent chat with one new turn adds only the new documents; a shorter one reuses the index; an edit truncates it', () => {
     const cache = new LruTermCache();
     const documents = ['opener about bread', 'bake it in the oven', 'what about the garden', 'soil first'];
     const keys = documents.map((text) => `k:${text}`);
@@ -72,8 +72,14 @@ describe("a chat's inverted index", () => {
     const shorter = conversationIndex(documents.slice(0, 3), keys.slice(0, 3), cache);
     expect(shorter).toBe(first);
     expect(shorter.count).toBe(3);
+    // An edit after the opener: what follows the shared start is removed, the new message added, in place.
     const edited = conversationIndex([documents[0]!, 'bake it in a pan'], [keys[0]!, 'k:bake it in a pan'], cache);
-    expect(edited).not.toBe(first);
+    expect(edited).toBe(first);
     expect(edited.keys).toEqual([keys[0], 'k:bake it in a pan']);
+    const fresh = conversationIndex([documents[0]!, 'bake it in a pan'], ['other:0', 'other:1'], new LruTermCache());
+    expect(new Map([...edited.postings].map(([term, list]) => [term, [...list]]))).toEqual(
+      new Map([...fresh.postings].map(([term, list]) => [term, [...list]])),
+    );
+    expect(edited.lengths).toEqual(fresh.lengths);
   });
 });

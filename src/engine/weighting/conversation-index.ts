@@ -38,11 +38,32 @@ function add(index: ConversationIndex, key: string, text: string, cache: TermCac
 }
 
 /**
+ * Removes the documents from `count` on, newest first: a document's postings are the last pair
+ * of each of its terms' lists (lists are ascending), so each goes with one `length -= 2`.
+ * A term matrix taken earlier shares these lists; it is used within one plan only.
+ */
+function truncate(index: ConversationIndex, count: number): void {
+  for (let document = index.keys.length - 1; document >= count; document -= 1) {
+    const table = index.tables[document]!;
+    for (let slot = 0; slot < table.keys.length; slot += 1) {
+      if (table.counts[slot] === 0) continue;
+      const list = index.postings.get(table.keys[slot]!)!;
+      list.length -= 2;
+      if (list.length === 0) index.postings.delete(table.keys[slot]!);
+    }
+  }
+  index.keys.length = count;
+  index.lengths.length = count;
+  index.tables.length = count;
+}
+
+/**
  * The inverted index of a chat's documents (`documents[i]` under key `keys[i]`, a message
  * id), so scoring a query reads the postings of its few terms instead of probing every
  * message's table. Open WebUI resends the whole history each turn: the index of the same
  * chat (found by its first key) is reused when its keys are a prefix of these or these a
- * prefix of its keys, and only the new documents are added; any other change rebuilds it.
+ * prefix of its keys, and only the new documents are added; when the lists part after a shared start (a
+ * regenerated or edited reply), the documents after it are removed and the new ones added.
  */
 export function conversationIndex(
   documents: readonly string[],
@@ -57,7 +78,8 @@ export function conversationIndex(
     // Same key and same text length (the guard term tables use against a stale entry).
     while (same < limit && index.keys[same] === keys[same] && index.tables[same]!.length === documents[same]!.length)
       same += 1;
-    if (same < limit) index = undefined; // diverged inside both lists: rebuild
+    // Diverged inside both lists (a regenerated or edited reply): drop what follows the shared part.
+    if (same < limit) truncate(index, same);
   }
   if (index === undefined) {
     index = { keys: [], lengths: [], tables: [], postings: new Map(), count: 0 };
