@@ -1,17 +1,22 @@
 import { messageIds } from '../message-id.js';
 import type { ChatNode, Conversation, Unit } from './chat-node.js';
 import { scoringText } from './message-text.js';
-import { isRecord, looseMessage } from '../../messages/chat-message.js';
+import { isRecord, type LooseMessage, looseMessage } from '../../messages/chat-message.js';
 
 const SYSTEM_ROLES = new Set(['system', 'developer']);
+/** The tool-call ids of the (many) messages without calls: one shared empty list, never written to. */
+const NO_CALLS: string[] = [];
 
 /** A node from one raw input message (non-objects become role `unknown`). */
 function toNode(raw: unknown, index: number, id: string): ChatNode {
   const message = looseMessage(raw) ?? {};
   const role = typeof message.role === 'string' ? message.role : 'unknown';
-  const toolCallIds = Array.isArray(message.tool_calls)
-    ? message.tool_calls.map((call, n) => (isRecord(call) && typeof call.id === 'string' ? call.id : `#${index}:${n}`))
-    : [];
+  const toolCallIds =
+    role === 'assistant' && Array.isArray(message.tool_calls)
+      ? message.tool_calls.map((call, n) =>
+          isRecord(call) && typeof call.id === 'string' ? call.id : `#${index}:${n}`,
+        )
+      : NO_CALLS;
   return {
     index,
     id,
@@ -19,7 +24,7 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
     message: raw,
     isSystem: SYSTEM_ROLES.has(role),
     text: scoringText(message),
-    toolCallIds: role === 'assistant' ? toolCallIds : [],
+    toolCallIds,
     toolCallId: role === 'tool' && typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined,
   };
 }
@@ -30,7 +35,11 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
  * call there, or a call with no result, is an orphan (a provider would reject it).
  */
 export function parseConversation(messages: readonly unknown[]): Conversation {
-  const ids = messageIds(messages.map((raw) => looseMessage(raw) ?? { content: JSON.stringify(raw) ?? '' }));
+  const ids = messageIds(
+    messages.every(isRecord)
+      ? (messages as readonly LooseMessage[])
+      : messages.map((raw) => looseMessage(raw) ?? { content: JSON.stringify(raw) ?? '' }),
+  );
   const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
   const units: Unit[] = [];
   const unitOf = new Int32Array(nodes.length).fill(-1);
