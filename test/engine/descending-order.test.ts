@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { descendingOrder } from '../../src/engine/selection/descending-order.js';
+import { prng as random } from './fixtures/conversations.js';
 
 /** The comparator sort it replaces. */
 const reference = (keys: number[]) => {
   const clean = keys.map((key) => (key >= 0 && Number.isFinite(key) ? key : 0));
   return [...clean.keys()].sort((a, b) => clean[b]! - clean[a]! || b - a);
 };
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('descendingOrder', () => {
   it.each([1, 2, 3, 4, 5, 6, 7, 8])(
