@@ -119,7 +119,7 @@ describe('upgrading a SQLite file from the stream ledger', () => {
 });
 
 describe('SQLite usage queries off the event loop', () => {
-  it('answer in the worker thread, and on the calling thread when the worker cannot start', async () => {
+  it('answer in the worker thread for a large ledger, here for a small one or when the worker cannot start', async () => {
     const { dir, remove } = tempDir('eunoe-usage-thread-');
     const file = path.join(dir, 'eunoe.db');
     const db = openSqliteDatabase(file);
@@ -128,10 +128,39 @@ describe('SQLite usage queries off the event loop', () => {
       const working = new SqliteStateStore({ db, file, logger: silentLogger() });
       await working.usage.record(usageRecord({ messageId: 'w1', cost: '0.25' }));
       expect((await working.usage.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
-      const fallback = new SqliteUsageStore(db, (step) => step(), { readOnly: true, queries: broken });
+      const fallback = new SqliteUsageStore(db, (step) => step(), {
+        readOnly: true,
+        queries: broken,
+        threadMinRecords: 0,
+      });
       expect((await fallback.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
       expect(broken.broken).toBe(true);
       expect((await fallback.latest({}, 10)).records.map((record) => record.messageId)).toEqual(['w1']);
+      // The worker answers once the ledger is large enough (here: from the first record on).
+      const thread = new UsageQueryThread(file);
+      const viaWorker = new SqliteUsageStore(db, (step) => step(), {
+        readOnly: true,
+        queries: thread,
+        threadMinRecords: 1,
+      });
+      try {
+        expect((await viaWorker.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+        expect(thread.started).toBe(true);
+        expect(thread.broken).toBe(false);
+        const scanned: string[] = [];
+        await viaWorker.scan({}, (chunk) => {
+          scanned.push(...chunk.map((record) => record.messageId));
+        });
+        expect(scanned).toEqual(['w1']);
+        expect((await viaWorker.latest({}, 10)).records.map((record) => record.messageId)).toEqual(['w1']);
+      } finally {
+        await thread.close();
+      }
+      // A small ledger (below QUERY_THREAD_MIN_RECORDS) is read here: no thread is started for it.
+      const small = new UsageQueryThread(file);
+      const here = new SqliteUsageStore(db, (step) => step(), { readOnly: true, queries: small });
+      expect((await here.summarize({ userId: 'u1' })).totals.cost).toBe('0.25');
+      expect(small.started).toBe(false);
       await working.close();
     } finally {
       await broken.close();

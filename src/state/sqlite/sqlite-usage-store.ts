@@ -33,7 +33,16 @@ export interface SqliteUsageStoreOptions {
   readOnly?: boolean;
   /** Answer summaries, pages and scans in this worker thread instead of on the calling thread. */
   queries?: UsageQueryThread;
+  /** The worker answers from this many records in the ledger on (default QUERY_THREAD_MIN_RECORDS). */
+  threadMinRecords?: number;
 }
+
+/**
+ * Below this many records a ledger is read on the calling thread: a summary of 20k records takes tens of
+ * milliseconds and yields between chunks, while the worker costs a thread that loads the TypeScript loader
+ * (about a second of CPU and tens of MB) the first time.
+ */
+export const QUERY_THREAD_MIN_RECORDS = 20_000;
 
 const GROUP_EXPRESSIONS: Record<UsageGroupBy | 'none', string> = {
   user: 'user_id',
@@ -76,6 +85,7 @@ export class SqliteUsageStore implements UsageStore {
   private readonly addDaily: Database.Statement;
   private readonly readDaily: Database.Statement;
   private readonly recordTransaction: (record: UsageRecord) => boolean;
+  private readonly lastSeq: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -105,6 +115,7 @@ export class SqliteUsageStore implements UsageStore {
       .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
       .safeIntegers(true);
     this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
+    this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
     if (!options.readOnly) this.importStreams();
   }
 
@@ -205,7 +216,10 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   private threadUsable(): boolean {
-    return this.options.queries !== undefined && !this.options.queries.broken;
+    if (this.options.queries === undefined || this.options.queries.broken) return false;
+    // `seq` is the rowid: its maximum is the number of records ever written, read from the end of the table.
+    const size = this.run(() => (this.lastSeq.get() as { seq: number | null } | undefined)?.seq ?? 0);
+    return size >= (this.options.threadMinRecords ?? QUERY_THREAD_MIN_RECORDS);
   }
 
   /** The worker's answer; when the worker could not start (before any chunk was sent), the same query here. */

@@ -26,6 +26,11 @@ export class UsageQueryThread {
 
   constructor(private readonly file: string) {}
 
+  /** True once the worker was started (by a first query). */
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
   call<T>(op: 'summarize' | 'latest' | 'scan', args: unknown[], onChunk?: Pending['onChunk']): Promise<T> {
     if (this.broken) return Promise.reject(new QueryThreadUnavailable('usage query worker unavailable'));
     const worker = this.start();
