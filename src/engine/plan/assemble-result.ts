@@ -117,17 +117,17 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
         })
       : undefined;
   const finite = (value: number) => (Number.isFinite(value) ? value : 0);
+  const ids = conversation.nodes.map((node) => node.id);
+  let id: string | undefined;
   return {
     messages: sent,
     sequence,
     plan: {
-      runId:
-        input.runId ??
-        runId(
-          conversation.nodes.map((node) => node.id),
-          input.model,
-          options,
-        ),
+      // Hashed when first read (a log line reads it; a caller that plans without logging never pays for it).
+      get runId() {
+        id ??= input.runId ?? runId(ids, input.model, options);
+        return id;
+      },
       entries,
       tokensBefore: inputs.tokensBefore,
       tokensAfter,
