@@ -12,6 +12,7 @@ import {
   redisBackend,
   redisReplica,
   sqliteBackend,
+  writeOlderRawEntry,
   writeOlderRedisLedger,
 } from './helpers/ledger-fixtures.js';
 import { usageRecord } from './helpers/usage-record.js';
@@ -48,6 +49,24 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
       expect(await replicas[0]!.usage.spent('u1', 'm:2026-11')).toBe('0.35');
     } finally {
       for (const replica of replicas) await replica.close();
+    }
+  });
+
+  it('a damaged entry among the older records is skipped: the others still get their counters, once', async () => {
+    const prefix = `${filePrefix}damaged:`;
+    await writeOlderRedisLedger(redisUrl, prefix, [usageRecord({ messageId: 'd1', cost: '0.1' })]);
+    await writeOlderRawEntry(redisUrl, prefix, 'broken', '{"userId": "u1", "cost": ');
+    await writeOlderRawEntry(redisUrl, prefix, 'not-an-object', '42');
+    await writeOlderRedisLedger(redisUrl, prefix, [usageRecord({ messageId: 'd2', cost: '0.2' })]);
+    const replica = await redisStore(prefix);
+    try {
+      expect(await replica.backfillCounters()).toBe(2);
+      expect(await replica.usage.spent('u1', 'm:2026-11')).toBe('0.3');
+      const late = await redisStore(prefix);
+      expect(await late.backfillCounters()).toBeUndefined(); // done: not walked again at the next start
+      await late.close();
+    } finally {
+      await replica.close();
     }
   });
 
@@ -93,7 +112,7 @@ describe.runIf(redisUrl)('usage store on Redis', () => {
 });
 
 describe('upgrading a SQLite file from the stream ledger', () => {
-  it('imports the records an older Eunoe kept in the `ledger` stream, with their spend counters, once', async () => {
+  it('imports the records an older Eunoe kept in the `ledger` stream, with their spend counters, once; damaged ones are skipped', async () => {
     const { dir, remove } = tempDir('eunoe-usage-import-');
     try {
       const file = path.join(dir, 'eunoe.db');
@@ -105,6 +124,9 @@ describe('upgrading a SQLite file from the stream ledger', () => {
         insert.run('ledger', record.messageId, record.time, index + 1, JSON.stringify(record));
         insert.run('ledger:user:u1', record.messageId, record.time, index + 10, JSON.stringify(record));
       });
+      // Damaged entries are left behind without stopping the import (or the store from opening).
+      insert.run('ledger', 'broken', 1, 20, '{"messageId": "broken", "cost": ');
+      insert.run('ledger', 'no-cost', 2, 21, JSON.stringify({ messageId: 'no-cost', userId: 'u1', time: 2 }));
       old.close();
       for (let open = 0; open < 2; open++) {
         const store = new SqliteStateStore({ db: openSqliteDatabase(file), file, logger: silentLogger() });

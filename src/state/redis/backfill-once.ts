@@ -1,5 +1,6 @@
 import type { Logger } from '../../util/logger.js';
 import type { UsageRecord } from '../../usage/types.js';
+import { storedRecord } from '../../usage/stored-record.js';
 import type { Lease } from '../types.js';
 import { USAGE_STREAM, type RedisCall } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -61,15 +62,23 @@ export async function backfillOnce(
       sums.set(name, (sums.get(name) ?? 0n) + amount);
     };
     let counted = 0;
+    let unreadable = 0;
     if (from > 1) {
       const walker = new StreamWalker(call, layout, USAGE_STREAM, 'asc', '-inf', '+inf', WALK_CHUNK);
       for (;;) {
         const json = await walker.next();
         if (json === undefined) break;
         if (json === null || walker.seq >= from) continue;
-        const record = JSON.parse(json) as Partial<UsageRecord>;
-        if (typeof record.userId !== 'string' || typeof record.time !== 'number' || typeof record.cost !== 'string')
+        const record = storedRecord(json);
+        if (
+          !record ||
+          typeof record.userId !== 'string' ||
+          typeof record.time !== 'number' ||
+          typeof record.cost !== 'string'
+        ) {
+          unreadable += 1;
           continue;
+        }
         kind.sums(record as UsageRecord, add);
         counted += 1;
       }
@@ -77,6 +86,12 @@ export async function backfillOnce(
     const args = [...sums].flatMap(([name, amount]) => [...name.split('\u0000'), String(amount)]);
     const applied = await call('backfill', (client) => applyBackfillScript.run(client, [kind.doneKey], args));
     if (applied !== 1) return undefined;
+    // A damaged entry must not keep every other record from its sums (the walk would fail at every start).
+    if (unreadable > 0)
+      logger.warn(
+        { backend: 'redis', records: unreadable },
+        `${kind.what}: ${unreadable} ledger entries written before this version are not records and were skipped`,
+      );
     if (counted > 0)
       logger.info(
         { backend: 'redis', records: counted },

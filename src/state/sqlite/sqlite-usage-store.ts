@@ -26,6 +26,7 @@ import {
 import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
+import { storedRecord } from '../../usage/stored-record.js';
 
 /** Options of a SqliteUsageStore. */
 export interface SqliteUsageStoreOptions {
@@ -288,13 +289,16 @@ export class SqliteUsageStore implements UsageStore {
         .prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq")
         .all() as Array<{ data: string }>;
       for (const row of rows) {
-        const record = JSON.parse(row.data) as UsageRecord;
+        // A damaged entry is left behind; the others are imported (a throw here would stop the store from opening).
+        const record = storedRecord(row.data);
         if (
+          record &&
           typeof record.messageId === 'string' &&
           typeof record.userId === 'string' &&
-          typeof record.time === 'number'
+          typeof record.time === 'number' &&
+          typeof record.cost === 'string'
         )
-          this.insertRecord(record);
+          this.insertRecord(record as UsageRecord);
       }
       this.db
         .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ledger_imported', ?)")

@@ -67,3 +67,18 @@ export async function writeOlderRedisLedger(url: string, prefix: string, records
     admin.disconnect();
   }
 }
+
+/** One raw entry in the `ledger` stream as an older Eunoe kept it (`data` as given: a damaged record, say). */
+export async function writeOlderRawEntry(url: string, prefix: string, id: string, data: string): Promise<void> {
+  const layout = redisKeys(prefix);
+  const admin = new Redis(url);
+  try {
+    await appendScript.run(
+      admin,
+      [layout.streamHash('ledger'), layout.streamIndex('ledger'), layout.streamSequence('ledger')],
+      [id, Date.UTC(2026, 10, 6), data],
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
