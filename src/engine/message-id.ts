@@ -65,7 +65,8 @@ function hashOf(message: LooseMessage): string {
  */
 export function messageIds(messages: readonly LooseMessage[]): string[] {
   const hashes = hashesWithListMemo(messages, contentHash);
-  const first = hashes[0];
+  // Keyed like the hash memo: the first two messages, so chats that share a system prompt keep their own entries.
+  const first = hashes.length === 0 ? undefined : `${hashes[0]}\u0000${hashes[1] ?? ''}`;
   const previous = first === undefined ? undefined : idMemo.get(first);
   let same = 0;
   if (previous) {
@@ -86,7 +87,7 @@ export function messageIds(messages: readonly LooseMessage[]): string[] {
   return ids.slice();
 }
 
-/** The ids of the last list seen per first message (about one per active chat), and the repeat counts behind them. */
+/** The ids of the last list seen per first two messages (about one per active chat), and the repeat counts behind them. */
 const idMemo = new TwoGenerationMap<string, { hashes: readonly string[]; ids: string[]; seen: Map<string, number> }>(
   128,
 );

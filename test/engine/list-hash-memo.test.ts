@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash, messageIds } from '../../src/engine/index.js';
 import { TwoGenerationMap } from '../../src/engine/cache/two-generation-map.js';
+import { hashesWithListMemo } from '../../src/engine/cache/list-hash-memo.js';
 
 /** Ids computed from scratch, hashing every message (what the memos must reproduce). */
 function expectedIds(messages: Array<Record<string, unknown>>): string[] {
@@ -76,6 +77,39 @@ describe('message ids across resent histories (list and text memos)', () => {
       '{"a":2}';
     expect(messageIds(changed)).toEqual(expectedIds(changed));
     expect(messageIds(changed)[2]).not.toBe(messageIds(resend(tools))[2]);
+  });
+});
+
+describe('chats that share a system prompt', () => {
+  it('keep their own memo entries: an interleaved turn hashes only its new messages', () => {
+    const prompt = { role: 'system', content: `workspace prompt ${Math.random()}` };
+    const chat = (name: string, turns: number) =>
+      Array.from({ length: turns }, (_, at) => ({ role: at % 2 ? 'assistant' : 'user', content: `${name} ${at}` }));
+    let hashed = 0;
+    const counting = (message: { content?: unknown }) => {
+      hashed += 1;
+      return `h:${String(message.content)}`;
+    };
+    const a = [prompt, ...chat('alpha', 20)];
+    const b = [prompt, ...chat('beta', 20)];
+    hashesWithListMemo(resend(a), counting);
+    hashesWithListMemo(resend(b), counting);
+    hashed = 0;
+    const aNext = [...a, { role: 'assistant', content: 'alpha reply' }, { role: 'user', content: 'alpha next' }];
+    expect(hashesWithListMemo(resend(aNext), counting)).toEqual(aNext.map((message) => `h:${message.content}`));
+    expect(hashed).toBe(2);
+    const bNext = [...b, { role: 'assistant', content: 'beta reply' }];
+    hashesWithListMemo(resend(bNext), counting);
+    expect(hashed).toBe(3);
+  });
+
+  it('interleaved chats under one system prompt keep correct ids', () => {
+    const prompt = { role: 'system', content: `another prompt ${Math.random()}` };
+    const a = [prompt, { role: 'user', content: 'ok' }, { role: 'assistant', content: 'ok' }];
+    const b = [prompt, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }];
+    for (const list of [a, b, [...a, { role: 'user', content: 'ok' }], [...b, { role: 'user', content: 'ok' }], a]) {
+      expect(messageIds(resend(list))).toEqual(expectedIds(list));
+    }
   });
 });
 

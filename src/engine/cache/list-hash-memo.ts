@@ -18,10 +18,18 @@ function plain(message: LooseMessage): message is LooseMessage & { content: stri
   return typeof message.content === 'string' && message.tool_calls === undefined && message.tool_call_id === undefined;
 }
 
-/** The memo key of a list: its first message's role and content (cheap to hash: one message). */
+/**
+ * The memo key of a list: its first message's role and content (cheap to hash: one message), and the
+ * second's too when the first is a system prompt: the chats of one workspace model all start with the
+ * same prompt and would otherwise take each other's place in the memo on every turn.
+ */
 function keyOf(messages: readonly LooseMessage[]): string | undefined {
   const first = messages[0];
-  return first && plain(first) ? `${String(first.role)}\u0000${first.content}` : undefined;
+  if (!first || !plain(first)) return undefined;
+  const key = `${String(first.role)}\u0000${first.content}`;
+  const second = messages[1];
+  if ((first.role !== 'system' && first.role !== 'developer') || !second || !plain(second)) return key;
+  return `${key}\u0000${String(second.role)}\u0000${second.content}`;
 }
 
 /**
