@@ -72,11 +72,13 @@ describe("a chat's inverted index", () => {
     const shorter = conversationIndex(documents.slice(0, 3), keys.slice(0, 3), cache);
     expect(shorter).toBe(first);
     expect(shorter.count).toBe(3);
-    // An edit after the opener: what follows the shared start is removed, the new message added, in place.
-    const edited = conversationIndex([documents[0]!, 'bake it in a pan'], [keys[0]!, 'k:bake it in a pan'], cache);
+    // An edit after the first two messages: what follows the shared start is removed, the new one added, in place.
+    const editedDocuments = [documents[0]!, documents[1]!, 'what about the lake'];
+    const editedKeys = [keys[0]!, keys[1]!, 'k:what about the lake'];
+    const edited = conversationIndex(editedDocuments, editedKeys, cache);
     expect(edited).toBe(first);
-    expect(edited.keys).toEqual([keys[0], 'k:bake it in a pan']);
-    const fresh = conversationIndex([documents[0]!, 'bake it in a pan'], ['other:0', 'other:1'], new LruTermCache());
+    expect(edited.keys).toEqual(editedKeys);
+    const fresh = conversationIndex(editedDocuments, ['other:0', 'other:1', 'other:2'], new LruTermCache());
     expect(new Map([...edited.postings].map(([term, list]) => [term, [...list]]))).toEqual(
       new Map([...fresh.postings].map(([term, list]) => [term, [...list]])),
     );

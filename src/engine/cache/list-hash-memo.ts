@@ -19,17 +19,15 @@ function plain(message: LooseMessage): message is LooseMessage & { content: stri
 }
 
 /**
- * The memo key of a list: its first message's role and content (cheap to hash: one message), and the
- * second's too when the first is a system prompt: the chats of one workspace model all start with the
- * same prompt and would otherwise take each other's place in the memo on every turn.
+ * The memo key of a list: its first two messages' roles and contents (cheap to hash: two messages). One
+ * would not do: the chats of one workspace model all start with the same system prompt, and many chats
+ * with the same "hi", and they would take each other's place in the memo on every turn.
  */
 function keyOf(messages: readonly LooseMessage[]): string | undefined {
-  const first = messages[0];
+  const [first, second] = messages;
   if (!first || !plain(first)) return undefined;
   const key = `${String(first.role)}\u0000${first.content}`;
-  const second = messages[1];
-  if ((first.role !== 'system' && first.role !== 'developer') || !second || !plain(second)) return key;
-  return `${key}\u0000${String(second.role)}\u0000${second.content}`;
+  return second && plain(second) ? `${key}\u0000${String(second.role)}\u0000${second.content}` : key;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface ConversationIndex {
   count: number;
 }
 
-/** Chats indexed (by their first document): about one per active chat, at most twice this. */
+/** Chats indexed (by their first two documents): about one per active chat, at most twice this. */
 const INDEX_GENERATION = 64;
 const indexes = new TwoGenerationMap<string, ConversationIndex>(INDEX_GENERATION);
 
@@ -61,7 +61,7 @@ function truncate(index: ConversationIndex, count: number): void {
  * The inverted index of a chat's documents (`documents[i]` under key `keys[i]`, a message
  * id), so scoring a query reads the postings of its few terms instead of probing every
  * message's table. Open WebUI resends the whole history each turn: the index of the same
- * chat (found by its first key) is reused when its keys are a prefix of these or these a
+ * chat (found by its first two keys) is reused when its keys are a prefix of these or these a
  * prefix of its keys, and only the new documents are added; when the lists part after a shared start (a
  * regenerated or edited reply), the documents after it are removed and the new ones added.
  */
@@ -70,7 +70,8 @@ export function conversationIndex(
   keys: readonly string[],
   cache: TermCache,
 ): ConversationIndex {
-  const first = keys[0];
+  // By the first two message ids, like the hash memos: chats that open alike keep their own index.
+  const first = keys.length === 0 ? undefined : `${keys[0]}\u0000${keys[1] ?? ''}`;
   let index = first === undefined ? undefined : indexes.get(first);
   let same = 0;
   if (index) {
