@@ -26,8 +26,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
+import { freePort } from '../bench/lib/free-port.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,17 +64,6 @@ function readDockerfile(): { copies: string[]; env: Record<string, string>; cmd:
   }
   if (!cmd) fail('the Dockerfile has no CMD in its last stage');
   return { copies, env, cmd };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 async function until<T>(probe: () => Promise<T | undefined>, seconds: number, what: string): Promise<T> {

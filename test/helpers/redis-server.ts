@@ -1,6 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from '../../bench/lib/free-port.js';
 import { waitFor } from './wait-for.js';
+
+export { freePort };
 
 /** True when something answers a Redis PING at host:port within `timeoutMs`. */
 export function redisAnswers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -14,19 +17,6 @@ export function redisAnswers(host: string, port: number, timeoutMs = 500): Promi
     socket.on('error', () => done(false));
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
-}
-
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
   });
 }
 

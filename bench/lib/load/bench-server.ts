@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../free-port.js';
 import path from 'node:path';
 
 /** A real Eunoe server process on 127.0.0.1 for the load benchmark. */
@@ -10,17 +10,6 @@ export interface BenchServer {
   /** Resident set size of the server process in MiB (Linux /proc). */
   rssMb(): number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Start `<codeRoot>/src/main.ts` with `env` on a free loopback port; resolves once `GET /` answers (at most 30 s). */

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { listenOnLoopback } from '../../helpers/loopback-server.js';
 
 /** `data:` payloads of an SSE text, in order. */
 export function sseData(text: string): string[] {
@@ -20,19 +20,10 @@ export function sseContent(text: string): string {
     .join('');
 }
 
-/** Serve an app (express) on 127.0.0.1:<free port> over real HTTP. */
+/** Serve an app (express) on 127.0.0.1:<free port> over real HTTP (the suite's loopback server). */
 export async function listen(app: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const served = await listenOnLoopback(app);
+  return { url: served.origin, close: served.close };
 }
 
 /**
