@@ -55,23 +55,27 @@ export interface HostServices {
   pending?: { track(work: Promise<unknown>): void };
 }
 
-/** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */
-export interface HookArgs<V, U> {
+/** What every call of a filter's hooks or a pipe carries: who asks, with which valves, and the host's services. */
+export interface RequestArgs<V, U> {
   body: FilterBody;
   user: PipelineUser | null;
   valves: V;
-  /** The user's own values merged over the user-valve defaults (`{}` when the filter has none). */
+  /** The user's own values merged over the user-valve defaults (`{}` when the filter or pipe has none). */
   userValves: U;
   logger: Logger;
-  /** Aborted when the hook times out or the client goes away. */
+  /** Aborted when the call times out or the client goes away (pass it to upstream requests). */
   signal: AbortSignal;
-  /** This filter's own namespace in the state store. */
+  /** This filter's or pipe's own namespace in the state store. */
   state: ScopedState;
+  services: HostServices;
+  requestId: string;
+}
+
+/** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */
+export interface HookArgs<V, U> extends RequestArgs<V, U> {
   /** Inline `!flag` state for this chat and turn. */
   flags: ActiveFlags;
-  services: HostServices;
   filterId: string;
-  requestId: string;
   /** Epoch ms when the host answers 504 for this hook (`HOOK_TIMEOUT_MS`): slow work should stop before it. */
   deadline: number;
   hook: 'inlet' | 'outlet';

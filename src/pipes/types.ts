@@ -1,19 +1,10 @@
 import type { z } from 'zod';
-import type { Logger } from '../util/logger.js';
-import type { ScopedState } from '../state/scoped-state.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { SseFrames } from './sse-frames.js';
-import type {
-  AnyValvesSchema,
-  FilterBody,
-  FilterDefinition,
-  HostServices,
-  LifecycleArgs,
-  PipelineUser,
-} from '../host/types.js';
+import type { AnyValvesSchema, FilterBody, FilterDefinition, LifecycleArgs, RequestArgs } from '../host/types.js';
 
 /** The single argument of `pipe()`. New fields are added here, never as positional arguments. */
-export interface PipeArgs<V, U> {
+export interface PipeArgs<V, U> extends RequestArgs<V, U> {
   /** The whole request body as the client sent it (unknown keys kept; Open WebUI adds `user`). */
   body: FilterBody;
   messages: ChatMessage[];
@@ -25,18 +16,7 @@ export interface PipeArgs<V, U> {
   model: string;
   /** Whether the client asked for a stream (`stream` defaults to true). */
   stream: boolean;
-  user: PipelineUser | null;
-  valves: V;
-  /** The user's own values merged over the user-valve defaults (`{}` when the pipe has none). */
-  userValves: U;
-  logger: Logger;
-  /** Aborted when the client disconnects: pass it to upstream requests. */
-  signal: AbortSignal;
-  /** This pipe's own namespace in the state store. */
-  state: ScopedState;
-  services: HostServices;
   pipeId: string;
-  requestId: string;
 }
 
 /**
