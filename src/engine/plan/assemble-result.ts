@@ -117,7 +117,6 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
         })
       : undefined;
   const finite = (value: number) => (Number.isFinite(value) ? value : 0);
-  const ids = conversation.nodes.map((node) => node.id);
   let id: string | undefined;
   return {
     messages: sent,
@@ -125,7 +124,13 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     plan: {
       // Hashed when first read (a log line reads it; a caller that plans without logging never pays for it).
       get runId() {
-        id ??= input.runId ?? runId(ids, input.model, options);
+        id ??=
+          input.runId ??
+          runId(
+            conversation.nodes.map((node) => node.id),
+            input.model,
+            options,
+          );
         return id;
       },
       entries,
