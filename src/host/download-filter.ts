@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { discardBody } from '../util/discard-body.js';
 import { PayloadTooLargeError, ValidationError } from '../errors/index.js';
 
 /** GitHub `.../blob/<branch>/<path>` page URLs → raw file URLs (as the Python server does). */
@@ -54,7 +55,7 @@ export async function downloadFilter(options: { url: URL; timeoutMs: number; max
     for await (const chunk of response.body) {
       size += (chunk as Buffer).length;
       if (size > options.maxBytes) {
-        response.body.destroy();
+        discardBody(response.body);
         throw new PayloadTooLargeError(`Filter file too large (over ${options.maxBytes} bytes)`);
       }
       chunks.push(chunk as Buffer);

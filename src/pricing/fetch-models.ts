@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { discardBody } from '../util/discard-body.js';
 import { UpstreamError } from '../errors/index.js';
 import { parseModelList, type ParsedModelList } from './openrouter-schema.js';
 
@@ -45,7 +46,7 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
   }
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    body.destroy();
+    discardBody(body);
     throw new UpstreamError(`pricing response too large: ${declared} bytes (cap ${maxBytes})`, statusCode);
   }
   const chunks: Buffer[] = [];
@@ -54,7 +55,7 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
     for await (const chunk of body) {
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
-        body.destroy();
+        discardBody(body);
         throw new UpstreamError(`pricing response too large: over ${maxBytes} bytes`, statusCode);
       }
       chunks.push(chunk as Buffer);

@@ -1,4 +1,5 @@
 import { FilterError } from '../errors/filter-error.js';
+import { discardBody } from '../util/discard-body.js';
 import { definePipe } from '../pipes/define-pipe.js';
 import { ReplyAssembler } from '../pipes/reply-assembler.js';
 import { SseFrames } from '../pipes/sse-frames.js';
@@ -57,8 +58,7 @@ async function* relayStream(
   } finally {
     // After [DONE], the (empty) rest is read so the keep-alive connection is free for the next call.
     if (done) void response.body.dump({ limit: 65_536 }).catch(() => undefined);
-    // Destroying an unfinished undici body emits an AbortError: without a listener it would be an uncaught exception.
-    else response.body.on('error', () => undefined).destroy();
+    else discardBody(response.body);
     // A cut or cancelled stream was (partly) billed upstream: it is recorded too, estimated from the text so far.
     await accountReply(args, reply);
   }
