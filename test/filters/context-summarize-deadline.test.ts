@@ -10,7 +10,7 @@ describe('a summarizer slower than the hook timeout', () => {
   beforeAll(async () => {
     // The model answers long after the host's hook timeout (its connection is dropped at close).
     server = await startLoopback(() => ({ ...chatReply('too late'), delayMs: 60_000 }));
-    runtime = await createTestRuntime({ filters: ['context.ts'], env: { HOOK_TIMEOUT_MS: '5000' } });
+    runtime = await createTestRuntime({ filters: ['context.ts'], env: { HOOK_TIMEOUT_MS: '8000' } });
     await request(runtime.app)
       .post('/context/valves/update')
       .set(runtime.auth)
