@@ -8,7 +8,7 @@ import { multipartFile } from './helpers/multipart.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'isolation-key';
-const HOOK_TIMEOUT_MS = 2000;
+const HOOK_TIMEOUT_MS = 4000;
 const header = `import { defineFilter } from '${sdkPath}';\n`;
 
 /** Loops forever in its inlet when the body asks for it. */
@@ -23,7 +23,7 @@ const looping = `${header}export default defineFilter({
 const hungry = `${header}export default defineFilter({
   inlet({ body }) {
     const hoard = [];
-    if (body.eat) for (;;) hoard.push(new Array(100000).fill(hoard.length));
+    if (body.eat) for (;;) hoard.push(new Array(1_000_000).fill(hoard.length));
     return { ...body, ate: false };
   },
 });
