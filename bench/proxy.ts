@@ -1,7 +1,8 @@
 /**
  * `npm run bench:proxy`: overhead of the `openai-proxy` manifold on a streamed 500-chunk reply,
  * against calling the same loopback upstream directly, in the same run, rounds alternating
- * direct / through Eunoe. As in a real deployment, the upstream and Eunoe each run in their own
+ * direct / through Eunoe / through a bare `node:http` relay (the floor any Node.js relay pays on this
+ * machine, `lib/bare-relay-child.ts`). As in a real deployment, the upstream and Eunoe each run in their own
  * process (children of this one; Eunoe through its real server entry, `src/main.ts`, with the
  * SQLite ledger and the shipped proxy recording every call) and the clients run here.
  *
@@ -107,8 +108,10 @@ const load = () =>
 async function compare(label: string, delayMs: number, concurrency: number, rounds: number): Promise<void> {
   const upstream = await forkServer(path.join(here, 'lib/upstream-child.ts'), [String(CHUNKS), String(delayMs)]);
   const eunoe = await startEunoe(upstream.url, `${delayMs}ms-${concurrency}`);
+  const relay = await forkServer(path.join(here, 'lib/bare-relay-child.ts'), [upstream.url]);
   const direct = new Pool(upstream.url, { connections: concurrency, keepAliveTimeout: 60_000 });
   const proxied = new Pool(eunoe.url, { connections: concurrency, keepAliveTimeout: 60_000 });
+  const bare = new Pool(relay.url, { connections: concurrency, keepAliveTimeout: 60_000 });
   const auth = { authorization: `Bearer ${KEY}` };
   const loadBefore = load();
   try {
@@ -116,10 +119,12 @@ async function compare(label: string, delayMs: number, concurrency: number, roun
     for (let index = 0; index < 2; index++) {
       await round(direct, '/chat/completions', 'bench-model', {}, concurrency);
       await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth, concurrency);
+      await round(bare, '/chat/completions', 'bench-model', {}, concurrency);
     }
-    const samples = { direct: [] as Sample[], proxy: [] as Sample[] };
+    const samples = { direct: [] as Sample[], proxy: [] as Sample[], bare: [] as Sample[] };
     let eunoeCpu = 0;
     let upstreamCpu = 0;
+    let relayCpu = 0;
     for (let index = 0; index < rounds; index++) {
       const upstreamBefore = upstream.cpuMs();
       samples.direct.push(...(await round(direct, '/chat/completions', 'bench-model', {}, concurrency)));
@@ -129,17 +134,22 @@ async function compare(label: string, delayMs: number, concurrency: number, roun
         ...(await round(proxied, '/v1/chat/completions', 'openai-proxy.bench-model', auth, concurrency)),
       );
       eunoeCpu += eunoe.cpuMs() - cpuBefore;
+      const relayBefore = relay.cpuMs();
+      samples.bare.push(...(await round(bare, '/chat/completions', 'bench-model', {}, concurrency)));
+      relayCpu += relay.cpuMs() - relayBefore;
     }
     const rows: string[][] = [];
     for (const key of ['ttfb', 'total'] as const) {
       const base = p50(samples.direct, key);
       const through = p50(samples.proxy, key);
+      const floor = p50(samples.bare, key);
       rows.push([
         key === 'ttfb' ? 'time to first byte (p50)' : 'total time (p50)',
         `${base.toFixed(2)} ms`,
         `${through.toFixed(2)} ms`,
         `${(through - base).toFixed(2)} ms`,
         `${(through / base).toFixed(2)}×`,
+        `${floor.toFixed(2)} ms (+${(floor - base).toFixed(2)} ms, ${(floor / base).toFixed(2)}×)`,
       ]);
     }
     const requests = samples.proxy.length;
@@ -147,15 +157,19 @@ async function compare(label: string, delayMs: number, concurrency: number, roun
       `\n${label}: ${CHUNKS}-chunk streamed replies, ${concurrency} concurrent stream(s), ${rounds} rounds each (${requests} requests per side)${FILTERS ? ', shipped filters in the chain' : ''}`,
     );
     console.log(`machine: ${load()} (before: ${loadBefore})\n`);
-    console.log(markdownTable(['measure', 'upstream directly', 'through Eunoe', 'added', 'ratio'], rows));
+    console.log(
+      markdownTable(['measure', 'upstream directly', 'through Eunoe', 'added', 'ratio', 'bare node:http relay'], rows),
+    );
     const perRequest = (cpu: number) =>
       `${(cpu / requests).toFixed(2)} ms (${((cpu / requests / (CHUNKS + 3)) * 1000).toFixed(1)} µs per event)`;
     console.log(
-      `\nCPU time per request: Eunoe relaying ${perRequest(eunoeCpu)}; the upstream generating ${perRequest(upstreamCpu)}`,
+      `\nCPU time per request: Eunoe relaying ${perRequest(eunoeCpu)}; the bare relay ${perRequest(relayCpu)}; the upstream generating ${perRequest(upstreamCpu)}`,
     );
   } finally {
     await direct.close();
     await proxied.close();
+    await bare.close();
+    await relay.stop();
     await eunoe.stop();
     await upstream.stop();
     rmSync(eunoe.dir, { recursive: true, force: true });
