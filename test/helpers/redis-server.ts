@@ -40,9 +40,21 @@ export interface OwnedRedis {
  * fault test needs that to check "every accepted write arrived exactly once"). Never 6379.
  */
 export async function startOwnedRedis(port?: number, options: { persistDir?: string } = {}): Promise<OwnedRedis> {
+  // A free port can be taken by another test between the probe and redis-server's bind: then try another one.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOwnedRedisOn(port ?? (await freePort()), options);
+    } catch (error) {
+      if (port !== undefined || attempt >= 3 || !(error instanceof RedisExitedEarly)) throw error;
+    }
+  }
+}
+
+class RedisExitedEarly extends Error {}
+
+async function startOwnedRedisOn(chosen: number, options: { persistDir?: string }): Promise<OwnedRedis> {
   const binary = redisServerBinary();
   if (!binary) throw new Error('redis-server is not installed (apt-get install redis-server)');
-  const chosen = port ?? (await freePort());
   const persistence = options.persistDir
     ? ['--dir', options.persistDir, '--appendonly', 'yes', '--appendfsync', 'always']
     : ['--appendonly', 'no'];
@@ -51,13 +63,21 @@ export async function startOwnedRedis(port?: number, options: { persistDir?: str
     url: `redis://127.0.0.1:${chosen}`,
     port: chosen,
     async start() {
-      child = spawn(binary, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence], {
+      const started = spawn(binary, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence], {
         stdio: 'ignore',
         cwd: options.persistDir,
       });
-      await waitFor(() => redisAnswers('127.0.0.1', chosen, 200), { intervalMs: 25 }).catch(() => {
-        throw new Error(`redis-server did not answer on port ${chosen}`);
+      child = started;
+      let exited = false;
+      started.once('exit', () => {
+        exited = true;
       });
+      await waitFor(async () => exited || (await redisAnswers('127.0.0.1', chosen, 200)), { intervalMs: 25 }).catch(
+        () => {
+          throw new Error(`redis-server did not answer on port ${chosen}`);
+        },
+      );
+      if (exited) throw new RedisExitedEarly(`redis-server exited at start on port ${chosen} (port taken?)`);
     },
     async stop() {
       const running = child;

@@ -185,6 +185,7 @@ export class SqliteStateStore implements StateStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.usage.writeQueued(); // records accepted in this last loop turn are not lost
     this.closed = true;
     clearInterval(this.purgeTimer);
     this.channel.clear();

@@ -63,6 +63,13 @@ interface GroupRow extends CounterColumns {
   key: string;
 }
 
+/** A record waiting for the next group commit, with its caller's promise. */
+interface QueuedRecord {
+  record: UsageRecord;
+  resolve: (written: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
 /** A ledger row as `latest` and `scan` read it. */
 interface DataRow {
   seq: number;
@@ -77,6 +84,11 @@ interface DataRow {
  * adds nothing). Aggregation is SQL GROUP BY over ranges of SUMMARY_CHUNK rows walked by
  * (time, seq) on an index; scans read USAGE_CHUNK records at a time; both yield to the event
  * loop between chunks.
+ *
+ * Group commit: the records of one event-loop turn are written in one transaction (a proxy at 50
+ * concurrent streams finishes many replies per turn; a commit costs more than the rows), and each
+ * `record` resolves once its transaction committed. Every read writes the queue first, so a read
+ * always sees the records recorded before it.
  */
 export class SqliteUsageStore implements UsageStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -86,7 +98,9 @@ export class SqliteUsageStore implements UsageStore {
   private readonly addDaily: Database.Statement;
   private readonly readDaily: Database.Statement;
   private readonly recordTransaction: (record: UsageRecord) => boolean;
+  private readonly batchTransaction: (batch: QueuedRecord[]) => boolean[];
   private readonly lastSeq: Database.Statement;
+  private queued: QueuedRecord[] = [];
 
   constructor(
     private readonly db: Database.Database,
@@ -116,6 +130,7 @@ export class SqliteUsageStore implements UsageStore {
       .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
       .safeIntegers(true);
     this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
+    this.batchTransaction = db.transaction((batch: QueuedRecord[]) => batch.map(({ record }) => this.insertRecord(record)));
     this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
     if (!options.readOnly) this.importStreams();
   }
@@ -126,10 +141,41 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async record(record: UsageRecord): Promise<boolean> {
-    return this.run(() => this.recordTransaction(record));
+    return new Promise((resolve, reject) => {
+      this.queued.push({ record, resolve, reject });
+      if (this.queued.length === 1) setImmediate(() => this.writeQueued());
+    });
+  }
+
+  /**
+   * Write the queued records now: one transaction for all; when it fails (a full disk, a bad record), one
+   * transaction per record, so each caller gets its own answer or error. The state store calls it before it closes.
+   */
+  writeQueued(): void {
+    if (this.queued.length === 0) return;
+    const batch = this.queued;
+    this.queued = [];
+    let written: boolean[] | undefined;
+    try {
+      written = this.run(() => this.batchTransaction(batch));
+    } catch {
+      written = undefined;
+    }
+    for (const [index, entry] of batch.entries()) {
+      if (written) {
+        entry.resolve(written[index]!);
+        continue;
+      }
+      try {
+        entry.resolve(this.run(() => this.recordTransaction(entry.record)));
+      } catch (error) {
+        entry.reject(error);
+      }
+    }
   }
 
   async spent(userId: string, key: string): Promise<string> {
+    this.writeQueued();
     return this.run(() => {
       const row = this.readSpend.get(userId, key) as { hi: bigint; lo: bigint } | undefined;
       return formatDecimal(joinCost(row?.hi, row?.lo));
@@ -137,6 +183,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]> {
+    this.writeQueued();
     // At most a few rows per day and key, read from the primary key's range: cheap enough for the calling thread.
     const rows = this.run(() => this.readDaily.all(dimension, fromDay, toDay) as DailyTableRow[]);
     return rows.map((row) => ({ day: row.day, dimension, key: row.key, totals: totalsFromColumns(row) }));
@@ -217,6 +264,8 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   private threadUsable(): boolean {
+    // Every read passes here or through `daily`/`spent`: the records recorded before it are written first.
+    this.writeQueued();
     if (this.options.queries === undefined || this.options.queries.broken) return false;
     // `seq` is the rowid: its maximum is the number of records ever written, read from the end of the table.
     const size = this.run(() => (this.lastSeq.get() as { seq: number | null } | undefined)?.seq ?? 0);
