@@ -130,7 +130,9 @@ export class SqliteUsageStore implements UsageStore {
       .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
       .safeIntegers(true);
     this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
-    this.batchTransaction = db.transaction((batch: QueuedRecord[]) => batch.map(({ record }) => this.insertRecord(record)));
+    this.batchTransaction = db.transaction((batch: QueuedRecord[]) =>
+      batch.map(({ record }) => this.insertRecord(record)),
+    );
     this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
     if (!options.readOnly) this.importStreams();
   }
