@@ -115,7 +115,7 @@ export async function contextInlet({
 }: ContextHookArgs): Promise<FilterBody> {
   // A fifth of the hook's time (at least 1.5 s) is kept back from summarizing for the drop fallback and the reply,
   // so a busy machine still answers before the host's 504.
-  const reserveMs = Math.max(1500, (hookDeadline - Date.now()) / 5);
+  const reserveMs = Math.max(1500, Math.round((hookDeadline - Date.now()) / 5));
   const task = isRecord(body.metadata) ? body.metadata.task : undefined;
   if (task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
@@ -160,7 +160,10 @@ export async function contextInlet({
   const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
   // One deadline for all summarizing of this inlet (retries included), ending before the host's hook timeout:
   // a slow model falls back to dropping instead of a 504.
-  const summaryMs = Math.max(100, Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - reserveMs));
+  const summaryMs = Math.max(
+    100,
+    Math.floor(Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - reserveMs)),
+  );
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(summaryMs)]);
   if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);
   const context = await planAndCompress(input, compression, { correction, signal: deadline });
