@@ -26,6 +26,7 @@ async function replica(server: LoopbackServer): Promise<{ runtime: Runtime; root
   copyShippedFilter('context.ts', path.join(root, 'filters'));
   const config = loadConfig(
     {
+      FILTER_LOAD_TIMEOUT_MS: '60000', // a liveness bound for worker imports on a busy machine
       PIPELINES_API_KEY: TEST_API_KEY,
       LOG_LEVEL: 'silent',
       WATCH_FILTERS: 'false',

@@ -24,6 +24,7 @@ const logs: string[] = [];
 const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-summarize-'));
 const config = loadConfig(
   {
+    FILTER_LOAD_TIMEOUT_MS: '60000', // a liveness bound for worker imports on a busy machine
     PIPELINES_API_KEY: TEST_API_KEY,
     LOG_LEVEL: 'debug',
     WATCH_FILTERS: 'false',

@@ -48,7 +48,13 @@ describe('defects of the Python library lethes that the host and filters do not 
       },
     });
     const config = loadConfig(
-      { PIPELINES_API_KEY: TEST_API_KEY, WATCH_FILTERS: 'false', PRICING_FETCH: 'false', LOG_LEVEL: 'info' },
+      {
+        PIPELINES_API_KEY: TEST_API_KEY,
+        WATCH_FILTERS: 'false',
+        PRICING_FETCH: 'false',
+        LOG_LEVEL: 'info',
+        FILTER_LOAD_TIMEOUT_MS: '60000',
+      },
       root,
     );
     runtime = await createRuntime({ config, logger: createLogger({ level: 'info', destination: sink }), watch: false });

@@ -25,6 +25,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       LOG_LEVEL: 'warn',
       PRICING_FETCH: 'false',
       SHIPPED_FILTERS: 'none', // tests choose their filters; SHIPPED_FILTERS=all is tested on its own
+      // A liveness bound, not the subject (a worker's import of tsx + zod takes seconds on a busy machine); tests of
+      // the import limit set their own.
+      FILTER_LOAD_TIMEOUT_MS: '60000',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',

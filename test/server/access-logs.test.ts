@@ -35,7 +35,13 @@ describe('access log lines', () => {
     writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     writeFileSync(path.join(root, 'filters', 'chatty.ts'), chatty);
     const config = loadConfig(
-      { PIPELINES_API_KEY: KEY, WATCH_FILTERS: 'false', PRICING_FETCH: 'false', SHIPPED_FILTERS: 'none' },
+      {
+        PIPELINES_API_KEY: KEY,
+        WATCH_FILTERS: 'false',
+        PRICING_FETCH: 'false',
+        SHIPPED_FILTERS: 'none',
+        FILTER_LOAD_TIMEOUT_MS: '60000',
+      },
       root,
     );
     runtime = await createRuntime({ config, logger: captured.logger, watch: false });

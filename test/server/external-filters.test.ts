@@ -54,6 +54,7 @@ async function runtimeFor(filtersDir: string, env: Record<string, string> = {}) 
   const root = path.dirname(filtersDir);
   const config = loadConfig(
     {
+      FILTER_LOAD_TIMEOUT_MS: '60000', // a liveness bound for worker imports on a busy machine
       PIPELINES_API_KEY: KEY,
       FILTERS_DIR: filtersDir,
       DATA_DIR: path.join(root, 'data'),

@@ -29,6 +29,7 @@ async function start(root: string, lines: string[], printed: string[] = []): Pro
   const config = loadConfig(
     // Where the filters run is not the subject: the test's thread, not a worker each (tsx + zod + the SDK).
     {
+      FILTER_LOAD_TIMEOUT_MS: '60000', // a liveness bound for worker imports on a busy machine
       LOG_LEVEL: 'info',
       WATCH_FILTERS: 'false',
       PRICING_FETCH: 'false',

@@ -147,6 +147,7 @@ describe('secrets in logs', () => {
     writeFileSync(path.join(root, 'filters', 'keyed.ts'), keyed);
     const config = loadConfig(
       {
+        FILTER_LOAD_TIMEOUT_MS: '60000', // a liveness bound for worker imports on a busy machine
         PIPELINES_API_KEY: 'log-test-key-123',
         LOG_LEVEL: 'debug',
         WATCH_FILTERS: 'false',
