@@ -8,12 +8,20 @@ import {
   REGION_RADIUS,
   smoothNeighbours,
 } from './neighbour-smoothing.js';
+import { namedTerms } from './query-terms.js';
+import { termCount, termKey } from './term-frequencies.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
 import { asksAboutTime, NAMES_DATE, REFERS_TO_TIME, timeFacts } from './time-expressions.js';
 
 /** Weight of the best passage containing a message, relative to message scores. */
 export const PASSAGE_SHARE = 0.5;
+/**
+ * A message that mentions a name of the question (`namedTerms`: a person, a place, a class) gains this share of
+ * the best score before scores are divided by the best: among the many messages a question's other words barely
+ * tell apart, those about whom or what it asks come first (LoCoMo dev, 2k / 8k: 89.9 → 90.2 %, 95.5 → 96.0 %).
+ */
+export const NAME_BONUS = 0.15;
 /** On time questions, a message that refers to a time ("yesterday", "last May", a date) scores (1 + this) times higher. */
 export const TIME_REFERENCE_BOOST = 1;
 
@@ -59,7 +67,8 @@ export function chatRelevance(
  * get 1; all 1 when nothing matches. With `termCache`, term tables are cached by message id;
  * `neighbourShare` is the share of a score lent to adjacent messages (smart weighting: pairCoherence;
  * 0 scores every message on its own words alone, without passages or regions).
- * On time questions, dated messages borrow the scores of the messages after them.
+ * On time questions, dated messages borrow the scores of the messages after them. `nameBonus`: see NAME_BONUS
+ * (smart weighting, lethes' model, passes 0).
  */
 export function keywordRelevance(
   nodes: readonly ChatNode[],
@@ -68,6 +77,7 @@ export function keywordRelevance(
   queryIndex = -1,
   termCache?: TermCache,
   neighbourShare = NEIGHBOUR_SHARE,
+  nameBonus = NAME_BONUS,
 ): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
   const { scores: raw, tables } = chatRelevance(
@@ -77,9 +87,10 @@ export function keywordRelevance(
     termCache,
     neighbourShare,
   );
-  const best = raw.reduce((max, value) => Math.max(max, value), 0);
+  let best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
+  if (nameBonus > 0) best = addNameBonus(raw, tables, query, best * nameBonus, best);
   const positionOf = new Int32Array(nodes.length);
   chat.forEach((node, position) => {
     scores[node.index] = Math.max(floor, raw[position]! / best);
@@ -93,4 +104,24 @@ export function keywordRelevance(
     (node) => (timeFacts(node.text, tables[positionOf[node.index]!]) & NAMES_DATE) !== 0,
   );
   return scores;
+}
+
+/** Adds `bonus` to the raw score of each message that mentions a name of the query; the new best. */
+function addNameBonus(
+  raw: Float64Array,
+  tables: readonly TermCounts[],
+  query: string,
+  bonus: number,
+  best: number,
+): number {
+  const names = namedTerms(query).map(termKey);
+  if (names.length === 0) return best;
+  let newBest = best;
+  for (let position = 0; position < raw.length; position += 1) {
+    const table = tables[position];
+    if (table === undefined || !names.some((key) => termCount(table, key) > 0)) continue;
+    raw[position] = raw[position]! + bonus;
+    if (raw[position]! > newBest) newBest = raw[position]!;
+  }
+  return newBest;
 }

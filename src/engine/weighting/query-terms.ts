@@ -36,6 +36,25 @@ export function expandableTerms(query: string): Set<string> {
   return terms;
 }
 
+/** The end of a sentence before a word: nothing, or `.`, `!`, `?`, `:`, `;` or a line break, then spaces. */
+const SENTENCE_END = /(?:^|[.!?:;\n])\s*$/u;
+
+/**
+ * The terms of the names in a query: words written with a capital that do not start a sentence
+ * ("What did **Melanie** paint after **Paris**?", "Why does **UserService** time out?"), stemmed like
+ * any term; stop words ("I") are not names.
+ */
+export function namedTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const match of query.matchAll(WORD)) {
+    if (!CAPITALISED.test(match[0]) || SENTENCE_END.test(query.slice(Math.max(0, match.index - 8), match.index)))
+      continue;
+    const term = analyzeTerm(match[0].toLowerCase());
+    if (term) terms.add(term);
+  }
+  return [...terms];
+}
+
 /**
  * Terms of two adjacent query words written as one ("ice cream" → "icecream", "week end" →
  * "weekend"), both words indexed (no stop word between or in them), stemmed like any term:

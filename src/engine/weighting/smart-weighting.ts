@@ -5,7 +5,7 @@ import type { WeightingStrategy } from './weighting-strategy.js';
 export const SMART_FLOOR = 0.05;
 
 /**
- * Keyword relevance with `pairCoherence` as the share neighbours lend each other (0 = every
+ * Keyword relevance (without the name bonus) with `pairCoherence` as the share neighbours lend each other (0 = every
  * message on its own words), then question–answer coherence (an assistant reply directly after
  * a user message scores at least `pairCoherence` × the question), then × `toolPenalty` for
  * tool calls and tool results; capped at 1.
@@ -13,7 +13,7 @@ export const SMART_FLOOR = 0.05;
 export const smartWeighting: WeightingStrategy = {
   name: 'smart',
   score: ({ nodes, query, queryIndex, options, termCache }) => {
-    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex, termCache, options.pairCoherence);
+    const scores = keywordRelevance(nodes, query, SMART_FLOOR, queryIndex, termCache, options.pairCoherence, 0);
     for (let index = 1; index < nodes.length; index += 1) {
       if (nodes[index]!.role === 'assistant' && nodes[index - 1]!.role === 'user') {
         scores[index] = Math.max(scores[index]!, options.pairCoherence * scores[index - 1]!);
