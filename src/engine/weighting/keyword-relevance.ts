@@ -1,6 +1,6 @@
 import type { ChatNode } from '../conversation/chat-node.js';
 import type { TermCache, TermCounts } from '../types.js';
-import { bm25FromMatrix, termMatrix } from './bm25-scores.js';
+import { bm25FromMatrix, type TermMatrix, termMatrix } from './bm25-scores.js';
 import {
   NEIGHBOUR_DECAY,
   NEIGHBOUR_SHARE,
@@ -8,8 +8,7 @@ import {
   REGION_RADIUS,
   smoothNeighbours,
 } from './neighbour-smoothing.js';
-import { namedTerms } from './query-terms.js';
-import { termCount, termKey } from './term-frequencies.js';
+import { namedTerms, queryTerms } from './query-terms.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
 import { asksAboutTime, NAMES_DATE, REFERS_TO_TIME, timeFacts } from './time-expressions.js';
@@ -37,9 +36,10 @@ export function chatRelevance(
   keys: readonly string[] | undefined,
   termCache: TermCache | undefined,
   neighbourShare = NEIGHBOUR_SHARE,
-): { scores: Float64Array; tables: readonly TermCounts[] } {
+): { scores: Float64Array; tables: readonly TermCounts[]; named: Uint8Array | undefined } {
   const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
   const tables = matrix.tables ?? [];
+  const named = namedDocuments(matrix, query);
   const own = bm25FromMatrix(matrix);
   const passages = passageScores(matrix);
   const bestOwn = own.reduce((max, value) => Math.max(max, value), 0);
@@ -57,7 +57,27 @@ export function chatRelevance(
   return {
     scores: smoothNeighbours(own, NEIGHBOUR_WINDOW, neighbourShare, NEIGHBOUR_DECAY, context > 0 ? REGION_RADIUS : 0),
     tables,
+    named,
   };
+}
+
+/**
+ * 1 for each document that mentions a name of the query (`namedTerms`), read from the postings of those terms
+ * (the matrix's first columns are `queryTerms(query)`, in order); undefined when the query names nothing.
+ */
+function namedDocuments(matrix: TermMatrix, query: string): Uint8Array | undefined {
+  const names = new Set(namedTerms(query));
+  if (names.size === 0) return undefined;
+  const named = new Uint8Array(matrix.count);
+  queryTerms(query).forEach((term, column) => {
+    if (!names.has(term) || column >= matrix.width) return;
+    const postings = matrix.postings[column]!;
+    for (let at = 0; at < postings.length; at += 2) {
+      const document = postings[at]!;
+      if (document < matrix.count && postings[at + 1]! > 0) named[document] = 1;
+    }
+  });
+  return named;
 }
 
 /**
@@ -80,7 +100,11 @@ export function keywordRelevance(
   nameBonus = NAME_BONUS,
 ): Float64Array {
   const chat = nodes.filter((node) => !node.isSystem && node.index !== queryIndex);
-  const { scores: raw, tables } = chatRelevance(
+  const {
+    scores: raw,
+    tables,
+    named,
+  } = chatRelevance(
     chat.map((node) => node.text),
     query,
     chat.map((node) => node.id),
@@ -90,7 +114,7 @@ export function keywordRelevance(
   let best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
-  if (nameBonus > 0) best = addNameBonus(raw, tables, query, best * nameBonus, best);
+  if (nameBonus > 0 && named) best = addNameBonus(raw, named, best * nameBonus, best);
   const positionOf = new Int32Array(nodes.length);
   chat.forEach((node, position) => {
     scores[node.index] = Math.max(floor, raw[position]! / best);
@@ -106,20 +130,11 @@ export function keywordRelevance(
   return scores;
 }
 
-/** Adds `bonus` to the raw score of each message that mentions a name of the query; the new best. */
-function addNameBonus(
-  raw: Float64Array,
-  tables: readonly TermCounts[],
-  query: string,
-  bonus: number,
-  best: number,
-): number {
-  const names = namedTerms(query).map(termKey);
-  if (names.length === 0) return best;
+/** Adds `bonus` to the raw score of each message that mentions a name of the query (`named`); the new best. */
+function addNameBonus(raw: Float64Array, named: Uint8Array, bonus: number, best: number): number {
   let newBest = best;
   for (let position = 0; position < raw.length; position += 1) {
-    const table = tables[position];
-    if (table === undefined || !names.some((key) => termCount(table, key) > 0)) continue;
+    if (named[position] !== 1) continue;
     raw[position] = raw[position]! + bonus;
     if (raw[position]! > newBest) newBest = raw[position]!;
   }
