@@ -5,7 +5,8 @@
  * warm → JSON round trip of the body; cold → raw tokenization of every message + JSON round trip.
  * Then a real ~680-turn conversation (LoCoMo dev, read from ../shared/data), warm: in-process
  * against its JSON round trip, and over HTTP call by call against a bare node:http echo server
- * that parses and re-serialises the same body.
+ * that parses and re-serialises the same body. The process runs with the server's V8 setting (`tuneV8`);
+ * BENCH_V8_DEFAULTS=1 measures with V8's defaults instead.
  */
 import { LruTokenCache, planContext, type PlanResult } from '../src/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
@@ -17,6 +18,7 @@ import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { startEchoServer } from './lib/echo-server.js';
 import { loadLocomo } from './lib/locomo.js';
+import { tuneV8 } from '../src/util/v8-tuning.js';
 
 const SIZES = [50, 500, 2000];
 const COLD_RUNS: Record<number, number> = { 50: 80, 500: 20, 2000: 6 };
@@ -35,6 +37,8 @@ interface Row {
   floors: number[];
 }
 
+// The V8 setting the server runs with (src/main.ts): the engine and the in-process HTTP target are measured as served.
+if (process.env.BENCH_V8_DEFAULTS !== '1') tuneV8();
 const started = performance.now();
 const encoder = rawO200k();
 const counter = new MessageTokenCounter();

@@ -6,9 +6,11 @@ import { listenHttp } from './server/http-server.js';
 import { EunoeError } from './errors/index.js';
 import { VERSION } from './version.js';
 import { listenMetrics } from './metrics/listen-metrics.js';
+import { tuneV8 } from './util/v8-tuning.js';
 
 /** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
+  tuneV8();
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
