@@ -23,6 +23,7 @@ import {
 } from './context-note.js';
 import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
+import { timeoutSignal } from '../util/timeout-signal.js';
 
 /** What the context filter's hooks receive. */
 export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
@@ -164,9 +165,11 @@ export async function contextInlet({
     100,
     Math.floor(Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - reserveMs)),
   );
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(summaryMs)]);
+  const deadline = timeoutSignal(summaryMs, signal);
   if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);
-  const context = await planAndCompress(input, compression, { correction, signal: deadline });
+  const context = await planAndCompress(input, compression, { correction, signal: deadline.signal }).finally(() =>
+    deadline.clear(),
+  );
   const { plan } = context.result;
   if (tracksPrefix) {
     await state

@@ -3,6 +3,7 @@ import { ConcurrencyLimit } from './concurrency-limit.js';
 import { LlmError, redact } from './llm-errors.js';
 import { resolveLlmClientOptions, type LlmClientOptions, type ResolvedLlmClientOptions } from './llm-client-options.js';
 import { retryAfterMs, retryDelayMs, sleep } from './retry-delay.js';
+import { timeoutSignal } from '../util/timeout-signal.js';
 
 /** One chat message of the wire format. */
 export interface LlmMessage {
@@ -102,15 +103,23 @@ export class LlmClient {
 
   /** One HTTP attempt under the per-attempt deadline. */
   private async attempt(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
-    const deadline = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const deadline = timeoutSignal(this.options.timeoutMs, signal);
+    try {
+      return await this.send(path, body, deadline.signal);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The POST itself, JSON in and out; a non-2xx answer or a body that is not JSON is an LlmError. */
+  private async send(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     const response = await request(`${this.options.baseUrl}${path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
-      signal: combined,
+      signal,
       dispatcher: this.agent,
     });
     const text = await response.body.text();

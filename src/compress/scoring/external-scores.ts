@@ -1,4 +1,5 @@
 import type { Scorer } from '../../engine/index.js';
+import { timeoutSignal } from '../../util/timeout-signal.js';
 
 /** A scorer and its share in the blend. */
 export interface WeightedScorer {
@@ -19,15 +20,18 @@ function withDeadline(
   request: Parameters<Scorer['score']>[0],
   timeoutMs: number,
 ): Promise<Record<string, number>> {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+  const deadline = timeoutSignal(timeoutMs, request.signal);
+  const { signal } = deadline;
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new Error(deadline.aborted ? `timed out after ${timeoutMs} ms` : 'cancelled'));
+    const onAbort = () => reject(new Error(deadline.timedOut ? `timed out after ${timeoutMs} ms` : 'cancelled'));
     signal.addEventListener('abort', onAbort, { once: true });
     scorer
       .score({ ...request, signal })
       .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        deadline.clear();
+      });
   });
 }
 
