@@ -10,7 +10,7 @@ import { LlmClientPool } from '../llm/client-pool.js';
 import { AheadOfTimeRunner } from '../compress/ahead-of-time.js';
 import { clientFor, compressionFor, scorersFor } from '../compress/context-compression.js';
 import { lastUserText, nextTurnMessages } from '../compress/next-turn.js';
-import { planAndCompress } from '../compress/plan-and-compress.js';
+import { type CompressedContext, planAndCompress } from '../compress/plan-and-compress.js';
 import { externalScores } from '../compress/scoring/external-scores.js';
 import {
   CONTEXT_NOTE_TTL_MS,
@@ -166,10 +166,13 @@ export async function contextInlet({
     Math.floor(Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - reserveMs)),
   );
   const deadline = timeoutSignal(summaryMs, signal);
-  if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);
-  const context = await planAndCompress(input, compression, { correction, signal: deadline.signal }).finally(() =>
-    deadline.clear(),
-  );
+  let context: CompressedContext;
+  try {
+    if (compression && flags.chatKey) await runner?.settle(flags.chatKey, summaryMs / 2);
+    context = await planAndCompress(input, compression, { correction, signal: deadline.signal });
+  } finally {
+    deadline.clear();
+  }
   const { plan } = context.result;
   if (tracksPrefix) {
     await state

@@ -17,6 +17,13 @@ describe('names of a question', () => {
     ]);
   });
 
+  it('a capital after a quote, a bracket, a list or markdown mark still starts a sentence', () => {
+    for (const query of ['"Tell me more', '- Describe the plan', '(Explain it)', '**Summarize** this', '> Quote me'])
+      expect(namedTerms(query), query).toEqual([]);
+    expect(namedTerms('Thanks.\n\n- Describe what Melanie said')).toEqual([term('melanie')]);
+    expect(namedTerms(`about${' '.repeat(12)}Melanie`)).toEqual([term('melanie')]);
+  });
+
   it('leave out stop words and lower-case questions', () => {
     expect(namedTerms('What did I tell you about it?')).toEqual([]);
     expect(namedTerms('what did melanie paint?')).toEqual([]);

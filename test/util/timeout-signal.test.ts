@@ -36,6 +36,15 @@ describe('a deadline signal', () => {
     deadline.clear();
   });
 
+  it('aborted by its parent, it does not count as timed out when its time then passes', async () => {
+    const parent = new AbortController();
+    const deadline = timeoutSignal(40, parent.signal);
+    parent.abort(new Error('first'));
+    await aborted(timeoutSignal(120).signal);
+    expect(deadline.timedOut).toBe(false);
+    expect(deadline.signal.reason).toEqual(new Error('first'));
+  });
+
   it('starts aborted under a parent that already is', () => {
     const parent = new AbortController();
     parent.abort(new Error('gone'));

@@ -25,6 +25,7 @@ function withDeadline(
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(new Error(deadline.timedOut ? `timed out after ${timeoutMs} ms` : 'cancelled'));
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort(); // a parent aborted before the call: no event will come
     scorer
       .score({ ...request, signal })
       .then(resolve, reject)

@@ -28,13 +28,10 @@ function correctionOf(value: number | undefined): number {
  * constraints, and returns the messages to send (same objects as the input) with the plan.
  * Synchronous and pure apart from filling the given token cache.
  */
-export const PT: Record<string, number> = {};
 export function planContext(input: PlanInput): PlanResult {
-  const t = performance.now();
   const options = resolveEngineOptions(input.options);
   const conversation = parseConversation(Array.isArray(input.messages) ? input.messages : []);
   const { nodes } = conversation;
-  PT.parse = performance.now() - t;
   const encoding = encodingForModel(input.model);
   const notes: string[] = [];
   if (!encoding.exact)

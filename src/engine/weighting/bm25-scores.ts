@@ -16,10 +16,11 @@ export interface TermSource {
 }
 
 /**
- * Where each query term occurs: per term its postings, flat pairs `[document, occurrences, …]`
- * with documents ascending (entries for documents ≥ `count` are ignored: the chat's index may
- * be ahead of this request), and each document's length in terms. Sparse, so scoring costs the
- * occurrences of the question's terms, not documents × terms.
+ * Where each query term occurs: per term its postings, flat pairs `[document, occurrences, …]`; the first columns
+ * are the query's own terms in `queryTerms(query)` order (the name bonus reads them by that position), then the
+ * compounds and close terms soft matching adds; documents ascending (entries for documents ≥ `count` are
+ * ignored: the chat's index may be ahead of this request), and each document's length in terms. Sparse, so
+ * scoring costs the occurrences of the question's terms, not documents × terms.
  */
 export interface TermMatrix {
   width: number;

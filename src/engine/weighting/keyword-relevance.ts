@@ -36,10 +36,11 @@ export function chatRelevance(
   keys: readonly string[] | undefined,
   termCache: TermCache | undefined,
   neighbourShare = NEIGHBOUR_SHARE,
+  findNames = true,
 ): { scores: Float64Array; tables: readonly TermCounts[]; named: Uint8Array | undefined } {
   const matrix = termMatrix(documents, query, keys && termCache ? { keys, cache: termCache } : undefined);
   const tables = matrix.tables ?? [];
-  const named = namedDocuments(matrix, query);
+  const named = findNames ? namedDocuments(matrix, query) : undefined;
   const own = bm25FromMatrix(matrix);
   const passages = passageScores(matrix);
   const bestOwn = own.reduce((max, value) => Math.max(max, value), 0);
@@ -110,11 +111,12 @@ export function keywordRelevance(
     chat.map((node) => node.id),
     termCache,
     neighbourShare,
+    nameBonus > 0,
   );
   let best = raw.reduce((max, value) => Math.max(max, value), 0);
   const scores = new Float64Array(nodes.length).fill(1);
   if (best <= 0) return scores;
-  if (nameBonus > 0 && named) best = addNameBonus(raw, named, best * nameBonus, best);
+  if (named) best = addNameBonus(raw, named, best * nameBonus, best);
   const positionOf = new Int32Array(nodes.length);
   chat.forEach((node, position) => {
     scores[node.index] = Math.max(floor, raw[position]! / best);

@@ -36,19 +36,31 @@ export function expandableTerms(query: string): Set<string> {
   return terms;
 }
 
-/** The end of a sentence before a word: nothing, or `.`, `!`, `?`, `:`, `;` or a line break, then spaces. */
-const SENTENCE_END = /(?:^|[.!?:;\n])\s*$/u;
+/** What may open a sentence before its first word: quotes, brackets, list and markdown marks, spaces. */
+const OPENERS = /[\s"'“‘«([{*_>#~`-]/u;
+/** What ends a sentence. */
+const ENDERS = /[.!?:;\n]/u;
+
+/** True when the word at `at` starts the query or a sentence in it (openers such as `"`, `- `, `**` skipped). */
+function startsSentence(query: string, at: number): boolean {
+  let before = at - 1;
+  while (before >= 0 && OPENERS.test(query[before]!)) {
+    if (query[before] === '\n') return true;
+    before -= 1;
+  }
+  return before < 0 || ENDERS.test(query[before]!);
+}
 
 /**
  * The terms of the names in a query: words written with a capital that do not start a sentence
  * ("What did **Melanie** paint after **Paris**?", "Why does **UserService** time out?"), stemmed like
- * any term; stop words ("I") are not names.
+ * any term; stop words ("I") are not names. A capital after an abbreviation's full stop ("Mr. Smith")
+ * counts as a sentence start: that name is missed, never another word taken for one.
  */
 export function namedTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const match of query.matchAll(WORD)) {
-    if (!CAPITALISED.test(match[0]) || SENTENCE_END.test(query.slice(Math.max(0, match.index - 8), match.index)))
-      continue;
+    if (!CAPITALISED.test(match[0]) || startsSentence(query, match.index)) continue;
     const term = analyzeTerm(match[0].toLowerCase());
     if (term) terms.add(term);
   }
