@@ -148,7 +148,11 @@ export async function contextInlet({
         messages,
         ids: messageIds(messages),
         query: lastUserText(messages),
-        timeoutMs: valves.scoring_timeout_ms,
+        // Like summaries, scoring ends before the host's hook timeout, whatever scoring_timeout_ms says.
+        timeoutMs: Math.max(
+          100,
+          Math.floor(Math.min(valves.scoring_timeout_ms, hookDeadline - Date.now() - reserveMs)),
+        ),
         signal,
       });
       if (scored.failed.length)

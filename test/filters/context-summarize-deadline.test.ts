@@ -53,3 +53,46 @@ describe('a summarizer slower than the hook timeout', () => {
     expect(promptTokens(response.body.messages)).toBeLessThanOrEqual(700);
   });
 });
+
+describe('model-assisted scoring slower than the hook timeout', () => {
+  let runtime: TestRuntime;
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    // Embeddings answer long after the hook timeout; no summarizer (summaries are the other test's subject).
+    server = await startLoopback(() => ({ ...chatReply('too late'), delayMs: 60_000 }));
+    runtime = await createTestRuntime({ filters: ['context.ts'], env: { HOOK_TIMEOUT_MS: '8000' } });
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({
+        max_tokens: '700',
+        weighting: 'static',
+        scoring: 'embedding',
+        embedding_model: 'embed-small',
+        summary_base_url: server.url,
+        summary_model: 'mini',
+        summary_min_budget: '100000',
+        scoring_timeout_ms: '20000',
+        summary_retries: '0',
+        ahead_of_time: 'false',
+      })
+      .expect(200);
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await server.close();
+  });
+
+  it('falls back to keyword scoring before the host answers 504, even when scoring_timeout_ms is longer', async () => {
+    const response = await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(runtime.auth)
+      .send({
+        body: { model: 'gpt-4o', messages: orderChat(14), metadata: { chat_id: 'slow-scoring' } },
+        user: { id: 'u' },
+      });
+    expect(response.status).toBe(200);
+    expect(server.embeddingCalls()).toBeGreaterThan(0);
+    expect(promptTokens(response.body.messages)).toBeLessThanOrEqual(700);
+  });
+});
