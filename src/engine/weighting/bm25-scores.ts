@@ -17,12 +17,14 @@ export interface TermSource {
 
 /**
  * Where each query term occurs: per term its postings, flat pairs `[document, occurrences, …]`; the first columns
- * are the query's own terms in `queryTerms(query)` order (the name bonus reads them by that position), then the
- * compounds and close terms soft matching adds; documents ascending (entries for documents ≥ `count` are
+ * are the query's own terms (`terms`, in that order), then the compounds and close terms soft matching adds;
+ * documents ascending (entries for documents ≥ `count` are
  * ignored: the chat's index may be ahead of this request), and each document's length in terms. Sparse, so
  * scoring costs the occurrences of the question's terms, not documents × terms.
  */
 export interface TermMatrix {
+  /** The query's own terms (`queryTerms`): the first `terms.length` columns, in this order. */
+  terms: readonly string[];
   width: number;
   count: number;
   postings: ReadonlyArray<ArrayLike<number>>;
@@ -52,6 +54,7 @@ export function termMatrix(documents: readonly string[], query: string, source?:
   const compounds = adjacentCompounds(query).map(termKey);
   if (own.length === 0)
     return {
+      terms: words,
       width: 0,
       count: documents.length,
       postings: [],
@@ -62,6 +65,7 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     const index = conversationIndex(documents, source.keys, source.cache);
     return indexedMatrix(
       index,
+      words,
       documents.length,
       withExpansion(own, widen, compounds, (key) => index.postings.has(key)),
     );
@@ -77,7 +81,15 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     return list;
   });
   const lengths = Float64Array.from(tables, (table) => table.terms);
-  return { width: postings.length, count: documents.length, postings, lengths, tables, weights: expanded.weights };
+  return {
+    terms: words,
+    width: postings.length,
+    count: documents.length,
+    postings,
+    lengths,
+    tables,
+    weights: expanded.weights,
+  };
 }
 
 /** A compound of two adjacent query words ("ice cream" → "icecream") that the chat uses counts this much. */
@@ -103,11 +115,12 @@ const NO_POSTINGS: readonly number[] = [];
 /** The term matrix read from the chat's inverted index: the postings of the query's terms, shared, not copied. */
 function indexedMatrix(
   index: ConversationIndex,
+  terms: readonly string[],
   count: number,
   { keys, weights }: { keys: number[]; weights: Float64Array },
 ): TermMatrix {
   const postings = keys.map((key) => index.postings.get(key) ?? NO_POSTINGS);
-  return { width: keys.length, count, postings, lengths: index.lengths, tables: index.tables, weights };
+  return { terms, width: keys.length, count, postings, lengths: index.lengths, tables: index.tables, weights };
 }
 
 /** BM25's length normalisation of every document: k1 · (1 − b + b · length / average length). */

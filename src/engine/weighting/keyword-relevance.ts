@@ -8,7 +8,7 @@ import {
   REGION_RADIUS,
   smoothNeighbours,
 } from './neighbour-smoothing.js';
-import { namedTerms, queryTerms } from './query-terms.js';
+import { namedTerms } from './query-terms.js';
 import { passageScores } from './passage-scores.js';
 import { lendToTimeAnchors } from './time-anchors.js';
 import { asksAboutTime, NAMES_DATE, REFERS_TO_TIME, timeFacts } from './time-expressions.js';
@@ -62,16 +62,13 @@ export function chatRelevance(
   };
 }
 
-/**
- * 1 for each document that mentions a name of the query (`namedTerms`), read from the postings of those terms
- * (the matrix's first columns are `queryTerms(query)`, in order); undefined when the query names nothing.
- */
+/** 1 for each document that mentions a name of the query (`namedTerms`), read from the postings of those terms; undefined when the query names nothing. */
 function namedDocuments(matrix: TermMatrix, query: string): Uint8Array | undefined {
   const names = new Set(namedTerms(query));
   if (names.size === 0) return undefined;
   const named = new Uint8Array(matrix.count);
-  queryTerms(query).forEach((term, column) => {
-    if (!names.has(term) || column >= matrix.width) return;
+  matrix.terms.forEach((term, column) => {
+    if (!names.has(term)) return;
     const postings = matrix.postings[column]!;
     for (let at = 0; at < postings.length; at += 2) {
       const document = postings[at]!;

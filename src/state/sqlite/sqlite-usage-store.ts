@@ -192,6 +192,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary> {
+    this.writeQueued();
     if (this.threadUsable())
       return this.viaThread(this.options.queries!.call('summarize', [query, groupBy]), () =>
         this.summarize(query, groupBy),
@@ -225,6 +226,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async latest(query: UsageQuery, limit: number, before?: string): Promise<UsagePage> {
+    this.writeQueued();
     if (this.threadUsable()) {
       if (before !== undefined) parseCursor(before); // a bad cursor is the caller's 400, before any thread hop
       return this.viaThread(this.options.queries!.call('latest', [query, limit, before]), () =>
@@ -248,6 +250,7 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async scan(query: UsageQuery, visit: (chunk: UsageRecord[]) => void | Promise<void>): Promise<void> {
+    this.writeQueued();
     if (this.threadUsable())
       return this.viaThread(this.options.queries!.call('scan', [query], visit), () => this.scan(query, visit));
     const where = usageWhere(query);
@@ -266,8 +269,6 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   private threadUsable(): boolean {
-    // Every read passes here or through `daily`/`spent`: the records recorded before it are written first.
-    this.writeQueued();
     if (this.options.queries === undefined || this.options.queries.broken) return false;
     // `seq` is the rowid: its maximum is the number of records ever written, read from the end of the table.
     const size = this.run(() => (this.lastSeq.get() as { seq: number | null } | undefined)?.seq ?? 0);
