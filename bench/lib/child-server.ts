@@ -1,6 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from './free-port.js';
 
 /** A server running in a child process started by the bench: its URL, its CPU time, and a stop. */
 export interface ChildServer {
@@ -33,15 +33,6 @@ function stopper(child: ChildProcess): () => Promise<void> {
     await exited(child);
     clearTimeout(timer);
   };
-}
-
-/** A free loopback port (bound then released; the child binds it right after). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Fork a TypeScript entry (run through tsx) that sends `{url}` over IPC once it listens. */

@@ -114,9 +114,12 @@ export async function contextInlet({
   signal,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
-  // A fifth of the hook's time (at least 1.5 s) is kept back from summarizing for the drop fallback and the reply,
-  // so a busy machine still answers before the host's 504.
+  // A fifth of the hook's time (at least 1.5 s) is kept back from model calls (scoring, summaries) for the fallback
+  // and the reply, so a busy machine still answers before the host's 504: a model call gets at most `limitMs` and
+  // ends that reserve before the hook's deadline (whole ms, at least 100).
   const reserveMs = Math.max(1500, Math.round((hookDeadline - Date.now()) / 5));
+  const modelTimeMs = (limitMs: number) =>
+    Math.max(100, Math.floor(Math.min(limitMs, hookDeadline - Date.now() - reserveMs)));
   const task = isRecord(body.metadata) ? body.metadata.task : undefined;
   if (task) return body; // Open WebUI background tasks (titles, tags) pass untouched.
   if (!Array.isArray(body.messages) || body.messages.length === 0) return body;
@@ -148,11 +151,7 @@ export async function contextInlet({
         messages,
         ids: messageIds(messages),
         query: lastUserText(messages),
-        // Like summaries, scoring ends before the host's hook timeout, whatever scoring_timeout_ms says.
-        timeoutMs: Math.max(
-          100,
-          Math.floor(Math.min(valves.scoring_timeout_ms, hookDeadline - Date.now() - reserveMs)),
-        ),
+        timeoutMs: modelTimeMs(valves.scoring_timeout_ms),
         signal,
       });
       if (scored.failed.length)
@@ -165,10 +164,7 @@ export async function contextInlet({
   const compression = client && options.summarize ? compressionFor(client, valves, state, warn) : undefined;
   // One deadline for all summarizing of this inlet (retries included), ending before the host's hook timeout:
   // a slow model falls back to dropping instead of a 504.
-  const summaryMs = Math.max(
-    100,
-    Math.floor(Math.min(valves.summary_timeout_ms, hookDeadline - Date.now() - reserveMs)),
-  );
+  const summaryMs = modelTimeMs(valves.summary_timeout_ms);
   const deadline = timeoutSignal(summaryMs, signal);
   let context: CompressedContext;
   try {

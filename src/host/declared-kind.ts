@@ -14,6 +14,15 @@ export function kindOfExport(value: unknown): ModuleType | undefined {
 }
 
 /**
+ * What `GET /pipelines` calls a loaded module: `filter`, `pipe`, or `manifold` (a pipe with `models`). Read from the
+ * loader's `kind` and the definition, so a pipe isolated in a worker (whose definition has no `kind`) is one too.
+ */
+export function moduleTypeOf(module: { kind?: 'filter' | 'pipe'; definition: object }): ModuleType {
+  if (module.kind !== 'pipe') return 'filter';
+  return 'models' in module.definition && module.definition.models !== undefined ? 'manifold' : 'pipe';
+}
+
+/**
  * The kind a file's source declares, for a file that did not import (a syntax error, a missing
  * module): `definePipe(` with a `models` member is a manifold, without one a pipe; `defineFilter(`
  * a filter; anything else (a factory such as `createOpenAIProxy()`) is `unknown`.

@@ -6,7 +6,7 @@ import type { StateStore } from '../state/types.js';
 import { ScopedState } from '../state/scoped-state.js';
 import type { FlagSpec } from '../flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
-import { kindOfExport, kindOfSource, type DeclaredKind } from './declared-kind.js';
+import { kindOfSource, moduleTypeOf, type DeclaredKind } from './declared-kind.js';
 import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type LoadedModule } from './load-filter-file.js';
 import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
@@ -270,7 +270,7 @@ export class FilterRegistry {
       line: error instanceof FilterLoadError ? error.line : undefined,
       origin: this.origin(file),
       kind:
-        (loaded && (loaded.kind === 'pipe' ? kindOfExport(loaded.definition) : 'filter')) ??
+        (loaded && moduleTypeOf(loaded)) ??
         (error instanceof FilterLoadError ? error.kind : undefined) ??
         kindOfSource(file),
     };

@@ -1,5 +1,4 @@
 import type { ActiveFilter, FilterRegistry } from '../host/filter-registry.js';
-import type { ModuleType } from '../host/declared-kind.js';
 import type { ManifoldModels } from './manifold-models.js';
 
 /** One model a pipe offers: the pipe itself, or one child of a manifold. */
@@ -17,12 +16,6 @@ export interface PipeModel {
 /** The loaded pipes (files whose default export came from `definePipe`). */
 export function loadedPipes(registry: FilterRegistry): ActiveFilter[] {
   return registry.list().filter((module) => module.kind === 'pipe');
-}
-
-/** What `GET /pipelines` calls a loaded file: `filter`, `pipe`, or `manifold` (a pipe with `models`). */
-export function moduleTypeOf(module: ActiveFilter): ModuleType {
-  if (module.kind !== 'pipe') return 'filter';
-  return 'models' in module.definition && module.definition.models !== undefined ? 'manifold' : 'pipe';
 }
 
 /** The loaded filters (everything but pipes). */

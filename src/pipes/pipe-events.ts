@@ -47,7 +47,8 @@ export function isStreamResult(value: unknown): value is AsyncIterable<PipeChunk
   return Symbol.asyncIterator in value || Symbol.iterator in value;
 }
 
-function finishReasonOf(json: WireObject | undefined): string | undefined {
+/** The first choice's `finish_reason` of a chunk, when it has one. */
+export function finishReasonOf(json: WireObject | undefined): string | undefined {
   const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
   return isRecord(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
 }

@@ -1,4 +1,5 @@
 import type { WireObject } from '../pipes/completion-chunks.js';
+import { finishReasonOf } from '../pipes/pipe-events.js';
 
 /** The whole events found in one network piece of an upstream SSE stream. */
 export interface ScannedPiece {
@@ -34,11 +35,6 @@ function lastBoundary(piece: Uint8Array, before1: number, before2: number): numb
     if (previous === RETURN && second === NEWLINE) return index + 1;
   }
   return 0;
-}
-
-function finishReasonOf(json: WireObject): boolean {
-  const choice = Array.isArray(json.choices) ? json.choices[0] : undefined;
-  return isRecord(choice) && typeof choice.finish_reason === 'string';
 }
 
 /**
@@ -105,7 +101,7 @@ export class SseScanner {
             if (isRecord(json.error) && !(Array.isArray(json.choices) && json.choices.length))
               return this.cut(result, text, eventStart, { error: json.error });
             result.events.push(json);
-            if (!result.finished && finishReasonOf(json)) result.finished = true;
+            if (!result.finished && finishReasonOf(json) !== undefined) result.finished = true;
           }
         }
         eventStart = newline + 1;

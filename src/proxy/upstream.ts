@@ -72,7 +72,7 @@ export class UpstreamPools {
   private targetOf(valves: ProxyValves): UpstreamTarget {
     const cached = this.targets.get(valves);
     if (cached && !cached.agent.closed && !cached.agent.destroyed) return cached;
-    const url = new URL(upstreamUrl(valves, ''));
+    const url = new URL(valves.base_url);
     const key = apiKeyOf(valves);
     const headers: Record<string, string> = {
       accept: 'application/json, text/event-stream',
@@ -105,10 +105,6 @@ async function closeAgent(agent: Agent): Promise<void> {
     clearTimeout(timer);
   }
 }
-
-/** `<base_url>/<path>` without a doubled slash. */
-export const upstreamUrl = (valves: ProxyValves, path: string): string =>
-  `${valves.base_url.replace(/\/+$/, '')}${path}`;
 
 async function send(
   target: UpstreamTarget,

@@ -1,6 +1,6 @@
 import type { ChatNode } from '../conversation/chat-node.js';
 import type { TermCache, TermCounts } from '../types.js';
-import { bm25FromMatrix, type TermMatrix, termMatrix } from './bm25-scores.js';
+import { bm25FromMatrix, postingsEnd, type TermMatrix, termMatrix } from './bm25-scores.js';
 import {
   NEIGHBOUR_DECAY,
   NEIGHBOUR_SHARE,
@@ -70,10 +70,8 @@ function namedDocuments(matrix: TermMatrix, query: string): Uint8Array | undefin
   matrix.terms.forEach((term, column) => {
     if (!names.has(term)) return;
     const postings = matrix.postings[column]!;
-    for (let at = 0; at < postings.length; at += 2) {
-      const document = postings[at]!;
-      if (document < matrix.count && postings[at + 1]! > 0) named[document] = 1;
-    }
+    const end = postingsEnd(postings, matrix.count);
+    for (let at = 0; at < end; at += 2) named[postings[at]!] = 1;
   });
   return named;
 }

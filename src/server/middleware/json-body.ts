@@ -96,7 +96,7 @@ const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/;
  * is `{}`, anything but an object or array at the top is a syntax error, and a syntax error
  * is a 400 `entity.parse.failed` with the parser's own message.
  */
-export function parseStrictJson(decoded: string): unknown {
+function parseStrictJson(decoded: string): unknown {
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (text.length === 0) return {};
   try {

@@ -10,7 +10,7 @@ import type { StateStore } from '../../state/types.js';
 import { buildDailySeries } from '../../usage/daily-series.js';
 import type { Ledger } from '../../usage/types.js';
 import { VERSION } from '../../version.js';
-import { moduleTypeOf } from '../../pipes/pipe-catalog.js';
+import { moduleTypeOf } from '../../host/declared-kind.js';
 
 /** What the dashboard's JSON endpoints read. */
 export interface DashboardDataDeps {
