@@ -8,6 +8,7 @@ export type {
   LifecycleArgs,
   PipelineUser,
   FilterBody,
+  FilterEvent,
   HostServices,
 } from './host/types.js';
 export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';

@@ -71,8 +71,19 @@ export interface RequestArgs<V, U> {
   requestId: string;
 }
 
+/**
+ * What a hook reports to the person in the chat, in Open WebUI's event shape: a `status` is the line
+ * above the reply, a `notification` a toast. Eunoe's Open WebUI Function and the streams of Eunoe's own
+ * pipes carry them to Open WebUI; a Pipelines filter call has no channel for them (they are logged at debug).
+ */
+export type FilterEvent =
+  | { type: 'status'; data: { description: string; done?: boolean; hidden?: boolean } }
+  | { type: 'notification'; data: { type: 'info' | 'success' | 'warning' | 'error'; content: string } };
+
 /** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */
 export interface HookArgs<V, U> extends RequestArgs<V, U> {
+  /** Report what the hook did (see FilterEvent). Never throws; events past the per-call limit are dropped. */
+  emit(event: FilterEvent): void;
   /** Inline `!flag` state for this chat and turn. */
   flags: ActiveFlags;
   filterId: string;

@@ -3,7 +3,7 @@ import type { FilterRegistry, ActiveFilter } from '../host/filter-registry.js';
 import type { ValvesRepository } from '../host/valves-repository.js';
 import { noFlags, type FlagsHost } from '../host/flags-host.js';
 import { runHook } from '../host/run-hook.js';
-import type { FilterBody, HostServices, PipelineUser } from '../host/types.js';
+import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
 import { targets, userValvesFor } from '../server/routes/filter-hooks.js';
 import type { ChatMessage } from '../messages/chat-message.js';
@@ -25,6 +25,8 @@ export interface ChainCall {
   logger: Logger;
   signal: AbortSignal;
   requestId: string;
+  /** Where the hooks' events go (FilterEvent); dropped when absent. */
+  emit?: (event: FilterEvent) => void;
 }
 
 /** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
@@ -66,6 +68,7 @@ async function runOne(
       filterId: filter.id,
       requestId: call.requestId,
       hook,
+      emit: call.emit ?? (() => undefined),
     },
   });
 }

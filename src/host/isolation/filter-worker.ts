@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import type { FilterEvent } from '../types.js';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
 import { describeDeath, spawn, type FilterWorkerOptions } from './spawn-worker.js';
@@ -224,6 +225,9 @@ export class FilterWorker {
   private onMessage(worker: Worker, message: WorkerToHost): void {
     if (message.type === 'result') {
       this.settle(message.callId, message.ok ? undefined : fromWire(message.error), message.value);
+    } else if (message.type === 'event') {
+      // Checked again by the sink (cleanEvent): the worker's data is the filter's, not ours.
+      this.calls.get(message.callId)?.context.emit?.(message.event as FilterEvent);
     } else if (message.type === 'log') {
       const context = this.calls.get(message.callId)?.context ?? this.fallback;
       writeWorkerLog(context?.logger ?? this.options.logger, message);

@@ -1,5 +1,5 @@
 import type { ScopedState } from '../../state/scoped-state.js';
-import type { HostServices } from '../types.js';
+import type { FilterEvent, HostServices } from '../types.js';
 import type { Logger } from '../../util/logger.js';
 import { STATE_METHODS } from './worker-proxies.js';
 import type { LogMessage, RpcMessage } from './worker-protocol.js';
@@ -9,6 +9,8 @@ export interface CallContext {
   logger: Logger;
   state: ScopedState;
   services: HostServices;
+  /** The hook call's event sink (inlet and outlet calls only). */
+  emit?: (event: FilterEvent) => void;
 }
 
 /** A worker asked for something isolated filters may not do. */

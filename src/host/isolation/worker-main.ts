@@ -49,6 +49,13 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
       ...data,
       ...(flags ? { flags: flagsFromSnapshot(flags) } : {}),
       logger: loggerProxy(post, callId),
+      emit: (event: unknown) => {
+        try {
+          post({ type: 'event', callId, event });
+        } catch {
+          // not clonable: not an event either
+        }
+      },
       state: stateProxy(rpc),
       services: servicesProxy(rpc, start.services, syncCall),
       signal: controller.signal,

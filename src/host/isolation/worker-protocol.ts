@@ -113,8 +113,15 @@ export interface LogMessage {
   args: unknown[];
 }
 
+/** Worker → host: one event a hook emitted (`args.emit`), added to its call's events. */
+export interface EventMessage {
+  type: 'event';
+  callId: number;
+  event: unknown;
+}
+
 export type HostToWorker = CallMessage | AbortMessage | RpcResultMessage;
-export type WorkerToHost = LoadedMessage | LoadFailedMessage | ResultMessage | RpcMessage | LogMessage;
+export type WorkerToHost = LoadedMessage | LoadFailedMessage | ResultMessage | RpcMessage | LogMessage | EventMessage;
 
 /** Turn anything thrown into a WireError. */
 export function toWireError(error: unknown): WireError {

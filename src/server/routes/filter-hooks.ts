@@ -7,6 +7,7 @@ import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 import { isForbiddenKey } from '../../host/valve-keys.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
+import { HookEvents } from '../../host/hook-events.js';
 import type { AccessFields } from '../middleware/request-context.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { observeHook } from '../../metrics/observe-hook.js';
@@ -156,6 +157,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
         // what Open WebUI saves: the user's messages must stay as they typed them.
         if (hook === 'inlet') body = resolved.body;
       }
+      const events = new HookEvents();
       const abort = new AbortController();
       response.on('close', () => {
         if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
@@ -178,9 +180,12 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
             filterId: filter.id,
             requestId: request.id,
             hook,
+            emit: events.emit,
           },
         }),
       );
+      // The Pipelines protocol has no channel for events: they are logged (the Function's chain route returns them).
+      if (events.list.length > 0) request.log.debug({ ...access, hook, events: events.list }, 'filter events');
       response.json(result);
     });
   }

@@ -6,6 +6,7 @@ import { loadConfig } from '../../../src/config.js';
 import { ScopedState } from '../../../src/state/scoped-state.js';
 import type { StateStore } from '../../../src/state/types.js';
 import type {
+  FilterEvent,
   AnyValvesSchema,
   FilterBody,
   FilterDefinition,
@@ -63,6 +64,8 @@ export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | 
     chatKey?: string;
     hook: 'inlet' | 'outlet';
     filterId: string;
+    /** Receives the hook's events (FilterEvent); dropped when absent. */
+    emit?: (event: FilterEvent) => void;
   },
 ) {
   return {
@@ -79,5 +82,6 @@ export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | 
     requestId: 'req-1',
     deadline: Date.now() + 30_000,
     hook: options.hook,
+    emit: options.emit ?? (() => undefined),
   };
 }
