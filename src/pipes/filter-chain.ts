@@ -5,7 +5,7 @@ import { noFlags, type FlagsHost } from '../host/flags-host.js';
 import { runHook } from '../host/run-hook.js';
 import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
-import { targets, userValvesFor } from '../server/routes/filter-hooks.js';
+import { targets, userValvesFor } from '../host/user-valves.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import { loadedFilters } from './pipe-catalog.js';
 import type { ReplyAssembler } from './reply-assembler.js';

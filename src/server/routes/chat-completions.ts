@@ -11,7 +11,7 @@ import { resolvePipeModel } from '../../pipes/pipe-catalog.js';
 import { pipeUser } from '../../pipes/pipe-user.js';
 import { invokePipe } from '../../pipes/invoke-pipe.js';
 import { sendJsonReply, sendStreamReply } from '../../pipes/send-reply.js';
-import { userValvesFor } from './filter-hooks.js';
+import { userValvesFor } from '../../host/user-valves.js';
 
 const completionRequest = z.looseObject({
   model: z.string().min(1),

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
 import type { FilterRegistry, ActiveFilter } from '../../host/filter-registry.js';
 import type { ValvesRepository } from '../../host/valves-repository.js';
-import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
-import { isForbiddenKey } from '../../host/valve-keys.js';
+import { targets, userValvesFor } from '../../host/user-valves.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
 import { runHook } from '../../host/run-hook.js';
 import { HookEvents } from '../../host/hook-events.js';
@@ -21,51 +20,6 @@ const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
   user: z.record(z.string(), z.unknown()).nullish(),
 });
-
-/** True when the filter's `pipelines` valve targets this model (`*` = all). */
-export function targets(filter: ActiveFilter, model: unknown): boolean {
-  const pipelines = filter.valves.pipelines;
-  return pipelines.includes('*') || (typeof model === 'string' && pipelines.includes(model));
-}
-
-/**
- * The user's values merged over the user-valve defaults, then `user.valves` from the envelope.
- * Like invalid saved values, an invalid or unknown inline field falls back (to the saved value)
- * instead of blocking the user's chat; it is logged. Prototype keys are never applied.
- */
-export async function userValvesFor(
-  filter: ActiveFilter,
-  user: PipelineUser | null,
-  valves: ValvesRepository,
-  log: Logger,
-): Promise<Record<string, unknown>> {
-  if (!filter.userValvesSchema || !filter.userValvesSpec) return {};
-  const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
-  const merged = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
-  const inline = user?.valves;
-  if (!inline || typeof inline !== 'object' || Array.isArray(inline)) return merged;
-  const result = { ...merged };
-  for (const [key, value] of Object.entries(inline)) {
-    // Never assigned, not even to try: `result[key] = …` with `__proto__` would swap the prototype.
-    if (isForbiddenKey(key)) {
-      log.warn({ filter: filter.id, field: key }, 'ignored a forbidden inline user valve key');
-      continue;
-    }
-    try {
-      const checked = coerceValves(filter.userValvesSchema, filter.userValvesSpec, {
-        ...result,
-        [key]: value,
-      }) as Record<string, unknown>;
-      result[key] = checked[key];
-    } catch (error) {
-      log.warn(
-        { filter: filter.id, field: key, err: (error as Error).message },
-        'ignored an invalid inline user valve',
-      );
-    }
-  }
-  return result;
-}
 
 /** Throws a 400 naming the first entry of `messages` that is not a chat message (`chatMessageSchema`). */
 function assertChatMessages(messages: unknown[]): asserts messages is ChatMessage[] {
