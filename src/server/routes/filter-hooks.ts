@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry, ActiveFilter } from '../../host/filter-registry.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
 import type { ValvesRepository } from '../../host/valves-repository.js';
 import { targets, userValvesFor } from '../../host/user-valves.js';
 import { noFlags, type FlagsHost } from '../../host/flags-host.js';
@@ -11,7 +11,6 @@ import type { AccessFields } from '../middleware/request-context.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { observeHook } from '../../metrics/observe-hook.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
-import type { Logger } from '../../util/logger.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
 import { pipeOwning } from '../../pipes/pipe-catalog.js';
