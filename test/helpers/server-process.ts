@@ -8,6 +8,8 @@ import { waitFor } from './wait-for.js';
 export interface ServerProcess {
   url: string;
   port: number;
+  /** The server's process id (to read its memory figures in /proc). */
+  pid: number;
   output: () => string;
   stop(): Promise<void>;
   /** Kill the process with SIGKILL (no shutdown code runs) and wait until it is gone. */
@@ -53,6 +55,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   return {
     url,
     port,
+    pid: child.pid!,
     output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
