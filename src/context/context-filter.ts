@@ -112,6 +112,7 @@ export async function contextInlet({
   services,
   logger,
   signal,
+  emit,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
   // A fifth of the hook's time (at least 1.5 s) is kept back from model calls (scoring, summaries) for the fallback
@@ -181,12 +182,14 @@ export async function contextInlet({
         logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'),
       );
   }
+  const note = contextNoteOf(
+    plan,
+    context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
+    context.outcome?.summarized ?? 0,
+  );
+  // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
+  emit({ type: 'status', data: { description: formatContextNote(note), done: true } });
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
-    const note = contextNoteOf(
-      plan,
-      context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
-      context.outcome?.summarized ?? 0,
-    );
     await state
       .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })
       .catch((error: Error) => logger.warn({ err: error.message }, 'could not save the context note'));

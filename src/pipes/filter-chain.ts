@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FilterRegistry, ActiveFilter } from '../host/filter-registry.js';
 import type { ValvesRepository } from '../host/valves-repository.js';
 import { noFlags, type FlagsHost } from '../host/flags-host.js';
+import type { ActiveFlags } from '../flags/types.js';
+import { describeFlags } from '../flags/describe-flags.js';
 import { runHook } from '../host/run-hook.js';
 import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
@@ -29,6 +31,28 @@ export interface ChainCall {
   emit?: (event: FilterEvent) => void;
 }
 
+/** The text of the newest user message (flag blocks are stripped from it, so a change means this turn had one). */
+function newestUserText(body: FilterBody): string | undefined {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role === 'user') return JSON.stringify(message.content);
+  }
+  return undefined;
+}
+
+/** Reports this turn's flags once per request: the flags in force after a `!flag` block, and rejected values. */
+function reportFlags(call: ChainCall, before: FilterBody, after: FilterBody, flags: ActiveFlags): void {
+  if (!call.emit || reported.has(call)) return;
+  const typed = newestUserText(before) !== newestUserText(after);
+  if (!typed && flags.notices.length === 0) return;
+  reported.add(call);
+  if (typed) call.emit({ type: 'status', data: { description: describeFlags(flags), done: true } });
+  if (flags.notices.length > 0)
+    call.emit({ type: 'status', data: { description: `⚠ ${flags.notices.join(' · ')}`, done: true } });
+}
+const reported = new WeakSet<ChainCall>();
+
 /** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
 function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
   return loadedFilters(registry).filter((filter) => targets(filter, model));
@@ -40,16 +64,20 @@ async function runOne(
   hook: 'inlet' | 'outlet',
   received: FilterBody,
   call: ChainCall,
+  prepared?: Record<string, unknown>,
 ): Promise<FilterBody> {
   let body = received;
-  const userValves = await userValvesFor(filter, call.user, deps.valves, call.logger);
+  const userValves = prepared ?? (await userValvesFor(filter, call.user, deps.valves, call.logger));
   let flags = noFlags();
   // A pipe declares no flags: only filters resolve them.
   if (deps.flags && filter.kind !== 'pipe') {
     const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
     const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
     flags = resolved.flags;
-    if (hook === 'inlet') body = resolved.body;
+    if (hook === 'inlet') {
+      reportFlags(call, body, resolved.body, flags);
+      body = resolved.body;
+    }
   }
   return runHook({
     filter,
@@ -71,6 +99,51 @@ async function runOne(
       emit: call.emit ?? (() => undefined),
     },
   });
+}
+
+/** What the Open WebUI Function asks of one chain run: which filters, and the user's valves per filter. */
+export interface FunctionChainOptions {
+  /** Filter ids to run (of those targeting the model); all of them when absent. */
+  only?: ReadonlySet<string>;
+  /** Request-time user valves by filter id (validated strictly: see userValvesFor). */
+  userValves?: Readonly<Record<string, Record<string, unknown>>>;
+}
+
+/**
+ * One hook over the filters that target the body's model, by priority (Open WebUI's order), as
+ * Eunoe's Open WebUI Function asks for it. Every filter's user valves are validated before any hook
+ * runs (a bad value: a 400 and nothing applied). An inlet error propagates (a spend limit's 429); a
+ * failing outlet is logged and skipped, so the filters after it (accounting) still see the reply.
+ */
+export async function runFunctionChain(
+  deps: FilterChainDeps,
+  hook: 'inlet' | 'outlet',
+  body: FilterBody,
+  call: ChainCall,
+  options: FunctionChainOptions = {},
+): Promise<FilterBody> {
+  const filters = chainFor(deps.registry, body.model).filter((filter) => !options.only || options.only.has(filter.id));
+  const prepared = await Promise.all(
+    filters.map((filter) =>
+      userValvesFor(filter, call.user, deps.valves, call.logger, options.userValves?.[filter.id] ?? {}),
+    ),
+  );
+  let current = body;
+  for (const [index, filter] of filters.entries()) {
+    if (hook === 'inlet') {
+      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+      continue;
+    }
+    try {
+      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+    } catch (error) {
+      call.logger.warn(
+        { filter: filter.id, err: error instanceof Error ? error.message : String(error) },
+        'outlet filter failed; the next ones still run',
+      );
+    }
+  }
+  return current;
 }
 
 /** True when the pipe defines its own `inlet` or `outlet` hook. */

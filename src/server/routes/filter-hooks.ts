@@ -34,7 +34,7 @@ function assertChatMessages(messages: unknown[]): asserts messages is ChatMessag
 }
 
 /** The envelope's body as a `FilterBody`: `messages`, when present, must be an array of chat messages. Never rewritten. */
-function checkedBody(body: Record<string, unknown>): FilterBody {
+export function checkedBody(body: Record<string, unknown>): FilterBody {
   const { messages } = body;
   if (messages === undefined) return body;
   if (!Array.isArray(messages)) {
