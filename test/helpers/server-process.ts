@@ -16,12 +16,19 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** Start `src/main.ts` with `env` on a free port and wait until `GET /` answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Start `src/main.ts` with `env` on a free port and wait until `GET /` answers. `root`: another copy of the
+ * package to run (its `src/main.ts`, in that folder; default this checkout).
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { root?: string } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
+  const root = options.root ?? repoRoot;
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-    cwd: repoRoot,
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
     env: {
       ...process.env,
       LOG_LEVEL: 'warn',
