@@ -95,6 +95,11 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
       if (!built) return body;
       const { record } = built;
+      if (record.rejectedUsage)
+        logger.warn(
+          { messageId: record.messageId, rejected: record.rejectedUsage },
+          'accounting: usage fields out of bounds were refused and replaced (listed in the record as rejectedUsage)',
+        );
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
       if (await recordedByProxy({ body, user, state, services, messageId: record.messageId })) {
         added = false;

@@ -4,6 +4,7 @@ import { baseModelIdOf } from '../pricing/resolve-model-id.js';
 import { contentHash } from '../engine/message-id.js';
 import { findUsage, lastAssistantMessage, type UsageLocation } from './find-usage.js';
 import { contentText, countTokens, estimatePromptTokens } from './estimate-tokens.js';
+import type { NormalizedUsage } from './normalize-usage.js';
 
 type Bag = Record<string, unknown>;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
@@ -61,10 +62,10 @@ export async function buildUsageRecord({
     model,
     ...(text(metadata.task) ? { task: metadata.task as string } : {}),
   };
+  const messages = Array.isArray(body.messages) ? body.messages : [];
   if (found) {
-    const { usage } = found;
-    const counts = { ...usage };
-    const priced = price(pricing, model, counts, now, baseModelId);
+    const usage = await replaceRejected(found.usage, messages, assistant, model);
+    const priced = price(pricing, model, usage, now, baseModelId);
     const pricedAs = priced?.pricedAs ?? pricing?.resolve(model, { baseModelId })?.id;
     const cost = usage.reportedCost ?? priced?.cost;
     const record: UsageRecord = {
@@ -78,11 +79,11 @@ export async function buildUsageRecord({
       totalTokens: usage.totalTokens,
       cost: cost ?? '0',
       costSource: usage.reportedCost !== undefined ? 'reported' : cost !== undefined ? 'computed' : 'unpriced',
-      usageSource: 'reported',
+      usageSource: usage.estimated ? 'estimated' : 'reported',
+      ...(usage.rejected ? { rejectedUsage: usage.rejected } : {}),
     };
     return { record, location: found.location };
   }
-  const messages = Array.isArray(body.messages) ? body.messages : [];
   const promptTokens = await estimatePromptTokens(messages.slice(0, messages.lastIndexOf(assistant)), model);
   const completionTokens = await countTokens(contentText(assistant.content), model);
   const priced = price(pricing, model, { promptTokens, completionTokens }, now, baseModelId);
@@ -100,4 +101,37 @@ export async function buildUsageRecord({
     usageSource: 'estimated',
   };
   return { record };
+}
+
+/**
+ * The reported usage with its refused fields (see USAGE_BOUNDS) replaced: a refused prompt or completion count by the
+ * tokenizer's estimate of this request (`estimated`: the usage line shows `~`, no token correction is learned from
+ * it), the total recounted; refused cache, reasoning and web-search counts stay 0; a refused cost leaves the price
+ * table to price the (bounded) counts.
+ */
+async function replaceRejected(
+  usage: NormalizedUsage,
+  messages: unknown[],
+  assistant: Bag,
+  model: string,
+): Promise<NormalizedUsage & { estimated: boolean }> {
+  const parts = new Set(usage.rejected?.map((entry) => entry.part));
+  if (parts.size === 0) return { ...usage, estimated: false };
+  const promptTokens = parts.has('promptTokens')
+    ? Math.max(
+        usage.promptTokens,
+        await estimatePromptTokens(messages.slice(0, messages.lastIndexOf(assistant)), model),
+      )
+    : usage.promptTokens;
+  const completionTokens = parts.has('completionTokens')
+    ? Math.max(usage.completionTokens, await countTokens(contentText(assistant.content), model))
+    : usage.completionTokens;
+  const recount = parts.has('totalTokens') || parts.has('promptTokens') || parts.has('completionTokens');
+  return {
+    ...usage,
+    promptTokens,
+    completionTokens,
+    totalTokens: recount ? promptTokens + completionTokens : usage.totalTokens,
+    estimated: parts.has('promptTokens') || parts.has('completionTokens'),
+  };
 }

@@ -1,6 +1,7 @@
 import type { UsageGroupBy } from './summarize-usage.js';
 import type { UsagePage, UsageQuery, UsageSummary } from './usage-store.js';
 import type { DailyDimension, DailyRow } from './daily-usage.js';
+import type { RejectedUsage } from './normalize-usage.js';
 
 /** Token counts in OpenAI subset semantics (cached and cache-write ⊂ prompt; reasoning ⊂ completion). */
 export interface TokenCounts {
@@ -32,6 +33,8 @@ export interface UsageRecord extends TokenCounts {
   usageSource: 'reported' | 'estimated';
   /** Open WebUI background task (title, tags) when set. */
   task?: string;
+  /** Usage fields the backend reported that were refused (out of USAGE_BOUNDS) and replaced; absent when none. */
+  rejectedUsage?: RejectedUsage[];
 }
 
 /** The spend ledger: a host service shared by the accounting filter, spend limits and /usage. */

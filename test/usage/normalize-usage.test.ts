@@ -154,7 +154,14 @@ describe('normalizeUsage: every backend usage shape', () => {
       promptTokens: 12,
       completionTokens: 3,
     });
-    expect(normalizeUsage({ prompt_tokens: -5, completion_tokens: 'x' })).toBeUndefined();
+    expect(normalizeUsage({ prompt_tokens: -5, completion_tokens: 'x' })).toMatchObject({
+      promptTokens: 0,
+      completionTokens: 0,
+      rejected: [
+        { field: 'prompt_tokens', part: 'promptTokens', value: '-5', reason: 'negative' },
+        { field: 'completion_tokens', part: 'completionTokens', value: 'x', reason: 'not a number' },
+      ],
+    });
     expect(normalizeUsage({ cost: 0.1 })).toBeUndefined();
     expect(normalizeUsage(null)).toBeUndefined();
     expect(normalizeUsage({ prompt_tokens: 1, completion_tokens: 1, cost: -1 })?.reportedCost).toBeUndefined();
