@@ -22,6 +22,7 @@ import { createFilterLoader } from './host/isolation/filter-loader.js';
 import { parseOverrides } from './host/isolation/isolation-settings.js';
 import { ShippedFilters } from './host/isolation/shipped-filters.js';
 import { shippedFilterSource } from './host/shipped-filter-source.js';
+import { uploadDirFor } from './host/filter-sources.js';
 import { Metrics } from './metrics/metrics.js';
 import { instrumentLedger } from './metrics/instrument-ledger.js';
 import { PendingWork } from './pipes/pending-work.js';
@@ -92,6 +93,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const registry = new FilterRegistry({
     load: createFilterLoader({ settings: isolation, shipped: new ShippedFilters(), services, logger }),
     dir: config.FILTERS_DIR,
+    // The API never writes the package's own filters/ (the default FILTERS_DIR): uploads go to DATA_DIR/filters then.
+    uploadDir: uploadDirFor({ filtersDir: config.FILTERS_DIR, packageDir: shipped.dir, dataDir: config.DATA_DIR }),
     shipped,
     store,
     valves,
@@ -114,7 +117,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     valves,
     services,
     flags,
-    filtersDir: config.FILTERS_DIR,
+    filtersDir: registry.uploadDir,
     bodyLimit: config.BODY_LIMIT,
     jsonMaxDepth: config.JSON_MAX_DEPTH,
     uploadLimit: config.UPLOAD_LIMIT,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import type { StateStore } from '../state/types.js';
@@ -11,7 +11,7 @@ import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type Loade
 import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
-import { listFilterFiles, originOf, shippedTwin, type FilterOrigin, type FilterSources } from './filter-sources.js';
+import { listFilterFiles, originOf, userDirs, type FilterOrigin, type FilterSources } from './filter-sources.js';
 
 /** A loaded, started filter with its current admin valves. */
 export interface ActiveFilter extends LoadedModule {
@@ -32,7 +32,10 @@ export interface FailedFilter {
 }
 
 export interface FilterRegistryOptions {
+  /** The user's filters folder (FILTERS_DIR). */
   dir: string;
+  /** Where the API writes filter files (default `dir`; see FilterSources.uploadDir). */
+  uploadDir?: string;
   store: StateStore;
   valves: ValvesRepository;
   services: HostServices;
@@ -54,7 +57,7 @@ export interface FilterRegistryOptions {
 export class FilterRegistry {
   private readonly active = new Map<string, ActiveFilter>();
   private readonly failed = new Map<string, FailedFilter>();
-  private watcher?: FSWatcher;
+  private readonly watchers: FSWatcher[] = [];
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private queue: Promise<void> = Promise.resolve();
   /** Jobs queued by `serial` and not yet finished. */
@@ -87,15 +90,32 @@ export class FilterRegistry {
     return [...this.failed.values()].find((entry) => entry.id === id);
   }
 
-  /** Filter files to load: the user's folder (sorted), then the shipped files it does not override. */
+  /** Filter files to load: the user's folders (sorted), then the shipped files they do not override. */
   files(): string[] {
     const { files, overridden } = listFilterFiles(this.sources());
-    for (const file of overridden)
+    for (const { file, by, origin } of overridden)
       this.options.logger.info(
-        { file },
-        `shipped filter ${fileStem(file)} is overridden by a file in the filters folder`,
+        { file, by },
+        `${origin === 'package' ? 'shipped filter' : 'filter'} ${fileStem(file)} is overridden by ${by}`,
       );
     return files;
+  }
+
+  /** Where the API writes filter files (FILTERS_DIR, or DATA_DIR/filters when that is the package's folder). */
+  get uploadDir(): string {
+    return this.options.uploadDir ?? this.options.dir;
+  }
+
+  /** The file a loaded or failed filter id comes from (absolute path), if any. */
+  fileOf(id: string): string | undefined {
+    const active = this.get(id)?.file;
+    if (active) return active;
+    return [...this.failed.entries()].find(([, entry]) => entry.id === id)?.[0];
+  }
+
+  /** The failure recorded for a file (absolute path), if it failed to load or start. */
+  failureOf(file: string): FailedFilter | undefined {
+    return this.failed.get(file);
   }
 
   /** Where a loaded or failed file comes from (`package`: shipped with Eunoe; `user`: the filters folder). */
@@ -104,7 +124,12 @@ export class FilterRegistry {
   }
 
   private sources(): FilterSources {
-    return { userDir: this.options.dir, packageDir: this.options.shipped?.dir, shipped: this.options.shipped?.files };
+    return {
+      userDir: this.options.dir,
+      uploadDir: this.options.uploadDir,
+      packageDir: this.options.shipped?.dir,
+      shipped: this.options.shipped?.files,
+    };
   }
 
   /** Serialise every load/unload so hooks never interleave. */
@@ -159,39 +184,58 @@ export class FilterRegistry {
     });
   }
 
-  /** Reload one file after it changed, appeared or disappeared. */
+  /**
+   * Reload one file after it changed, appeared or disappeared. A file replaces the one of the same stem (or
+   * id) in a folder of lower precedence (an upload over FILTERS_DIR, either over a shipped filter); when it
+   * goes, what it replaced serves again.
+   */
   reloadFile(file: string): Promise<void> {
     return this.serial(async () => {
-      const previous = [...this.active.values()].find((filter) => filter.file === file);
+      const activeFrom = (candidate: string) => [...this.active.values()].find((filter) => filter.file === candidate);
+      const previous = activeFrom(file);
       if (previous) await this.shutdown(previous);
       this.failed.delete(file);
-      // A user file of a shipped filter's stem replaces it; deleting that file brings the shipped one back.
-      const twin = shippedTwin(this.sources(), file);
-      const shadowed = twin && [...this.active.values()].find((filter) => filter.file === twin);
+      const { files } = listFilterFiles(this.sources());
       if (!existsSync(file)) {
         this.fingerprints.delete(file);
         this.options.logger.info({ file }, 'filter file removed');
-        if (twin && !shadowed && !this.failed.has(twin)) {
-          const restored = await this.importOne(twin);
+        // What the file replaced (a file of its stem, or of the id it had) loads again.
+        const stems = new Set([fileStem(file), previous?.id]);
+        for (const other of files) {
+          if (!stems.has(fileStem(other)) || activeFrom(other) || this.failed.has(other)) continue;
+          const restored = await this.importOne(other);
           if (restored) await this.startup(restored);
         }
         return;
       }
+      const winner = files.find((candidate) => fileStem(candidate) === fileStem(file));
+      if (winner !== file) {
+        // A disabled shipped file, or one replaced by a file of the same stem in a folder above it.
+        if (winner)
+          this.options.logger.info({ file, by: winner }, `filter ${fileStem(file)} is overridden by ${winner}`);
+        return;
+      }
+      // A replaced file's failure is no longer listed (it does not load while this one is there).
+      for (const other of [...this.failed.keys()])
+        if (other !== file && fileStem(other) === fileStem(file)) this.failed.delete(other);
+      const shadowed = [...this.active.values()].find(
+        (filter) => filter.file !== file && fileStem(filter.file) === fileStem(file),
+      );
       if (shadowed) {
         this.options.logger.info(
-          { file: twin },
-          `shipped filter ${shadowed.id} is overridden by ${path.basename(file)}`,
+          { file: shadowed.file, by: file },
+          `${this.origin(shadowed.file) === 'package' ? 'shipped filter' : 'filter'} ${shadowed.id} is overridden by ${path.basename(file)}`,
         );
         await this.shutdown(shadowed);
       }
-      const loaded = await this.importOne(file);
+      const loaded = await this.importOne(file, true);
       if (loaded) await this.startup(loaded);
     });
   }
 
   /** Shut every filter down (server stop). */
   close(): Promise<void> {
-    this.watcher?.close();
+    for (const watcher of this.watchers.splice(0)) watcher.close();
     for (const timer of this.timers.values()) clearTimeout(timer);
     return this.serial(async () => {
       for (const filter of this.list()) await this.shutdown(filter);
@@ -199,24 +243,32 @@ export class FilterRegistry {
     });
   }
 
-  /** Watch the directory and reload changed files after `debounceMs`. */
+  /** Watch the user's folders (FILTERS_DIR and the upload folder) and reload changed files after `debounceMs`. */
   watch(): void {
-    if (this.watcher || !existsSync(this.options.dir)) return;
-    this.watcher = watch(this.options.dir, (_event, name) => {
-      if (!name || !isFilterFileName(String(name))) return;
-      const file = path.join(this.options.dir, String(name));
-      clearTimeout(this.timers.get(file));
-      this.timers.set(
-        file,
-        setTimeout(() => {
-          this.timers.delete(file);
-          if (fingerprint(file) !== this.fingerprints.get(file)) void this.reloadFile(file);
-        }, this.options.debounceMs ?? 300),
+    if (this.watchers.length) return;
+    const dirs = userDirs(this.sources());
+    // The upload folder is made at the first upload; make it now so files copied into it by hand load too.
+    if (this.options.uploadDir && dirs.includes(this.options.uploadDir))
+      mkdirSync(this.options.uploadDir, { recursive: true, mode: 0o700 });
+    for (const dir of dirs) {
+      if (!existsSync(dir)) continue;
+      const watcher = watch(dir, (_event, name) => {
+        if (!name || !isFilterFileName(String(name))) return;
+        const file = path.join(dir, String(name));
+        clearTimeout(this.timers.get(file));
+        this.timers.set(
+          file,
+          setTimeout(() => {
+            this.timers.delete(file);
+            if (fingerprint(file) !== this.fingerprints.get(file)) void this.reloadFile(file);
+          }, this.options.debounceMs ?? 300),
+        );
+      });
+      watcher.on('error', (error) =>
+        this.options.logger.warn({ err: error.message, dir }, 'filter directory watch failed'),
       );
-    });
-    this.watcher.on('error', (error) =>
-      this.options.logger.warn({ err: error.message }, 'filter directory watch failed'),
-    );
+      this.watchers.push(watcher);
+    }
   }
 
   /** Replace a filter's admin valves (already validated) and call onValvesUpdated. */
@@ -278,7 +330,11 @@ export class FilterRegistry {
     this.options.logger.error({ file: entry.file, line: entry.line, err: entry.error }, 'filter failed to load');
   }
 
-  private async importOne(file: string): Promise<ActiveFilter | undefined> {
+  /**
+   * Import and register one file. A shipped filter whose id a user file already has is not loaded (the user's
+   * replaces it); with `takeOver`, a user file whose id an active shipped filter has replaces that one.
+   */
+  private async importOne(file: string, takeOver = false): Promise<ActiveFilter | undefined> {
     this.fingerprints.set(file, fingerprint(file));
     let loaded: LoadedModule | undefined;
     try {
@@ -293,7 +349,19 @@ export class FilterRegistry {
         await loaded.release?.();
         return undefined;
       }
-      if (clash && clash.file !== file)
+      if (
+        clash &&
+        clash.file !== file &&
+        takeOver &&
+        this.origin(file) === 'user' &&
+        this.origin(clash.file) === 'package'
+      ) {
+        this.options.logger.info(
+          { file: clash.file, by: file },
+          `shipped filter ${clash.id} is overridden by ${path.basename(file)}`,
+        );
+        await this.shutdown(clash);
+      } else if (clash && clash.file !== file)
         throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
       if (dropped.length)

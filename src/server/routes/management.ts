@@ -11,7 +11,8 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 
 export interface ManagementDeps {
   registry: FilterRegistry;
-  filtersDir: string;
+  /** Unused: files are written to the registry's upload folder (`registry.uploadDir`). */
+  filtersDir?: string;
   uploadLimit: number;
   addTimeoutMs: number;
 }
@@ -54,16 +55,21 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
 }
 
 /**
- * Save a filter file and load it. A file that fails to load is rolled back (the previous
+ * Save a filter file in the upload folder (never the package's shipped files: a file with a shipped filter's
+ * name replaces that filter by id) and load it. A file that fails to load is rolled back (the previous
  * version restored, or the new file removed) and the answer is a 400 naming the error, so a
  * rejected upload never changes what runs, now or after a restart.
  */
 async function install(deps: ManagementDeps, name: string, source: string | Buffer, verb: string) {
-  const file = path.join(deps.filtersDir, safeFilterFileName(name));
+  const file = path.join(deps.registry.uploadDir, safeFilterFileName(name));
+  if (deps.registry.origin(file) === 'package')
+    throw new ValidationError(
+      `Filter ${path.basename(file)} cannot be written: that folder holds Eunoe's shipped filters`,
+    );
   const previous = existsSync(file) ? readFileSync(file) : undefined;
-  writeFileAtomic(file, source);
+  writeFileAtomic(file, source, undefined, 0o700);
   await deps.registry.reloadFile(file);
-  const failure = deps.registry.failures().find((entry) => entry.file === path.basename(file));
+  const failure = deps.registry.failureOf(file);
   if (failure) {
     if (previous) writeFileAtomic(file, previous);
     else rmSync(file, { force: true });
@@ -107,12 +113,15 @@ export function managementRouter(deps: ManagementDeps): Router {
     const parsed = z.object({ id: z.string().min(1) }).safeParse(request.body);
     if (!parsed.success) throw new ValidationError('Body must be {"id": "<filter id>"}');
     const id = parsed.data.id;
-    const file = deps.registry.get(id)?.file ?? deps.registry.failures().find((entry) => entry.id === id)?.file;
-    if (!file) throw new NotFoundError(`Pipeline ${id} not found`);
-    const absolute = path.resolve(deps.filtersDir, path.basename(file));
-    if (!existsSync(absolute)) throw new NotFoundError(`Pipeline ${id} not found`);
-    rmSync(absolute);
-    await deps.registry.reloadFile(absolute);
+    const file = deps.registry.fileOf(id);
+    if (!file || !existsSync(file)) throw new NotFoundError(`Pipeline ${id} not found`);
+    // Shipped files are Eunoe's, in every layout: 404 like a file that is not in the user's folders.
+    if (deps.registry.origin(file) === 'package')
+      throw new NotFoundError(
+        `Pipeline ${id} not found among your filters: it is shipped with Eunoe and cannot be deleted through the API (disable it with SHIPPED_FILTERS, or upload a file of the same name to replace it)`,
+      );
+    rmSync(file);
+    await deps.registry.reloadFile(file);
     response.json({ status: true, detail: `Pipeline ${id} deleted successfully` });
   });
   router.post('/pipelines/reload', async (_request, response) => {

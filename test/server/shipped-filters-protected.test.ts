@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.js';
+import { copyPackage } from '../helpers/package-copy.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+/** A user's own filter under a shipped filter's name. */
+const myTurnLimit = `import { defineFilter } from 'eunoe';
+export default defineFilter({ name: 'My Turn Limit', inlet: ({ body }) => ({ ...body, mine: true }) });
+`;
+const myContext = `import { defineFilter } from 'eunoe';
+export default defineFilter({ name: 'My Context', inlet: ({ body }) => ({ ...body, myContext: true }) });
+`;
+
+const KEY = 'shipped-protected-key-1';
+const auth = { Authorization: `Bearer ${KEY}` };
+const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+
+interface Listed {
+  id: string;
+  name: string;
+  status: string;
+  origin: string;
+  path?: string;
+}
+
+/** sha256 of every file in a folder, by name. */
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(readFileSync(path.join(dir, name)))
+          .digest('hex'),
+      ]),
+  );
+}
+
+/**
+ * The default layout: the server runs in a copy of the package with no FILTERS_DIR or DATA_DIR, so its filters
+ * folder is the package's own `filters/` (the shipped files) and its data folder `data/`. The API must never
+ * write or delete a shipped file there.
+ */
+describe('shipped filters in the default layout (FILTERS_DIR = the package’s filters/)', () => {
+  let copy: ReturnType<typeof copyPackage>;
+  let server: ServerProcess;
+  let host: LoopbackHttp;
+  let shippedDir: string;
+  let shippedBefore: Record<string, string>;
+
+  const api = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${route}`, {
+      method,
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const list = async () =>
+    ((await api('GET', '/pipelines')).body.data as Listed[]).sort((a, b) => a.id.localeCompare(b.id));
+  const upload = async (name: string, source: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([source]), name);
+    const response = await fetch(`${server.url}/pipelines/upload`, { method: 'POST', headers: auth, body: form });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const start = () =>
+    startServerProcess(
+      // No FILTERS_DIR, DATA_DIR or VALVES_DIR: the defaults, relative to the copy. All shipped filters.
+      { PIPELINES_API_KEY: KEY, SHIPPED_FILTERS: 'all', FILTER_ISOLATION: 'off', WATCH_FILTERS: 'true' },
+      { root: copy.root },
+    );
+
+  beforeAll(async () => {
+    copy = copyPackage();
+    shippedDir = path.join(copy.root, 'filters');
+    shippedBefore = snapshot(shippedDir);
+    host = await listenOnLoopback((request, response) => {
+      if (request.url === '/context.ts') response.end(myContext);
+      else response.writeHead(404).end();
+    });
+    server = await start();
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await host?.close();
+    copy?.dispose();
+  });
+
+  it('lists every shipped filter from the package’s filters/ with origin "package"', async () => {
+    const filters = await list();
+    expect(filters.map((entry) => [entry.id, entry.status, entry.origin])).toEqual(
+      ['accounting', 'context', 'openai-proxy', 'spend-limit', 'system-prefix', 'turn-limit'].map((id) => [
+        id,
+        'loaded',
+        'package',
+      ]),
+    );
+    expect(filters.find((entry) => entry.id === 'context')?.path).toBe(path.join(shippedDir, 'context.ts'));
+  });
+
+  it('DELETE of a shipped filter answers 404 with the reason; the file stays and the filter keeps running', async () => {
+    const deleted = await api('DELETE', '/pipelines/delete', { id: 'context' });
+    expect(deleted.status).toBe(404);
+    expect(String(deleted.body.detail)).toMatch(/shipped with Eunoe and cannot be deleted through the API/);
+    expect(String(deleted.body.detail)).toMatch(/SHIPPED_FILTERS/);
+    expect(snapshot(shippedDir)).toEqual(shippedBefore);
+    expect((await api('POST', '/context/filter/inlet', { body: chat })).status).toBe(200);
+  });
+
+  it('an upload named like a shipped file lands in DATA_DIR/filters and replaces it by id; deleting it brings the shipped one back', async () => {
+    const uploaded = await upload('turn-limit.ts', myTurnLimit);
+    expect(uploaded.status).toBe(200);
+    const userFile = path.join(copy.root, 'data', 'filters', 'turn-limit.ts');
+    expect(readFileSync(userFile, 'utf8')).toBe(myTurnLimit);
+    expect(snapshot(shippedDir)).toEqual(shippedBefore); // the shipped turn-limit.ts is untouched
+    expect((await list()).find((entry) => entry.id === 'turn-limit')).toMatchObject({
+      name: 'My Turn Limit',
+      origin: 'user',
+      status: 'loaded',
+      path: userFile,
+    });
+    expect((await api('POST', '/turn-limit/filter/inlet', { body: chat })).body.mine).toBe(true);
+
+    const deleted = await api('DELETE', '/pipelines/delete', { id: 'turn-limit' });
+    expect(deleted.status).toBe(200);
+    expect(existsSync(userFile)).toBe(false);
+    expect((await list()).find((entry) => entry.id === 'turn-limit')).toMatchObject({
+      name: 'Conversation Turn Limit',
+      origin: 'package',
+      status: 'loaded',
+      path: path.join(shippedDir, 'turn-limit.ts'),
+    });
+    const shippedInlet = await api('POST', '/turn-limit/filter/inlet', { body: chat });
+    expect(shippedInlet.status).toBe(200);
+    expect(shippedInlet.body.mine).toBeUndefined();
+    // Now it is the shipped one again: not the user's to delete.
+    expect((await api('DELETE', '/pipelines/delete', { id: 'turn-limit' })).status).toBe(404);
+    expect(snapshot(shippedDir)).toEqual(shippedBefore);
+  });
+
+  it('/pipelines/add of a shipped name writes DATA_DIR/filters too, and the replacement holds across a restart', async () => {
+    const added = await api('POST', '/pipelines/add', { url: `${host.origin}/context.ts` });
+    expect(added.status).toBe(200);
+    const userFile = path.join(copy.root, 'data', 'filters', 'context.ts');
+    expect(readFileSync(userFile, 'utf8')).toBe(myContext);
+    expect(snapshot(shippedDir)).toEqual(shippedBefore);
+    expect((await api('POST', '/context/filter/inlet', { body: chat })).body.myContext).toBe(true);
+
+    await server.stop();
+    server = await start();
+    expect((await list()).find((entry) => entry.id === 'context')).toMatchObject({
+      name: 'My Context',
+      origin: 'user',
+      path: userFile,
+    });
+    expect((await api('DELETE', '/pipelines/delete', { id: 'context' })).status).toBe(200);
+    expect((await list()).find((entry) => entry.id === 'context')).toMatchObject({
+      origin: 'package',
+      status: 'loaded',
+    });
+    expect(snapshot(shippedDir)).toEqual(shippedBefore);
+  }, 90_000);
+});
