@@ -23,6 +23,7 @@ import { httpMetrics } from './metrics/http-metrics.js';
 import { metricsRouter } from './metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
 import { ManifoldModels } from './pipes/manifold-models.js';
+import { openWebuiRouter } from './server/routes/open-webui.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -102,6 +103,7 @@ export function createApp(deps: AppDeps): Express {
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
   routes.use(modelsRouter({ registry: deps.registry, manifolds }));
   routes.use(chatCompletionsRouter({ ...deps, manifolds }));
+  routes.use(openWebuiRouter({ ...deps }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);
   routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));

@@ -31,6 +31,8 @@ const DASHBOARD_READS = new Set([
   '/status',
   '/health',
   '/pricing/status',
+  // The Open WebUI Function holds no secret (its key is a valve the admin fills in Open WebUI).
+  '/integrations/open-webui/function.py',
 ]);
 
 /** True for a request the read-only dashboard key may make (GET of usage, caps, context statistics, status). */

@@ -1,0 +1,129 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { EunoeError, ValidationError } from '../../errors/index.js';
+import type { FilterRegistry } from '../../host/filter-registry.js';
+import { HookEvents } from '../../host/hook-events.js';
+import type { PipelineUser } from '../../host/types.js';
+import { isForbiddenKey } from '../../host/valve-keys.js';
+import { renderFunction } from '../../integrations/open-webui/render-function.js';
+import { runFunctionChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
+import { loadedFilters } from '../../pipes/pipe-catalog.js';
+import { VERSION } from '../../version.js';
+import { checkedBody } from './filter-hooks.js';
+
+/** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
+export const FUNCTION_PATH = '/integrations/open-webui/function.py';
+
+const valuesObject = z.record(z.string(), z.unknown());
+const envelope = z.strictObject({
+  body: valuesObject,
+  user: valuesObject.nullish(),
+  /** The user's values set in Open WebUI, by Eunoe filter id. */
+  user_valves: z.record(z.string(), valuesObject).optional(),
+  /** Eunoe filter ids to run (of those targeting the model); every one when absent. */
+  filters: z.array(z.string()).optional(),
+});
+
+const functionQuery = z.strictObject({
+  url: z
+    .string()
+    .regex(/^https?:\/\/[^\s"'\\]+$/, 'must be an http(s) URL')
+    .optional(),
+  toggle: z.enum(['true', 'false', '1', '0']).optional(),
+});
+
+/** The user, without Pipelines' inline valves (request-time values come in `user_valves`). */
+function chainUser(user: Record<string, unknown> | null | undefined): PipelineUser | null {
+  if (!user) return null;
+  const { valves: _valves, ...rest } = user;
+  return rest as PipelineUser;
+}
+
+/** Eunoe's address as the caller reached it (the Function's default `eunoe_url`). */
+function callerUrl(request: Request): string {
+  const host = request.get('host') ?? 'localhost:9099';
+  return `${request.protocol}://${host}`;
+}
+
+/** An error as the Function reads it: `detail` like every route, plus the `code` that tells a refusal from a failure. */
+function sendError(response: Response, error: unknown): void {
+  if (!(error instanceof EunoeError) || response.headersSent) throw error;
+  response.status(error.status).json({
+    detail: error.message,
+    code: error.code,
+    ...(error instanceof ValidationError && error.fields.length ? { errors: error.fields } : {}),
+  });
+}
+
+export interface OpenWebuiDeps extends FilterChainDeps {
+  registry: FilterRegistry;
+}
+
+/**
+ * Eunoe inside Open WebUI: `GET /integrations/open-webui/function.py` renders the Filter Function an
+ * admin imports into Open WebUI; `POST /integrations/open-webui/inlet|outlet` is what it calls on
+ * every chat: `{body, user, user_valves?, filters?}` in, `{body, events}` out (events are Open WebUI
+ * status lines). Auth, body limits and errors as on the filter routes; refusals carry their `code`.
+ */
+export function openWebuiRouter(deps: OpenWebuiDeps): Router {
+  const router = Router();
+  router.get(FUNCTION_PATH, (request, response) => {
+    const query = functionQuery.safeParse(request.query);
+    if (!query.success) {
+      throw new ValidationError(
+        `Invalid query: ${query.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`,
+      );
+    }
+    const filters = loadedFilters(deps.registry).map((filter) => ({
+      id: filter.id,
+      name: filter.name,
+      userValvesSpec: filter.userValvesSpec as never,
+    }));
+    const text = renderFunction(filters, {
+      url: query.data.url ?? callerUrl(request),
+      version: VERSION,
+      toggle: query.data.toggle === 'true' || query.data.toggle === '1',
+    });
+    response.type('text/x-python; charset=utf-8').send(text);
+  });
+  for (const hook of ['inlet', 'outlet'] as const) {
+    router.post(`/integrations/open-webui/${hook}`, async (request, response) => {
+      try {
+        const parsed = envelope.safeParse(request.body);
+        if (!parsed.success) {
+          throw new ValidationError(
+            'Request must be a JSON object {"body": {...}, "user": {...}, "user_valves"?: {...}, "filters"?: [...]}',
+            parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+          );
+        }
+        const { user_valves: userValves = {}, filters } = parsed.data;
+        const known = new Set(loadedFilters(deps.registry).map((filter) => filter.id));
+        const unknown = (filters ?? []).filter((id) => !known.has(id) && !deps.registry.failure(id));
+        if (unknown.length > 0) {
+          throw new ValidationError(`Unknown filter(s) in the Function's "filters" valve: ${unknown.join(', ')}`, [
+            { path: 'filters', message: `not loaded in Eunoe: ${unknown.join(', ')}` },
+          ]);
+        }
+        for (const id of Object.keys(userValves)) {
+          if (isForbiddenKey(id)) throw new ValidationError(`user_valves: "${id}" is not a filter id`);
+        }
+        const body = checkedBody(parsed.data.body);
+        const user = chainUser(parsed.data.user);
+        const events = new HookEvents();
+        const abort = new AbortController();
+        response.on('close', () => {
+          if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+        });
+        const call = { user, logger: request.log, signal: abort.signal, requestId: request.id, emit: events.emit };
+        const result = await runFunctionChain(deps, hook, body, call, {
+          only: filters ? new Set(filters) : undefined,
+          userValves,
+        });
+        response.json({ body: result, events: events.list });
+      } catch (error) {
+        sendError(response, error);
+      }
+    });
+  }
+  return router;
+}
