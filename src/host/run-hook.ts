@@ -50,7 +50,12 @@ export async function runHook(options: {
   } catch (error) {
     if (error instanceof EunoeError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new FilterExecutionError(filter.id, hook, message || `Filter ${filter.id} ${hook} failed`, { cause: error });
+    const failed = new FilterExecutionError(filter.id, hook, message || `Filter ${filter.id} ${hook} failed`, {
+      cause: error,
+    });
+    // The logs show where the filter threw (its file and line), not only where the host caught it.
+    if (error instanceof Error && error.stack) failed.stack = `${failed.stack}\nCaused by: ${error.stack}`;
+    throw failed;
   } finally {
     clearTimeout(timer);
     options.parentSignal?.removeEventListener('abort', onParentAbort);

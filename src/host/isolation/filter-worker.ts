@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { FilterEvent } from '../types.js';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
-import { describeDeath, spawn, type FilterWorkerOptions } from './spawn-worker.js';
+import { describeDeath, outOfMemory, spawn, type FilterWorkerOptions } from './spawn-worker.js';
 import {
   toWireError,
   type CallMessage,
@@ -22,13 +22,18 @@ interface PendingCall {
   reject: (error: Error) => void;
 }
 
-/** An error a hook threw in the worker, as the host raises it (FilterError keeps its status). */
+/**
+ * An error a hook threw in the worker, as the host raises it (FilterError keeps its status). Its
+ * stack is the worker's: the filter file's own frames, for the logs (answers carry the message only).
+ */
 function fromWire(error: WireError | undefined): Error {
   const status = error?.status;
-  if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
-    return new EunoeError(error?.code ?? 'ERR_FILTER_REJECTED', error?.message ?? 'filter error', status);
-  }
-  return new Error(error?.message ?? 'filter error');
+  const raised =
+    typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599
+      ? new EunoeError(error?.code ?? 'ERR_FILTER_REJECTED', error?.message ?? 'filter error', status)
+      : new Error(error?.message ?? 'filter error');
+  if (error?.stack) raised.stack = `${error.stack}\n    (thrown in the isolated filter's worker thread)`;
+  return raised;
 }
 
 /**
@@ -225,6 +230,21 @@ export class FilterWorker {
   private onMessage(worker: Worker, message: WorkerToHost): void {
     if (message.type === 'result') {
       this.settle(message.callId, message.ok ? undefined : fromWire(message.error), message.value);
+    } else if (message.type === 'memory') {
+      // What the heap limit cannot see (Buffers, ArrayBuffers): ended like a heap out-of-memory.
+      if (this.worker !== worker) return;
+      const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      this.options.logger.error(
+        {
+          filter: this.id,
+          limitMb: this.options.maxMemoryMb,
+          heapMb: mb(message.heapBytes),
+          outsideHeapMb: mb(message.externalBytes),
+        },
+        'isolated filter worker over its memory limit',
+      );
+      this.onDeath(worker, outOfMemory(this.options.maxMemoryMb));
+      void worker.terminate();
     } else if (message.type === 'event') {
       // Checked again by the sink (cleanEvent): the worker's data is the filter's, not ours.
       this.calls.get(message.callId)?.context.emit?.(message.event as FilterEvent);

@@ -12,16 +12,23 @@ export interface FilterWorkerOptions {
   logger: Logger;
   /** Longest an import (and a lifecycle hook) may take in the worker. */
   loadTimeoutMs: number;
-  /** `resourceLimits.maxOldGenerationSizeMb` of each worker. */
+  /**
+   * What each worker may hold, in MB: `resourceLimits.maxOldGenerationSizeMb` for its V8 heap, and its
+   * heap plus the memory outside it (Buffers, ArrayBuffers) sampled by the worker (memory-guard.ts).
+   */
   maxMemoryMb: number;
 }
 
 const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
 
+/** A worker past its memory limit, in the heap (V8's out-of-memory) or outside it (memory-guard.ts). */
+export function outOfMemory(maxMemoryMb: number): string {
+  return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
+}
+
 /** Why a worker died, for logs and answers. */
 export function describeDeath(error: unknown, maxMemoryMb: number): string {
-  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY')
-    return `ran out of memory (worker limit ${maxMemoryMb} MB)`;
+  if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return outOfMemory(maxMemoryMb);
   return `crashed: ${(error as Error)?.message ?? String(error)}`;
 }
 
@@ -34,7 +41,13 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
   const syncFlag = new SharedArrayBuffer(4);
   serveSyncCalls(sync.port1, new Int32Array(syncFlag), options.services);
   const worker = new Worker(BOOTSTRAP, {
-    workerData: { file: options.file, services, syncPort: sync.port2, syncFlag } satisfies WorkerStart,
+    workerData: {
+      file: options.file,
+      services,
+      syncPort: sync.port2,
+      syncFlag,
+      maxMemoryMb: options.maxMemoryMb,
+    } satisfies WorkerStart,
     transferList: [sync.port2],
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
@@ -58,6 +71,7 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
         cleanup();
         resolve({ worker, metadata: message });
       } else if (message.type === 'load-failed') fail(message.error, message.line, message.kind);
+      else if (message.type === 'memory') fail(`import ${outOfMemory(options.maxMemoryMb)}`);
       else if (message.type === 'log') writeWorkerLog(options.logger, message);
     };
     const onError = (error: Error) => fail(`import ${describeDeath(error, options.maxMemoryMb)}`);

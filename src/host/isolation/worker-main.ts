@@ -16,6 +16,7 @@ import {
 } from './worker-protocol.js';
 import type { WorkerStart } from './worker-protocol.js';
 import { syncCaller } from './sync-calls.js';
+import { startMemoryGuard } from './memory-guard.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -25,6 +26,8 @@ const syncCall = syncCaller(start.syncPort, new Int32Array(start.syncFlag));
 let nextRpc = 0;
 const pendingRpc = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 const aborts = new Map<number, AbortController>();
+// Before the filter's import: its memory counts from the start (heap + Buffers and ArrayBuffers).
+const memory = startMemoryGuard(start.maxMemoryMb * 1024 * 1024, (held) => post({ type: 'memory', ...held }));
 
 function rpcFor(callId: number): Rpc {
   return (target, method, args, scope) =>
@@ -42,6 +45,7 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
   const controller = new AbortController();
   aborts.set(callId, controller);
   const rpc = rpcFor(callId);
+  memory.callStarted();
   try {
     const fn = loaded.definition[hook] as ((args: unknown) => unknown) | undefined;
     const { flags, ...data } = message.args;
@@ -61,11 +65,15 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
       signal: controller.signal,
     };
     const value = fn ? await fn(args) : undefined;
+    // Over the limit, no answer: the host ends this worker and fails the call (as for a heap out-of-memory).
+    if (!memory.check()) return;
     post({ type: 'result', callId, ok: true, value: hook === 'inlet' || hook === 'outlet' ? value : undefined });
   } catch (error) {
+    if (!memory.check()) return;
     post({ type: 'result', callId, ok: false, error: toWireError(error) });
   } finally {
     aborts.delete(callId);
+    memory.callEnded();
   }
 }
 

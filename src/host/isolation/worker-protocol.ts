@@ -13,6 +13,8 @@ export interface WorkerStart {
   /** Port and wake-up flag (Int32Array over a SharedArrayBuffer) of synchronous service calls. */
   syncPort: MessagePort;
   syncFlag: SharedArrayBuffer;
+  /** What the worker may hold (V8 heap + memory outside it), in MB: FILTER_WORKER_MAX_MB. */
+  maxMemoryMb: number;
 }
 
 /** The worker imported and validated the file. */
@@ -67,11 +69,15 @@ export interface AbortMessage {
   reason: string;
 }
 
-/** An error that crossed the boundary. `status`/`code` are set for FilterError and other EunoeErrors. */
+/**
+ * An error that crossed the boundary. `status`/`code` are set for FilterError and other EunoeErrors;
+ * `stack` is the thrower's own (the filter file's frames), for the host's logs only.
+ */
 export interface WireError {
   message: string;
   status?: number;
   code?: string;
+  stack?: string;
 }
 
 /** Worker → host: a hook finished. */
@@ -113,6 +119,16 @@ export interface LogMessage {
   args: unknown[];
 }
 
+/**
+ * Worker → host: the worker holds more than its limit (V8 heap + Buffers, ArrayBuffers and other
+ * memory outside the heap, after a full collection). The host ends it as for a heap out-of-memory.
+ */
+export interface MemoryMessage {
+  type: 'memory';
+  heapBytes: number;
+  externalBytes: number;
+}
+
 /** Worker → host: one event a hook emitted (`args.emit`), added to its call's events. */
 export interface EventMessage {
   type: 'event';
@@ -121,16 +137,29 @@ export interface EventMessage {
 }
 
 export type HostToWorker = CallMessage | AbortMessage | RpcResultMessage;
-export type WorkerToHost = LoadedMessage | LoadFailedMessage | ResultMessage | RpcMessage | LogMessage | EventMessage;
+export type WorkerToHost =
+  | LoadedMessage
+  | LoadFailedMessage
+  | ResultMessage
+  | RpcMessage
+  | LogMessage
+  | EventMessage
+  | MemoryMessage;
 
 /** Turn anything thrown into a WireError. */
 export function toWireError(error: unknown): WireError {
   if (error && typeof error === 'object') {
-    const { message, status, code } = error as { message?: unknown; status?: unknown; code?: unknown };
+    const { message, status, code, stack } = error as {
+      message?: unknown;
+      status?: unknown;
+      code?: unknown;
+      stack?: unknown;
+    };
     return {
       message: typeof message === 'string' ? message : String(error),
       status: typeof status === 'number' ? status : undefined,
       code: typeof code === 'string' ? code : undefined,
+      stack: typeof stack === 'string' ? stack : undefined,
     };
   }
   return { message: String(error) };

@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, sdkPath } from '../helpers/create-test-runtime.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const KEY = 'isolation-limits-key';
+const LIMIT_MB = 128;
+const STEP_MB = 16;
+/** 2 GiB if nothing stops it: far past the bound below. */
+const STEPS = 128;
+const header = `import { defineFilter } from '${sdkPath}';\n`;
+
+/** Holds a filled 16 MB Buffer more at each step (in a module array), yielding to timers between steps. */
+const offHeap = `${header}const hoard = [];
+export default defineFilter({
+  async inlet({ body }) {
+    for (let step = 0; step < (body.steps ?? 0); step++) {
+      hoard.push(Buffer.alloc(${STEP_MB} * 1024 * 1024, step % 256));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    return { ...body, held: hoard.length };
+  },
+});
+`;
+
+/** Fills and drops a 48 MB Buffer at each step: garbage past the limit, never more than one held. */
+const churn = `${header}export default defineFilter({
+  async inlet({ body }) {
+    let sum = 0;
+    for (let step = 0; step < (body.steps ?? 0); step++) {
+      sum += Buffer.alloc(48 * 1024 * 1024, step % 256)[step];
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    return { ...body, sum };
+  },
+});
+`;
+
+/** Throws from a helper function two frames below its inlet. */
+const thrower = `${header}function explode(reason) {
+  throw new Error(\`refused: \${reason}\`); // THROW
+}
+export default defineFilter({
+  inlet({ body }) {
+    if (body.boom) explode('boom'); // CALL
+    return body;
+  },
+});
+`;
+/** The 1-based line of `marker` in `source`. */
+const lineOf = (source: string, marker: string) => source.split('\n').findIndex((line) => line.includes(marker)) + 1;
+
+const auth = { Authorization: `Bearer ${KEY}` };
+
+function inlet(server: ServerProcess, id: string, body: Record<string, unknown>) {
+  return fetch(`${server.url}/${id}/filter/inlet`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ body: { model: 'm', messages: [], ...body }, user: { id: 'u' } }),
+  });
+}
+
+/** Peak resident memory of a process (Linux `VmHWM`), in bytes: the threads of its workers included. */
+function peakRss(pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/** The server's JSON log lines that contain `text`. */
+function logLines(server: ServerProcess, text: string): Array<Record<string, unknown>> {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(text))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('isolated filters in a real server process: memory outside the V8 heap, stack frames', () => {
+  let root: string;
+  let filtersDir: string;
+  let server: ServerProcess;
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-isolation-limits-'));
+    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
+    filtersDir = path.join(root, 'filters');
+    mkdirSync(filtersDir);
+    writeFileSync(path.join(filtersDir, 'off-heap.ts'), offHeap);
+    writeFileSync(path.join(filtersDir, 'churn.ts'), churn);
+    writeFileSync(path.join(filtersDir, 'thrower.ts'), thrower);
+    writeFileSync(path.join(filtersDir, 'thrower-main.ts'), thrower);
+    server = await startServerProcess({
+      PIPELINES_API_KEY: KEY,
+      FILTERS_DIR: filtersDir,
+      DATA_DIR: path.join(root, 'data'),
+      VALVES_DIR: path.join(root, 'valves'),
+      FILTER_WORKER_MAX_MB: String(LIMIT_MB),
+      // The same file in the main thread: its frames are kept in the log too.
+      FILTER_ISOLATION_OVERRIDES: 'thrower-main=main',
+      HOOK_TIMEOUT_MS: '30000',
+      WATCH_FILTERS: 'false',
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('Buffers held past the worker limit end the worker with the out-of-memory error; the process stays bounded; the filter comes back', async () => {
+    const response = await inlet(server, 'off-heap', { steps: STEPS });
+    // 2 GiB of filled Buffers were asked for; the worker was stopped near its limit.
+    const peak = peakRss(server.pid);
+    expect(peak, `peak RSS of the server: ${Math.round(peak / 1024 ** 2)} MB`).toBeLessThan(1.5 * 1024 ** 3);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { detail: string }).detail).toBe(
+      `Filter off-heap ran out of memory (worker limit ${LIMIT_MB} MB); its worker was replaced`,
+    );
+    expect(logLines(server, 'isolated filter worker over its memory limit')).toEqual([
+      expect.objectContaining({ filter: 'off-heap', limitMb: LIMIT_MB }),
+    ]);
+    // The replacement worker answers, with a fresh module (nothing held).
+    const next = await waitFor(() => inlet(server, 'off-heap', { steps: 1 }), {
+      until: (answer) => answer.status === 200,
+      timeoutMs: 30_000,
+    });
+    expect(await next.json()).toMatchObject({ held: 1 });
+  });
+
+  it('Buffers dropped as they go are garbage, not held memory: a filter churning 1.5 GB through 48 MB Buffers answers', async () => {
+    const response = await inlet(server, 'churn', { steps: 32 });
+    expect(response.status).toBe(200);
+    expect(logLines(server, 'over its memory limit').filter((line) => line.filter === 'churn')).toEqual([]);
+  });
+
+  it.each([
+    ['thrower', 'worker'],
+    ['thrower-main', 'main'],
+  ])(
+    'a throw in %s (%s thread) is logged with the filter file and line; the answer carries only the message',
+    async (id) => {
+      const response = await inlet(server, id, { boom: true });
+      expect(response.status).toBe(500);
+      const answer = await response.text();
+      expect(JSON.parse(answer)).toMatchObject({ detail: 'refused: boom' });
+      expect(answer).not.toContain('explode'); // no stack
+      expect(answer).not.toContain(root);
+      expect(answer).not.toContain(repoRoot);
+      const logged = await waitFor(() => logLines(server, 'refused: boom').map((line) => JSON.stringify(line)), {
+        until: (lines) => lines.some((line) => line.includes(`${id}.ts:`)),
+      });
+      const line = logged.find((text) => text.includes(`${id}.ts:`))!;
+      const file = path.join(filtersDir, `${id}.ts`);
+      expect(line).toContain(`${file}:${lineOf(thrower, '// THROW')}:`);
+      expect(line).toContain(`${file}:${lineOf(thrower, '// CALL')}:`);
+    },
+  );
+});
