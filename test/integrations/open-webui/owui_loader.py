@@ -105,6 +105,11 @@ async def run(function_path: str, scenario: dict) -> dict:
     out["user_valves_schema"] = (
         instance.UserValves.model_json_schema() if hasattr(instance, "UserValves") else None
     )
+    # Open WebUI builds both classes with no arguments (every field needs a default).
+    out["valves_defaults"] = instance.Valves().model_dump()
+    out["user_valves_defaults"] = instance.UserValves().model_dump() if hasattr(instance, "UserValves") else None
+    if scenario.get("user_form") is not None:
+        out["user_form_stored"] = stored_form(instance.UserValves, scenario["user_form"])
     stored_valves = stored_form(instance.Valves, scenario.get("valves") or {})
     for step in scenario.get("steps", []):
         events = []

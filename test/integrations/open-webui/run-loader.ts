@@ -29,6 +29,10 @@ export interface LoaderResult {
   toggle: boolean;
   valves_schema: Json;
   user_valves_schema: Json | null;
+  valves_defaults: Json;
+  user_valves_defaults: Json | null;
+  /** `user_form` as Open WebUI stores it (validated by UserValves), when the scenario has one. */
+  user_form_stored?: Json;
   steps: Array<{
     hook: string;
     ok: boolean;
@@ -45,12 +49,17 @@ export interface LoaderResult {
  * Load `source` (a Function's Python text) in `python3` the way Open WebUI does and run `steps`
  * with the admin valve form `valves`. Needs Python 3 with pydantic 2.
  */
-export function runFunction(source: string, valves: Json, steps: Step[], id = 'eunoe'): Promise<LoaderResult> {
+export function runFunction(
+  source: string,
+  valves: Json,
+  steps: Step[],
+  options: { id?: string; userForm?: Json } = {},
+): Promise<LoaderResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-owui-'));
   const file = path.join(dir, 'function.py');
   const scenario = path.join(dir, 'scenario.json');
   writeFileSync(file, source);
-  writeFileSync(scenario, JSON.stringify({ id, valves, steps }));
+  writeFileSync(scenario, JSON.stringify({ id: options.id ?? 'eunoe', valves, steps, user_form: options.userForm }));
   return new Promise((resolve, reject) => {
     execFile(
       'python3',
