@@ -12,6 +12,7 @@ import { securePrivateFiles } from './util/private-files.js';
 import { createApp } from './app.js';
 import { createPricingService } from './pricing/pricing-service.js';
 import { createLedger } from './usage/ledger.js';
+import { spendHoldsService } from './usage/spend-reservations.js';
 import { createTokenCorrections } from './usage/token-corrections.js';
 import { createContextStats } from './context/context-stats.js';
 import { createReplyClaims } from './usage/reply-claims.js';
@@ -76,6 +77,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     pending: { track: (work) => void pending.track(work) },
     pricing: pricing.lookup,
     ledger: instrumentLedger(ledger, metrics),
+    spend: spendHoldsService(store.usage?.holds),
     corrections: createTokenCorrections(store),
     contextStats: createContextStats(store),
     metrics,

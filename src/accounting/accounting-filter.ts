@@ -9,6 +9,7 @@ import { encodingForModel } from '../engine/index.js';
 import { OutageNotice } from '../util/outage-notice.js';
 import { isRecord } from '../messages/chat-message.js';
 import { recordedByProxy } from './recorded-by-proxy.js';
+import { requestReservationId, settleHolds } from '../usage/spend-reservations.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -91,7 +92,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       return body;
     },
 
-    async outlet({ body, user, valves, userValves, state, flags, services, logger }) {
+    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId }) {
       const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
       if (!built) return body;
       const { record } = built;
@@ -120,6 +121,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       } else {
         logger.warn('accounting: no ledger service; usage is not recorded');
       }
+      // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost.
+      await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger);
       if (
         added &&
         valves.learn_corrections &&

@@ -8,6 +8,7 @@ import type { PricingLookup } from '../pricing/types.js';
 import type { Ledger, TokenCorrections } from '../usage/types.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { ReplyClaims } from '../usage/reply-claims.js';
+import type { SpendHolds } from '../usage/spend-reservations.js';
 
 /**
  * Valves every filter has. `pipelines` lists the model ids the filter applies to
@@ -41,6 +42,8 @@ export type FilterBody = Record<string, unknown> & { messages?: ChatMessage[]; m
 export interface HostServices {
   pricing?: PricingLookup;
   ledger?: Ledger;
+  /** Spend holds: the spend-limit inlet reserves an estimate against the caps, recording the reply releases it. */
+  spend?: SpendHolds;
   corrections?: TokenCorrections;
   /** Per-day context statistics (the context filter records them; the dashboard reads them). */
   contextStats?: ContextStats;

@@ -3,6 +3,7 @@ import type { ReplyAssembler } from '../pipes/reply-assembler.js';
 import { buildUsageRecord } from '../usage/build-usage-record.js';
 import { replyFingerprint } from '../usage/reply-claims.js';
 import type { UsageRecord } from '../usage/types.js';
+import { requestReservationId, settleHolds } from '../usage/spend-reservations.js';
 
 /**
  * Record one proxied reply in the ledger, priced like the accounting filter does (the
@@ -50,9 +51,12 @@ async function record(
     const fingerprint = replyFingerprint(record.userId, args.model, reply.content);
     if (services.replies && (await services.replies.claim(fingerprint, 'proxy'))) {
       logger.debug({ messageId: record.messageId }, 'openai-proxy: the accounting outlet already recorded this reply');
+      await settleHolds(services.spend, record.userId, [requestReservationId(args.requestId)], logger);
       return record;
     }
     await services.ledger.record(record);
+    // A direct caller's spend-limit hold is keyed by this request (its filter chain ran in it): settled now.
+    await settleHolds(services.spend, record.userId, [requestReservationId(args.requestId)], logger);
     logger.debug({ messageId: record.messageId, costSource: record.costSource }, 'openai-proxy: usage recorded');
     return record;
   } catch (error) {

@@ -2,7 +2,21 @@ import { z } from 'zod';
 import { FilterError } from '../errors/filter-error.js';
 import { defineFilter } from '../host/define-filter.js';
 import { baseValves } from '../host/types.js';
-import { capMessage, capReached, effectiveCaps } from '../usage/spend-caps.js';
+import {
+  capMessage,
+  capReached,
+  effectiveCaps,
+  nearCapStatus,
+  noRoomMessage,
+  type EffectiveCap,
+} from '../usage/spend-caps.js';
+import { periodKey } from '../usage/budget-periods.js';
+import { decimalOf, formatDecimal, parseDecimal } from '../pricing/decimal.js';
+import { inletReservationId } from '../usage/spend-reservations.js';
+import type { FilterEvent, HostServices, PipelineUser } from '../host/types.js';
+import type { Logger } from '../util/logger.js';
+import { estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
+import { RecentCompletions } from './recent-completions.js';
 import { OutageNotice } from '../util/outage-notice.js';
 import { isRecord } from '../messages/chat-message.js';
 
@@ -18,13 +32,19 @@ export interface SpendLimitOptions {
 
 /**
  * Spend limits: daily and monthly USD caps per user (defaults), per role and per user
- * (overrides by id or email), read from the ledger the accounting filter writes. When a cap
- * is reached the inlet stops the request with HTTP 429 and a message the user understands.
- * Admins are exempt by default; Open WebUI background tasks (titles, tags) are never blocked.
+ * (overrides by id or email), read from the ledger the accounting filter writes. The inlet
+ * reserves: it estimates the request's cost (estimateRequestCost) and, in one atomic step of
+ * the store (`services.spend`), admits it only when every cap has room for recorded spend + the
+ * user's requests in flight + this estimate, holding the estimate until the reply is recorded
+ * (the accounting outlet or the openai-proxy releases it) or `reservation_timeout_s` passes.
+ * Otherwise HTTP 429 with a message the user understands. Near a cap (`warn_fraction`) the inlet
+ * reports a status line. Admins are exempt by default; Open WebUI background tasks (titles, tags)
+ * are never blocked and hold nothing.
  */
 export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   const now = options.now ?? Date.now;
   const outage = new OutageNotice('the ledger (spend limits)');
+  const recent = new RecentCompletions();
   return defineFilter({
     name: 'Spend Limits',
     valves: baseValves.extend({
@@ -52,15 +72,39 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .default({})
         .describe('Caps per user id or email, overriding role and default, e.g. {"ann@example.com": {"daily_usd": 5}}'),
       exempt_roles: z.array(z.string()).default(['admin']).describe('Roles never limited'),
+      reservation_timeout_s: z
+        .number()
+        .int()
+        .min(1)
+        .default(600)
+        .describe(
+          "Seconds an admitted request's estimated cost stays held against the caps when no reply is recorded (aborted replies, callers without an outlet)",
+        ),
+      expected_completion_tokens: z
+        .number()
+        .int()
+        .min(0)
+        .default(1000)
+        .describe('Completion tokens expected when the request sets no max_tokens and the user has no recent replies'),
+      warn_fraction: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.8)
+        .describe('Show a status line when a cap is this much used after admitting a request (0 = never)'),
     }),
 
-    async inlet({ body, user, valves, services, logger }) {
+    async inlet({ body, user, valves, services, logger, emit, requestId }) {
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
       if (task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       const caps = effectiveCaps(valves, user, at);
       if (caps.length === 0) return body;
+      if (services.spend) {
+        await reserve({ body, user: { ...user, id: user.id }, caps, at, valves, services, logger, emit, requestId });
+        return body;
+      }
       if (!services.ledger) {
         logger.warn('spend-limit: no ledger service; caps cannot be enforced');
         return body;
@@ -83,4 +127,80 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       return body;
     },
   });
+
+  /** Hold the request's estimated cost against every cap, atomically; 429 when a cap has no room for it. */
+  async function reserve(args: {
+    body: Record<string, unknown>;
+    user: PipelineUser & { id: string };
+    caps: EffectiveCap[];
+    at: number;
+    valves: { reservation_timeout_s: number; expected_completion_tokens: number; warn_fraction: number };
+    services: HostServices;
+    logger: Logger;
+    emit: (event: FilterEvent) => void;
+    requestId: string;
+  }): Promise<void> {
+    const { body, user, caps, at, valves, services, logger } = args;
+    const spend = services.spend!;
+    let outcome: Awaited<ReturnType<typeof spend.reserve>>;
+    let estimate: ReturnType<typeof estimateRequestCost>;
+    try {
+      const median =
+        requestedMaxTokens(body) === undefined && services.ledger
+          ? await recent.median(services.ledger, user.id, at)
+          : undefined;
+      estimate = estimateRequestCost({
+        body,
+        pricing: services.pricing,
+        at,
+        recentMedian: median,
+        fallbackCompletionTokens: valves.expected_completion_tokens,
+      });
+      outcome = await spend.reserve({
+        userId: user.id,
+        id: inletReservationId(body, args.requestId),
+        amount: estimate.cost,
+        caps: caps.map((cap) => ({ period: periodKey(cap.period.kind, at), limit: formatDecimal(cap.limit) })),
+        now: at,
+        expiresAt: at + valves.reservation_timeout_s * 1000,
+      });
+      outage.recovered(logger);
+    } catch (error) {
+      outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
+      return;
+    }
+    const held = decimalOf(outcome.held);
+    const inUse = caps.map((_, index) => (parseDecimal(outcome.spent[index]) ?? 0n) + held);
+    if (!outcome.admitted) {
+      const index = outcome.blockedBy ?? 0;
+      const cap = caps[index]!;
+      logger.info(
+        {
+          user: user.id,
+          period: cap.period.kind,
+          spent: outcome.spent[index],
+          held: outcome.held,
+          estimate: estimate.cost,
+        },
+        'spend-limit: no room under the cap',
+      );
+      throw new FilterError(429, noRoomMessage(cap, inUse[index]!, decimalOf(estimate.cost)), {
+        code: 'ERR_SPEND_LIMIT',
+      });
+    }
+    logger.debug(
+      { user: user.id, estimate: estimate.cost, completion: estimate.completionRule, held: outcome.held },
+      'spend-limit: estimate held',
+    );
+    if (valves.warn_fraction <= 0) return;
+    // The cap closest to its limit (by share used), when past the warning fraction.
+    let nearest: { cap: EffectiveCap; used: bigint; share: number } | undefined;
+    for (const [index, cap] of caps.entries()) {
+      const used = inUse[index]!;
+      const share = Number((used * 1_000_000n) / cap.limit) / 1_000_000;
+      if (share >= valves.warn_fraction && (!nearest || share > nearest.share)) nearest = { cap, used, share };
+    }
+    if (nearest)
+      args.emit({ type: 'status', data: { description: nearCapStatus(nearest.cap, nearest.used), done: true } });
+  }
 }

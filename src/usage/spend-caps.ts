@@ -1,4 +1,5 @@
-import { compare, decimalOf, formatFixed, parseDecimal, type Decimal } from '../pricing/decimal.js';
+import { compare, decimalOf, parseDecimal, type Decimal } from '../pricing/decimal.js';
+import { capPlaces, formatCapUsd, formatSpendUsd } from './format-money.js';
 import { dailyPeriod, monthlyPeriod, resetPhrase, type BudgetPeriod } from './budget-periods.js';
 
 /** Caps of one scope in USD; null/absent = inherit, 0 = no cap. */
@@ -55,7 +56,27 @@ export function capReached(cap: EffectiveCap, spent: string): boolean {
   return compare(parseDecimal(spent) ?? 0n, cap.limit) >= 0;
 }
 
-/** The message a user reads: "Your monthly budget of $20.00 is used up; it resets on 1 December." */
+/** The message a user reads: "Your monthly budget of $20.00 is used up; it resets on 1 December." (`$0.005` stays `$0.005`.) */
 export function capMessage(cap: EffectiveCap): string {
-  return `Your ${cap.period.kind} budget of $${formatFixed(cap.limit, 2)} is used up; it resets ${resetPhrase(cap.period)}.`;
+  return `Your ${cap.period.kind} budget of ${formatCapUsd(cap.limit)} is used up; it resets ${resetPhrase(cap.period)}.`;
+}
+
+/**
+ * The message when the cap has room, but less than this request's estimated cost (`inUse` = recorded
+ * spend + the user's requests still in flight): "Your monthly budget of $0.10 has $0.0025 left, less than
+ * this request's estimated $0.0075; it resets on 1 December."
+ */
+export function noRoomMessage(cap: EffectiveCap, inUse: Decimal, estimate: Decimal): string {
+  if (compare(inUse, cap.limit) >= 0) return capMessage(cap);
+  const places = capPlaces(cap.limit);
+  return (
+    `Your ${cap.period.kind} budget of ${formatCapUsd(cap.limit)} has ${formatSpendUsd(cap.limit - inUse, places)} left, ` +
+    `less than this request's estimated ${formatSpendUsd(estimate, places)}; it resets ${resetPhrase(cap.period)}.`
+  );
+}
+
+/** The status line near a cap: "spend: $0.0850 of $0.10 monthly cap (85 %)" (`inUse` includes requests in flight). */
+export function nearCapStatus(cap: EffectiveCap, inUse: Decimal): string {
+  const percent = cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;
+  return `spend: ${formatSpendUsd(inUse, capPlaces(cap.limit))} of ${formatCapUsd(cap.limit)} ${cap.period.kind} cap (${percent} %)`;
 }

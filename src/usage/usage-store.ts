@@ -1,6 +1,7 @@
 import type { UsageGroupBy, UsageTotals } from './summarize-usage.js';
 import type { UsageRecord } from './types.js';
 import type { DailyDimension, DailyRow } from './daily-usage.js';
+import type { SpendHolds } from './spend-reservations.js';
 
 /** Which records a usage query covers: `from` inclusive, `to` exclusive (epoch ms); `model` matches the model or its priced id. */
 export interface UsageQuery {
@@ -32,6 +33,8 @@ export interface UsagePage {
  * Queries work in bounded chunks and yield to the event loop between them.
  */
 export interface UsageStore {
+  /** Spend holds of the spend-limit filter, checked against the same counters (see spend-reservations.ts). */
+  readonly holds?: SpendHolds;
   /** Add a record and its spend; false when that message id is already recorded. */
   record(record: UsageRecord): Promise<boolean>;
   /** Exact USD a user spent in one counter period (`d:YYYY-MM-DD` or `m:YYYY-MM`, see periodKey). */

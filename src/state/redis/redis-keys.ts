@@ -22,6 +22,9 @@ export function redisKeys(prefix: string) {
     streamSequence: (stream: string) => `${prefix}s:${stream}:n`,
     /** A user's spend counters (hash `<period>:hi` / `<period>:lo`, see splitCost). */
     spend: (userId: string) => `${prefix}u:spend:${userId}`,
+    /** A user's spend holds (hash `sum` and `h:<id>` → nano-dollars) and their expiry index (zset id → epoch ms). */
+    holds: (userId: string) => `${prefix}u:hold:${userId}`,
+    holdExpiry: (userId: string) => `${prefix}u:hold-exp:${userId}`,
     /** Daily aggregates of one UTC day (hash `<dimension>|<counter>|<key>` → integer, see dailyFields). */
     day: (day: string) => `${prefix}u:day:${day}`,
     /** The first ledger insertion number written with daily aggregates; and the marker of their one-time backfill. */

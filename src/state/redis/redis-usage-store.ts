@@ -19,6 +19,7 @@ import { StreamWalker, type WalkPosition } from './stream-walker.js';
 import type { DailyDimension, DailyRow } from '../../usage/daily-usage.js';
 import { daysBetween } from '../../usage/day-range.js';
 import { parseDayHash } from './daily-fields.js';
+import { RedisSpendHolds } from './redis-spend-holds.js';
 
 /**
  * The ledger on Redis. A record, its user's copy and the user's day/month spend counters are
@@ -27,11 +28,15 @@ import { parseDayHash } from './daily-fields.js';
  * every page is its own round trip, so the event loop serves other requests in between.
  */
 export class RedisUsageStore implements UsageStore {
+  readonly holds: RedisSpendHolds;
+
   constructor(
     private readonly streams: RedisStreamStore,
     private readonly call: RedisCall,
     private readonly layout: RedisKeys,
-  ) {}
+  ) {
+    this.holds = new RedisSpendHolds(call, layout);
+  }
 
   record(record: UsageRecord): Promise<boolean> {
     return this.streams.record(record);

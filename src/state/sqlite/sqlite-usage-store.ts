@@ -27,6 +27,7 @@ import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
 import { storedRecord } from '../../usage/stored-record.js';
+import { SqliteSpendHolds } from './sqlite-spend-holds.js';
 
 /** Options of a SqliteUsageStore. */
 export interface SqliteUsageStoreOptions {
@@ -91,6 +92,8 @@ interface DataRow {
  * always sees the records recorded before it.
  */
 export class SqliteUsageStore implements UsageStore {
+  /** Spend holds (absent on the query worker's read-only connection). */
+  readonly holds?: SqliteSpendHolds;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly insert: Database.Statement;
   private readonly addSpend: Database.Statement;
@@ -135,6 +138,7 @@ export class SqliteUsageStore implements UsageStore {
     );
     this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
     if (!options.readOnly) this.importStreams();
+    if (!options.readOnly) this.holds = new SqliteSpendHolds(db, run, () => this.writeQueued());
   }
 
   /** Stop the query worker, if any. */

@@ -17,6 +17,7 @@ import { createActiveFlags } from '../../../src/flags/active-flags.js';
 import type { FlagValue } from '../../../src/flags/types.js';
 import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';
 import { createLedger } from '../../../src/usage/ledger.js';
+import { spendHoldsService } from '../../../src/usage/spend-reservations.js';
 import { createContextStats } from '../../../src/context/context-stats.js';
 import { createTokenCorrections } from '../../../src/usage/token-corrections.js';
 import { silentLogger } from '../../../src/util/logger.js';
@@ -41,6 +42,7 @@ export async function realServices(
     services: {
       pricing: pricing.lookup,
       ledger: createLedger(store),
+      spend: spendHoldsService(store.usage?.holds)!,
       corrections: createTokenCorrections(store),
       contextStats: createContextStats(store),
       metrics: new Metrics(),

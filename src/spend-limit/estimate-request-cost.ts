@@ -1,0 +1,119 @@
+import {
+  countMessageTokens,
+  encodingForModel,
+  loadEncoder,
+  REPLY_PRIMING_TOKENS,
+  type TokenCounter,
+} from '../engine/index.js';
+import { baseModelIdOf } from '../pricing/resolve-model-id.js';
+import type { PricingLookup } from '../pricing/types.js';
+
+/** Characters of a request's text counted exactly with the model's tokenizer; the rest is extrapolated. */
+export const EXACT_PROMPT_CHARS = 32_768;
+/** Tokens per character assumed at least for text past EXACT_PROMPT_CHARS (English runs ~0.2–0.25). */
+const MIN_TOKENS_PER_CHAR = 0.25;
+
+/** Where the expected completion of an estimate came from. */
+export type CompletionRule = 'max_tokens' | 'recent median' | 'default';
+
+/** A request's estimated cost: what the spend-limit inlet holds against the caps. */
+export interface RequestEstimate {
+  promptTokens: number;
+  completionTokens: number;
+  completionRule: CompletionRule;
+  /** USD, exact decimal string ('0' when the model has no price). */
+  cost: string;
+  /** The price-table id, when the model has a price. */
+  pricedAs?: string;
+}
+
+/**
+ * A token counter that counts the first `budget` characters it is given exactly and extrapolates the
+ * rest at the counted part's tokens per character (at least MIN_TOKENS_PER_CHAR): a 20 MB message costs
+ * the inlet one bounded tokenizer run, not seconds of event loop.
+ */
+function boundedCounter(encoder: TokenCounter, budget: number): TokenCounter {
+  let left = budget;
+  let countedChars = 0;
+  let countedTokens = 0;
+  return {
+    count(text) {
+      if (text.length <= left) {
+        left -= text.length;
+        const tokens = encoder.count(text);
+        countedChars += text.length;
+        countedTokens += tokens;
+        return tokens;
+      }
+      const head = text.slice(0, left);
+      left = 0;
+      const headTokens = head ? encoder.count(head) : 0;
+      countedChars += head.length;
+      countedTokens += headTokens;
+      const ratio = Math.max(countedChars > 0 ? countedTokens / countedChars : 0, MIN_TOKENS_PER_CHAR);
+      return headTokens + Math.ceil((text.length - head.length) * ratio);
+    },
+  };
+}
+
+/**
+ * Prompt tokens of the messages as the context engine counts them (chat-format overheads, images by
+ * tiles), with the model's tokenizer for the first EXACT_PROMPT_CHARS characters and an extrapolation
+ * beyond. The spend-limit filter runs before the context filter, so this counts the whole history: an
+ * upper bound of what the context filter passes on (it only drops or shortens messages).
+ */
+export function estimatePromptTokensBounded(messages: readonly unknown[], model?: string): number {
+  const counter = boundedCounter(loadEncoder(encodingForModel(model).encoding), EXACT_PROMPT_CHARS);
+  let total = REPLY_PRIMING_TOKENS;
+  for (const message of messages) total += countMessageTokens(message, counter);
+  return total;
+}
+
+/** The request's own completion limit (`max_completion_tokens`, else `max_tokens`), when a positive number. */
+export function requestedMaxTokens(body: Record<string, unknown>): number | undefined {
+  for (const key of ['max_completion_tokens', 'max_tokens']) {
+    const value = body[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.ceil(value);
+  }
+  return undefined;
+}
+
+/**
+ * The estimated cost of a request: prompt tokens (estimatePromptTokensBounded) at the model's input price
+ * plus an expected completion at its output price. Expected completion, first that applies: the request's
+ * `max_tokens` / `max_completion_tokens` (an upper bound), the user's recent median completion, the
+ * `fallbackCompletionTokens` valve. A model without a price costs '0' (only recorded spend is checked).
+ */
+export function estimateRequestCost(options: {
+  body: Record<string, unknown>;
+  pricing?: PricingLookup;
+  at: number;
+  recentMedian?: number;
+  fallbackCompletionTokens: number;
+}): RequestEstimate {
+  const { body, pricing, at } = options;
+  const model = typeof body.model === 'string' ? body.model : 'unknown';
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const promptTokens = estimatePromptTokensBounded(messages, model);
+  const requested = requestedMaxTokens(body);
+  const [completionTokens, completionRule]: [number, CompletionRule] =
+    requested !== undefined
+      ? [requested, 'max_tokens']
+      : options.recentMedian !== undefined
+        ? [options.recentMedian, 'recent median']
+        : [options.fallbackCompletionTokens, 'default'];
+  const baseModelId = baseModelIdOf(body);
+  const counts = { promptTokens, completionTokens };
+  let cost: string | undefined;
+  let pricedAs: string | undefined;
+  if (pricing?.computeCost) {
+    const priced = pricing.computeCost(model, counts, { at, baseModelId });
+    cost = priced?.cost;
+    pricedAs = priced?.pricedAs;
+  } else if (pricing) {
+    const resolved = pricing.resolve(model, { baseModelId });
+    cost = resolved ? pricing.estimateCost(resolved.id, counts) : undefined;
+    pricedAs = cost === undefined ? undefined : resolved?.id;
+  }
+  return { promptTokens, completionTokens, completionRule, cost: cost ?? '0', ...(pricedAs ? { pricedAs } : {}) };
+}

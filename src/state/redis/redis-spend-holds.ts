@@ -1,0 +1,136 @@
+import { formatDecimal } from '../../pricing/decimal.js';
+import { joinCost } from '../../usage/cost-parts.js';
+import {
+  nanoToDecimal,
+  toNano,
+  type HoldOutcome,
+  type HoldRequest,
+  type SpendHolds,
+} from '../../usage/spend-reservations.js';
+import type { RedisKeys } from './redis-keys.js';
+import { LuaScript } from './redis-scripts.js';
+import type { RedisCall } from './redis-stream-store.js';
+
+/** How long the hold keys outlive their newest hold (a replica's clock may run a little behind another's). */
+const KEY_SLACK_MS = 60_000;
+
+/**
+ * Check and hold in one step. KEYS: the user's spend hash (`<period>:hi` / `:lo`, written by the record
+ * script), the user's hold hash (`sum` and `h:<id>` → nano-dollars), the user's hold expiry index (zset id →
+ * expiresAt). ARGV: now, id, amount (nano), expiresAt, key TTL ms, n caps, then n × (period, limit in nano).
+ * Drops expired holds, then a cap has room when spent + held < limit and spent + held + amount <= limit
+ * (spent = hi + lo / 1e9 nano-dollars; doubles are exact to the nano-dollar below $9M); when all have room,
+ * the hold is added (replacing one of the same id). Returns {blocked cap (1-based, 0 = admitted), held nano
+ * after the call, then hi, lo of each cap}.
+ */
+export const reserveHoldScript = new LuaScript(
+  'reserveHold',
+  `local now = tonumber(ARGV[1])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+for _, id in ipairs(expired) do
+  local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
+  if nano then
+    redis.call('HINCRBY', KEYS[2], 'sum', string.format('%.0f', -tonumber(nano)))
+    redis.call('HDEL', KEYS[2], 'h:' .. id)
+  end
+end
+if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
+local field = 'h:' .. ARGV[2]
+local previous = redis.call('HGET', KEYS[2], field)
+if previous then
+  redis.call('HINCRBY', KEYS[2], 'sum', string.format('%.0f', -tonumber(previous)))
+  redis.call('HDEL', KEYS[2], field)
+  redis.call('ZREM', KEYS[3], ARGV[2])
+end
+local held = tonumber(redis.call('HGET', KEYS[2], 'sum') or '0')
+local amount = tonumber(ARGV[3])
+local blocked = 0
+local out = {}
+for i = 1, tonumber(ARGV[6]) do
+  local period = ARGV[5 + 2 * i]
+  local limit = tonumber(ARGV[6 + 2 * i])
+  local hi = redis.call('HGET', KEYS[1], period .. ':hi') or '0'
+  local lo = redis.call('HGET', KEYS[1], period .. ':lo') or '0'
+  out[#out + 1] = hi
+  out[#out + 1] = lo
+  local spent = tonumber(hi) + tonumber(lo) / 1e9
+  if blocked == 0 and (spent + held >= limit or spent + held + amount > limit) then blocked = i end
+end
+if blocked == 0 then
+  redis.call('HSET', KEYS[2], field, ARGV[3])
+  redis.call('HINCRBY', KEYS[2], 'sum', ARGV[3])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+  held = held + amount
+end
+return {blocked, string.format('%.0f', held), unpack(out)}`,
+  3,
+);
+
+/** Drop holds by id. KEYS: hold hash, expiry index; ARGV: the ids. Returns how many were held. */
+export const releaseHoldsScript = new LuaScript(
+  'releaseHolds',
+  `local dropped = 0
+for _, id in ipairs(ARGV) do
+  local nano = redis.call('HGET', KEYS[1], 'h:' .. id)
+  if nano then
+    redis.call('HINCRBY', KEYS[1], 'sum', string.format('%.0f', -tonumber(nano)))
+    redis.call('HDEL', KEYS[1], 'h:' .. id)
+    redis.call('ZREM', KEYS[2], id)
+    dropped = dropped + 1
+  end
+end
+return dropped`,
+  2,
+);
+
+/**
+ * Spend holds on Redis: one script checks the user's spend counters and live holds and adds the hold,
+ * so replicas sharing the Redis never both admit past a cap. The hold keys expire on their own a minute
+ * after the newest hold's timeout (nothing is left behind by users who stop).
+ */
+export class RedisSpendHolds implements SpendHolds {
+  constructor(
+    private readonly call: RedisCall,
+    private readonly layout: RedisKeys,
+  ) {}
+
+  async reserve(request: HoldRequest): Promise<HoldOutcome> {
+    const amountNano = toNano(request.amount);
+    const keyTtl = Math.max(1, request.expiresAt - request.now) + KEY_SLACK_MS;
+    const args: (string | number)[] = [
+      request.now,
+      request.id,
+      amountNano.toString(),
+      request.expiresAt,
+      keyTtl,
+      request.caps.length,
+    ];
+    for (const cap of request.caps) args.push(cap.period, toNano(cap.limit).toString());
+    const reply = (await this.call('reserveHold', (client) =>
+      reserveHoldScript.run(
+        client,
+        [this.layout.spend(request.userId), this.layout.holds(request.userId), this.layout.holdExpiry(request.userId)],
+        args,
+      ),
+    )) as [number, string, ...string[]];
+    const [blocked, heldNano, ...counters] = reply;
+    const spent = request.caps.map((_, index) =>
+      formatDecimal(joinCost(counters[2 * index] ?? '0', counters[2 * index + 1] ?? '0')),
+    );
+    return {
+      admitted: blocked === 0,
+      ...(blocked === 0 ? {} : { blockedBy: blocked - 1 }),
+      spent,
+      held: formatDecimal(nanoToDecimal(BigInt(heldNano))),
+    };
+  }
+
+  async release(userId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.call('releaseHolds', (client) =>
+      releaseHoldsScript.run(client, [this.layout.holds(userId), this.layout.holdExpiry(userId)], [...ids]),
+    );
+  }
+}
