@@ -17,13 +17,14 @@ import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
 import { dashboardPageRouter, isDashboardRead } from './server/routes/dashboard-page.js';
-import { probesRouter } from './server/routes/probes.js';
+import { checkStoreHealth, probesRouter } from './server/routes/probes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { metricsRouter } from './metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
 import { ManifoldModels } from './pipes/manifold-models.js';
 import { openWebuiRouter } from './server/routes/open-webui.js';
+import { PipeStatusMailbox } from './pipes/pipe-status.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -87,11 +88,13 @@ export function createApp(deps: AppDeps): Express {
     sendContinue,
   );
   routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
-  routes.get('/health', (_request, response) => {
-    response.json({
-      status: true,
+  // 503 while the store is not healthy (unreachable, hanging, ledger writes waiting in the journal), like /readyz.
+  routes.get('/health', async (_request, response) => {
+    const store = await checkStoreHealth(deps.store);
+    response.status(store.ok ? 200 : 503).json({
+      status: store.ok,
       version: VERSION,
-      store: deps.store.health(),
+      store,
       filters: deps.registry.list().length,
       failed: deps.registry.failures().length,
     });
@@ -99,10 +102,11 @@ export function createApp(deps: AppDeps): Express {
   if (deps.metrics && !deps.metricsPublic) routes.use(metricsRouter(deps.metrics));
   // The hot path (every chat turn calls it, often twice) before the other routers: no route of theirs is
   // `POST /{id}/filter/{inlet|outlet}`, so the order changes nothing but the routers a hook call walks through.
-  routes.use(filterHooksRouter({ ...deps }));
+  const mailbox = new PipeStatusMailbox(deps.store);
+  routes.use(filterHooksRouter({ ...deps, mailbox }));
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
   routes.use(modelsRouter({ registry: deps.registry, manifolds }));
-  routes.use(chatCompletionsRouter({ ...deps, manifolds }));
+  routes.use(chatCompletionsRouter({ ...deps, manifolds, mailbox }));
   routes.use(openWebuiRouter({ ...deps }));
   routes.use(managementRouter(deps));
   for (const router of deps.extraRouters ?? []) routes.use(router);

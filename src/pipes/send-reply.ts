@@ -72,6 +72,8 @@ export async function sendStreamReply(options: {
   pipeId: string;
   logger: Logger;
   hooks?: ReplyHooks;
+  /** Objects sent before the reply's first chunk (Open WebUI `{"event": …}` chunks). */
+  prelude?: readonly WireObject[];
 }): Promise<ReplyAssembler> {
   const { response, model } = options;
   const reply = new ReplyAssembler();
@@ -85,6 +87,7 @@ export async function sendStreamReply(options: {
   const writer = new SseWriter(response);
   writer.start();
   try {
+    for (const object of options.prelude ?? []) if (!(await writer.send(JSON.stringify(object)))) break;
     while (!next.done) {
       const event = next.value;
       if (event.data === '[DONE]') {

@@ -12,6 +12,10 @@ import { pipeUser } from '../../pipes/pipe-user.js';
 import { invokePipe } from '../../pipes/invoke-pipe.js';
 import { sendJsonReply, sendStreamReply } from '../../pipes/send-reply.js';
 import { userValvesFor } from '../../host/user-valves.js';
+import { HookEvents } from '../../host/hook-events.js';
+import type { FilterEvent, PipelineUser } from '../../host/types.js';
+import type { Logger } from '../../util/logger.js';
+import { wantsEvents, type PipeStatusMailbox } from '../../pipes/pipe-status.js';
 
 const completionRequest = z.looseObject({
   model: z.string().min(1),
@@ -22,6 +26,8 @@ const completionRequest = z.looseObject({
 export interface ChatCompletionsDeps extends FilterChainDeps {
   manifolds: ManifoldModels;
   pipeFilters?: PipeFiltersMode;
+  /** Events of Open WebUI's inlet calls for this turn (pipe-status.ts). */
+  mailbox?: PipeStatusMailbox;
 }
 
 /** The request body checked: `model`, `messages` (lenient: `content: null` is fine), optional `stream`. */
@@ -46,6 +52,21 @@ function checkedRequest(body: unknown) {
   return { ...parsed.data, messages: parsed.data.messages as ChatMessage[] };
 }
 
+/** The stream's leading `{"event": …}` chunks: what Open WebUI's inlet calls left for this turn, then the chain's own. */
+async function statusPrelude(
+  mailbox: PipeStatusMailbox | undefined,
+  user: PipelineUser | null,
+  messages: ChatMessage[],
+  events: HookEvents,
+  logger: Logger,
+): Promise<Array<{ event: FilterEvent }>> {
+  const held = await (mailbox?.take(user, messages) ?? Promise.resolve([])).catch((error: unknown) => {
+    logger.debug({ err: String(error) }, 'inlet events for the pipe stream could not be read');
+    return [];
+  });
+  return [...held, ...events.list].map((event) => ({ event }));
+}
+
 /**
  * `POST /chat/completions` (and `/v1/…`): runs the pipe the model names. `stream` defaults to
  * true (SSE `chat.completion.chunk`s, a finish chunk, `data: [DONE]`); `stream: false` answers one
@@ -64,7 +85,9 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     });
     const user = pipeUser(body, request.headers);
     const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
-    const call = { user, logger, signal: abort.signal, requestId: request.id };
+    // Status lines (the context decision) go to Open WebUI as `{"event": …}` chunks before the reply; never to OpenAI clients.
+    const events = stream && wantsEvents(body, request.headers) ? new HookEvents() : undefined;
+    const call = { user, logger, signal: abort.signal, requestId: request.id, emit: events?.emit };
     // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
     // The pipe's own inlet/outlet (a Python-style pipe may define them) run there too: inlet last, outlet first.
     const chained =
@@ -86,7 +109,8 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
       services: deps.services,
       requestId: request.id,
     });
-    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger, hooks };
+    const prelude = events ? await statusPrelude(deps.mailbox, user, body.messages, events, logger) : undefined;
+    const reply = { response, result, model: target.id, pipeId: target.pipe.id, logger, hooks, prelude };
     if (stream) await sendStreamReply(reply);
     else await sendJsonReply(reply);
   };

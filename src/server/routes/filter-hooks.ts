@@ -14,6 +14,7 @@ import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
 import { pipeOwning } from '../../pipes/pipe-catalog.js';
+import { isPipeModel, type PipeStatusMailbox } from '../../pipes/pipe-status.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -65,6 +66,8 @@ export interface FilterHooksDeps {
   flags?: FlagsHost;
   hookTimeoutMs: number;
   metrics?: Metrics;
+  /** Keeps inlet events for the stream of an Eunoe pipe model (pipe-status.ts). */
+  mailbox?: PipeStatusMailbox;
 }
 
 /**
@@ -137,8 +140,18 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
           },
         }),
       );
-      // The Pipelines protocol has no channel for events: they are logged (the Function's chain route returns them).
-      if (events.list.length > 0) request.log.debug({ ...access, hook, events: events.list }, 'filter events');
+      // The Pipelines protocol has no channel for events: they are logged (the Function's chain route returns them),
+      // and when the chat's model is one of Eunoe's pipes, that pipe's stream shows them (pipe-status.ts).
+      if (events.list.length > 0) {
+        request.log.debug({ ...access, hook, events: events.list }, 'filter events');
+        if (hook === 'inlet' && deps.mailbox && isPipeModel(deps.registry, body.model)) {
+          await deps.mailbox
+            .post(user, result, events.list)
+            .catch((error: unknown) =>
+              request.log.debug({ err: String(error) }, 'filter events not kept for the pipe stream'),
+            );
+        }
+      }
       response.json(result);
     });
   }

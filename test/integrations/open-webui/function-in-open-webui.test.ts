@@ -227,7 +227,7 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
     const down = { ...valves, eunoe_url: url };
     const passed = await runFunction(source, { ...down, on_error: 'pass' }, [{ hook: 'inlet', body, user: alice }]);
     expect(passed.steps[0]).toMatchObject({ ok: true, body });
-    expect(passed.steps[0]!.events[0].data.description).toMatch(/^Eunoe unavailable \(cannot reach/);
+    expect(passed.steps[0]!.events[0]!.data.description).toMatch(/^Eunoe unavailable \(cannot reach/);
     const blocked = await runFunction(source, { ...down, on_error: 'block' }, [{ hook: 'inlet', body, user: alice }]);
     expect(blocked.steps[0]!.ok).toBe(false);
     expect(blocked.steps[0]!.error).toMatch(/^Eunoe is unavailable \(cannot reach/);
@@ -235,13 +235,13 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
       { hook: 'outlet', body: outletBody('c', 'a-down', 0), user: alice },
     ]);
     expect(outlet.steps[0]!.ok).toBe(true);
-    expect(outlet.steps[0]!.events[0].data.description).toMatch(/not recorded/);
+    expect(outlet.steps[0]!.events[0]!.data.description).toMatch(/not recorded/);
     // A wrong key is a failure too (never a refusal), and the key appears nowhere.
     const wrongKey = await runFunction(source, { ...valves, eunoe_api_key: 'not-the-key-123' }, [
       { hook: 'inlet', body, user: alice },
     ]);
     expect(wrongKey.steps[0]!.ok).toBe(true);
-    expect(wrongKey.steps[0]!.events[0].data.description).toMatch(/HTTP 401/);
+    expect(wrongKey.steps[0]!.events[0]!.data.description).toMatch(/HTTP 401/);
     const everything = JSON.stringify([passed, blocked, outlet, wrongKey]);
     expect(everything).not.toContain(TEST_API_KEY);
     expect(everything).not.toContain('not-the-key-123');
@@ -255,7 +255,7 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
       ]);
       const step = result.steps[0]!;
       expect(step.ok).toBe(true);
-      expect(step.events[0].data.description).toMatch(/no answer within 1 s/);
+      expect(step.events[0]!.data.description).toMatch(/no answer within 1 s/);
       expect(step.seconds).toBeLessThan(5); // a bound on a hang, not a speed measurement
     } finally {
       await silent.close();
