@@ -47,5 +47,11 @@ export async function createStateStore({
   }
   const db = openSqliteDatabase(config.sqlitePath, { busyTimeoutMs: Math.max(config.STATE_TIMEOUT_MS, 1000) });
   logger.info({ backend: 'sqlite', file: config.sqlitePath }, 'state backend: SQLite');
-  return new SqliteStateStore({ db, file: config.sqlitePath, logger });
+  return new SqliteStateStore({
+    db,
+    file: config.sqlitePath,
+    logger,
+    journalFile: config.ledgerJournalPath,
+    journalMax: config.LEDGER_QUEUE_MAX,
+  });
 }

@@ -45,9 +45,13 @@ export interface Lease {
 export interface StoreHealth {
   /** The backend's name; `memory` only names in-process test doubles (there is no memory backend). */
   backend: 'sqlite' | 'redis' | 'memory';
+  /**
+   * False while the store cannot take the ledger's writes: closed, disconnected, its last call timed out with no
+   * answer since (a hung Redis), or ledger writes wait in the journal (`queued` > 0).
+   */
   ok: boolean;
   detail?: string;
-  /** Ledger writes accepted while the backend was unreachable, waiting to be flushed (Redis only). */
+  /** Ledger writes accepted into the journal (store unreachable, or the write failed), waiting to be written. */
   queued?: number;
 }
 

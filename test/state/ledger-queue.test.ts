@@ -66,23 +66,34 @@ describe('LedgerQueue', () => {
     expect(sent).toEqual(['a', 'b']);
   });
 
-  it('a write Redis rejects for good goes to the dead letter, and later writes are not held back', async () => {
-    const dead: string[] = [];
+  it('a write the store refuses on its own is held and retried at every flush, and later writes are not held back', async () => {
+    const held: string[] = [];
+    const released: number[] = [];
     const queue = new LedgerQueue({
       max: 10,
       isTransient: (error) => (error as Error).message === 'down',
-      onDeadLetter: (entry) => dead.push(entry.id),
+      onHeld: (entry) => held.push(entry.id),
+      onReleased: (count) => released.push(count),
     });
     for (const id of ['a', 'bad', 'c']) queue.push(item(id));
     const sent: string[] = [];
-    expect(
-      await queue.flush(async (entry) => {
-        if (entry.id === 'bad') throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
-        sent.push(entry.id);
-      }),
-    ).toBe(true);
+    let fixed = false;
+    const send = async (entry: QueuedAppend) => {
+      if (entry.id === 'bad' && !fixed)
+        throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+      sent.push(entry.id);
+    };
+    expect(await queue.flush(send)).toBe(false);
     expect(sent).toEqual(['a', 'c']);
-    expect(dead).toEqual(['bad']);
+    expect([queue.size, queue.backlog]).toEqual([1, 0]);
+    expect(await queue.flush(send)).toBe(false); // still refused: kept, told once
+    expect(held).toEqual(['bad']);
+    queue.push(item('d'), { error: new Error('WRONGTYPE again') }); // failed on the direct path: held at once
+    expect([queue.size, queue.backlog, held]).toEqual([2, 0, ['bad', 'd']]);
+    fixed = true; // e.g. the admin removed the wrong key
+    expect(await queue.flush(send)).toBe(true);
+    expect(sent).toEqual(['a', 'c', 'bad', 'd']);
+    expect(released).toEqual([2]);
     expect(queue.size).toBe(0);
   });
 

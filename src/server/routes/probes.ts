@@ -1,9 +1,26 @@
 import { Router } from 'express';
-import type { StateStore } from '../../state/types.js';
+import type { StateStore, StoreHealth } from '../../state/types.js';
 import type { FilterRegistry } from '../../host/filter-registry.js';
 
 /** Key used by the readiness probe's store round trip (never written). */
 const PROBE_KEY = 'eunoe:readyz-probe';
+
+/**
+ * The store's health for `GET /health`: its own view (connection, writes waiting in the journal, calls timing out)
+ * and a bounded read made now, so a store that hangs (Redis paused, a locked SQLite file) is `ok: false` even on a
+ * replica that has not called it since.
+ */
+export async function checkStoreHealth(store: StateStore): Promise<StoreHealth> {
+  let failure: string | undefined;
+  try {
+    await store.get(PROBE_KEY);
+  } catch (error) {
+    failure = (error as Error).message;
+  }
+  const health = store.health(); // after the read, so a read that just timed out counts
+  if (failure === undefined) return health;
+  return { ...health, ok: false, detail: `${health.detail ? `${health.detail}; ` : ''}does not answer: ${failure}` };
+}
 
 export interface ProbeDeps {
   store: StateStore;

@@ -33,12 +33,16 @@ export interface LedgerQueueOptions {
   /** Told after a drain when appends were refused while the queue was full. */
   onDrained?: (dropped: number) => void;
   /**
-   * True for failures worth retrying (Redis unreachable or slow). Anything else (e.g. WRONGTYPE)
-   * will never succeed: that entry goes to `onDeadLetter` and the queue moves on, so one bad
+   * True for failures of the backend as a whole (Redis unreachable or slow): the flush stops there and keeps the order.
+   * Anything else (a script error such as WRONGTYPE, a constraint, a full disk for SQLite) is a failure of that entry:
+   * it is held (kept in the journal, retried at every later flush, never dropped) and the flush moves on, so one bad
    * record cannot hold back every later spend record. Default: every failure is transient.
    */
   isTransient?: (error: unknown) => boolean;
-  onDeadLetter?: (item: QueuedAppend, error: unknown) => void;
+  /** Told once per entry when it is first held (see `isTransient`), with the error. */
+  onHeld?: (item: QueuedAppend, error: unknown) => void;
+  /** Told after a flush in which held entries finally landed, with their number. */
+  onReleased?: (count: number) => void;
 }
 
 interface Row {
@@ -47,27 +51,32 @@ interface Row {
 }
 
 /**
- * Bounded, ordered journal of ledger appends accepted while Redis was away. With a `file`
+ * Bounded, ordered journal of ledger appends accepted while the store was away or refused them. With a `file`
  * it is durable: `push` returns after the row is committed and fsync'd, and a restarted
  * process finds and replays what an earlier one left. `flush` sends entries oldest first
- * and deletes each once Redis has it; sending must be idempotent by record id (it is:
- * HSETNX), because a crash between sending and deleting replays that entry.
+ * and deletes each once the store has it; sending must be idempotent by record id (it is:
+ * HSETNX on Redis, INSERT OR IGNORE on SQLite), because a crash between sending and deleting replays that entry.
+ * An entry that fails on its own is held: kept and retried at every flush until it lands, never dropped.
  */
 export class LedgerQueue {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<[string]>;
   private readonly oldest: Database.Statement<[number], Row>;
+  private readonly after: Database.Statement<[number, number], Row>;
   private readonly remove: Database.Statement<[number]>;
   private readonly count: Database.Statement<[], { n: number }>;
   private waiting: number;
   private dropped = 0;
   private flushing: Promise<boolean> | undefined;
   private closed = false;
+  /** Entries that failed on their own (not because the backend was away), by seq: retried, not in the way. */
+  private readonly held = new Set<number>();
 
   constructor(private readonly options: LedgerQueueOptions) {
     this.db = openLedgerJournal(options.file ?? MEMORY_JOURNAL);
     this.insert = this.db.prepare('INSERT INTO journal (item) VALUES (?)');
     this.oldest = this.db.prepare('SELECT seq, item FROM journal ORDER BY seq LIMIT ?');
+    this.after = this.db.prepare('SELECT seq, item FROM journal WHERE seq > ? ORDER BY seq LIMIT ?');
     this.remove = this.db.prepare('DELETE FROM journal WHERE seq = ?');
     this.count = this.db.prepare('SELECT count(*) AS n FROM journal');
     this.waiting = this.count.get()?.n ?? 0;
@@ -88,15 +97,28 @@ export class LedgerQueue {
     return this.waiting;
   }
 
-  /** Add at the tail (committed before it returns); false (and counted as dropped) when the queue is full. */
-  push(item: QueuedAppend): boolean {
+  /** Entries waiting because the backend was away (not held for a failure of their own): new writes queue behind them. */
+  get backlog(): number {
+    return this.waiting - this.held.size;
+  }
+
+  /**
+   * Add at the tail (committed before it returns); false (and counted as dropped) when the queue is full. With
+   * `failed`, the entry already failed on its own: it is held at once (told to `onHeld`) and later writes need not
+   * wait for it.
+   */
+  push(item: QueuedAppend, failed?: { error: unknown }): boolean {
     if (this.waiting >= this.options.max) {
       if (this.dropped === 0) this.options.onFull?.(this.options.max);
       this.dropped += 1;
       return false;
     }
-    this.insert.run(JSON.stringify(item));
+    const { lastInsertRowid } = this.insert.run(JSON.stringify(item));
     this.waiting += 1;
+    if (failed) {
+      this.held.add(Number(lastInsertRowid));
+      this.options.onHeld?.(item, failed.error);
+    }
     return true;
   }
 
@@ -118,6 +140,7 @@ export class LedgerQueue {
     const rows = this.oldest.all(-1);
     this.db.prepare('DELETE FROM journal').run();
     this.waiting = 0;
+    this.held.clear();
     return rows.map((row) => JSON.parse(row.item) as QueuedAppend);
   }
 
@@ -129,9 +152,11 @@ export class LedgerQueue {
   }
 
   private async drain(send: (item: QueuedAppend) => Promise<unknown>, batchSize: number): Promise<boolean> {
+    let cursor = 0; // entries held in this flush stay behind the cursor: each is tried once per flush
+    let released = 0;
     for (;;) {
       if (this.closed) return false;
-      const rows = this.oldest.all(batchSize);
+      const rows = this.after.all(cursor, batchSize);
       if (rows.length === 0) break;
       const batch = rows.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
       const results = await Promise.allSettled(batch.map(({ item }) => send(item)));
@@ -142,21 +167,30 @@ export class LedgerQueue {
           const result = results[index];
           if (result?.status === 'rejected') {
             if (this.options.isTransient?.(result.reason) ?? true) {
-              failed = true;
+              failed = true; // this one and the rest stay, in order
               return;
             }
-            this.options.onDeadLetter?.(item, result.reason);
+            if (!this.held.has(seq)) {
+              this.held.add(seq);
+              this.options.onHeld?.(item, result.reason);
+            }
+            cursor = seq;
+            return;
           }
+          if (this.held.delete(seq)) released += 1;
           this.remove.run(seq);
+          cursor = seq;
         });
       })();
       this.waiting = this.count.get()?.n ?? 0;
-      if (failed) return false;
+      if (failed) break;
     }
+    if (released > 0) this.options.onReleased?.(released);
+    if (this.waiting > this.held.size) return false;
     if (this.dropped > 0) {
       this.options.onDrained?.(this.dropped);
       this.dropped = 0;
     }
-    return true;
+    return this.waiting === 0;
   }
 }

@@ -101,11 +101,18 @@ return 0`,
  * stream, HINCRBY `<period>:hi` / `<period>:lo` of each period and each day-hash field, and
  * (the first time) remember its insertion number as the first one with counters and with daily
  * aggregates (for the one-time backfills of records older versions wrote). Returns 1
- * (added) or 0 (already recorded: no change).
+ * (added) or 0 (already recorded: no change). A key of the wrong type is found before anything is written (Redis does
+ * not undo a script's earlier writes when a later command fails): WRONGTYPE, and the write can be retried whole.
  */
 export const recordUsageScript = new LuaScript(
   'recordUsage',
-  `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash', 'zset', 'hash', 'string', 'hash', 'string'}) do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= kind then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
+  end
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
 local seq = redis.call('INCR', KEYS[3])
 local member = string.format('%016d', seq) .. ':' .. ARGV[1]
 redis.call('ZADD', KEYS[2], ARGV[2], member)

@@ -48,6 +48,10 @@ export class RedisStateStore implements StateStore {
   private readonly where: string;
   private closed = false;
   private backfill: Promise<number | undefined> | undefined;
+  /** When a call last got an answer, and when one last ran out of time (a hung Redis keeps its connection 'ready'). */
+  private lastAnswerAt = 0;
+  private lastTimeoutAt = 0;
+  private lastTimeout = '';
 
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
@@ -212,12 +216,18 @@ export class RedisStateStore implements StateStore {
   }
 
   health(): StoreHealth {
-    const ok = !this.closed && this.client.status === 'ready';
+    const queued = this.streams.queued;
+    const hanging = this.lastTimeoutAt > this.lastAnswerAt;
+    const ok = !this.closed && this.client.status === 'ready' && !hanging && queued === 0;
+    const reasons = [
+      ...(hanging ? [`not answering (${this.lastTimeout})`] : []),
+      ...(queued > 0 ? [`${queued} ledger writes wait in the journal`] : []),
+    ];
     return {
       backend: 'redis',
       ok,
-      detail: `${this.where} ${this.closed ? 'closed' : this.client.status}`,
-      queued: this.streams.queued,
+      detail: `${this.where} ${this.closed ? 'closed' : this.client.status}${reasons.length > 0 ? `; ${reasons.join('; ')}` : ''}`,
+      queued,
     };
   }
 
@@ -271,9 +281,18 @@ export class RedisStateStore implements StateStore {
       );
     }
     try {
-      return await withTimeout(work(this.client), this.options.timeoutMs, what);
+      const answer = await withTimeout(work(this.client), this.options.timeoutMs, what);
+      this.lastAnswerAt = Date.now();
+      return answer;
     } catch (error) {
-      throw toStateError(error, what);
+      const typed = toStateError(error, what);
+      if (typed instanceof StateUnavailableError) {
+        this.lastTimeoutAt = Date.now();
+        this.lastTimeout = typed.message;
+      } else {
+        this.lastAnswerAt = Date.now(); // Redis answered, with an error of the call's own
+      }
+      throw typed;
     }
   }
 }

@@ -51,6 +51,7 @@ export class RedisStreamStore {
 
   constructor(private readonly options: RedisStreamStoreOptions) {
     const { logger, where } = options;
+    const retryMs = options.flushRetryMs ?? 1000;
     this.queue = new LedgerQueue({
       max: options.queueMax,
       file: options.journalFile,
@@ -62,7 +63,7 @@ export class RedisStreamStore {
       onDrained: (dropped) =>
         logger.error({ backend: 'redis', dropped }, `${dropped} ledger writes were dropped while the queue was full`),
       isTransient: isUnavailable,
-      onDeadLetter: (item, error) =>
+      onHeld: (item, error) =>
         logger.error(
           {
             backend: 'redis',
@@ -70,9 +71,15 @@ export class RedisStreamStore {
             id: item.id,
             time: item.time,
             record: item.json,
+            journal: this.queue.file,
             err: (error as Error)?.message,
           },
-          'ledger write rejected by Redis (not retried); the record is in this log line',
+          `ledger write refused by Redis (${(error as Error)?.message}); kept in the journal and retried every ${retryMs} ms until it lands (the record is in this line)`,
+        ),
+      onReleased: (count) =>
+        logger.info(
+          { backend: 'redis', released: count },
+          `${count} refused ledger writes were accepted by Redis on retry`,
         ),
     });
     if (this.queue.size > 0) {
@@ -83,7 +90,7 @@ export class RedisStreamStore {
     }
     this.retryTimer = setInterval(() => {
       if (this.queue.size > 0 && options.isReady()) void this.flush();
-    }, options.flushRetryMs ?? 1000);
+    }, retryMs);
     this.retryTimer.unref();
   }
 
@@ -128,13 +135,14 @@ export class RedisStreamStore {
   }
 
   private async write(item: QueuedAppend): Promise<boolean> {
-    if (this.queue.size > 0 || !this.options.isReady()) return this.enqueue(item);
+    if (this.queue.backlog > 0 || !this.options.isReady()) return this.enqueue(item);
     try {
       return await this.options.call('append', (client) => this.send(client, item));
     } catch (error) {
       // It may or may not have landed; replaying is safe because appends are idempotent by id.
       if (isUnavailable(error)) return this.enqueue(item);
-      throw error;
+      // Refused on its own (a script error such as WRONGTYPE): kept and retried, never dropped once accepted.
+      return this.enqueue(item, { error });
     }
   }
 
@@ -190,10 +198,10 @@ export class RedisStreamStore {
     this.queue.close();
   }
 
-  private enqueue(item: QueuedAppend): boolean {
+  private enqueue(item: QueuedAppend, failed?: { error: unknown }): boolean {
     let pushed: boolean;
     try {
-      pushed = this.queue.push(item);
+      pushed = this.queue.push(item, failed);
     } catch (error) {
       throw new StateUnavailableError(
         `Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${(error as Error).message}`,

@@ -18,6 +18,14 @@ export interface SqliteStateStoreOptions {
   logger: Logger;
   /** How often expired rows are purged in the background; default 60 s. */
   purgeIntervalMs?: number;
+  /**
+   * The ledger journal (LEDGER_JOURNAL_PATH): a record whose transaction fails (constraint, full disk, I/O error) is
+   * accepted there and retried every `journalRetryMs` (default 1000) until it lands. Default: in memory.
+   */
+  journalFile?: string;
+  /** Most records the journal holds (LEDGER_QUEUE_MAX; default 1,000,000). */
+  journalMax?: number;
+  journalRetryMs?: number;
 }
 
 /**
@@ -39,7 +47,11 @@ export class SqliteStateStore implements StateStore {
     this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
     // Long ledger reads (/usage) run in a worker thread on their own connection; an in-memory database has no file to share.
     const queries = options.db.memory ? undefined : new UsageQueryThread(options.db.name);
-    this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), { queries });
+    this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), {
+      queries,
+      logger: options.logger,
+      journal: { file: options.journalFile, max: options.journalMax ?? 1_000_000, retryMs: options.journalRetryMs },
+    });
     this.channel = new LocalChannel((error, channel) =>
       options.logger.error({ err: error, channel }, 'state subscriber threw'),
     );
@@ -180,12 +192,20 @@ export class SqliteStateStore implements StateStore {
   }
 
   health(): StoreHealth {
-    return { backend: 'sqlite', ok: !this.closed, detail: this.options.file };
+    const queued = this.usage.journalSize;
+    const waiting = queued > 0 ? `; ${queued} ledger records wait in the journal for a retry` : '';
+    return {
+      backend: 'sqlite',
+      ok: !this.closed && queued === 0,
+      detail: `${this.options.file}${this.closed ? ' closed' : ''}${waiting}`,
+      queued,
+    };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.usage.writeQueued(); // records accepted in this last loop turn are not lost
+    await this.usage.retryJournal().catch(() => false); // what still fails stays in the journal for the next start
     this.closed = true;
     clearInterval(this.purgeTimer);
     this.channel.clear();

@@ -27,6 +27,9 @@ import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
 import { storedRecord } from '../../usage/stored-record.js';
+import { StateUnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../util/logger.js';
+import { LedgerQueue } from '../redis/ledger-queue.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
 
 /** Options of a SqliteUsageStore. */
@@ -37,6 +40,14 @@ export interface SqliteUsageStoreOptions {
   queries?: UsageQueryThread;
   /** The worker answers from this many records in the ledger on (default QUERY_THREAD_MIN_RECORDS). */
   threadMinRecords?: number;
+  /**
+   * Where a record goes when its transaction fails (a constraint, a full disk, an I/O error): accepted there and
+   * written to the ledger by a retry every `journalRetryMs` (default 1000) until it lands; kept across restarts when
+   * the journal is a file. Without it such a record is the caller's error.
+   */
+  journal?: { file?: string; max: number; retryMs?: number };
+  /** For the journal's lines (one when records start going there, one when they have landed). */
+  logger?: Logger;
 }
 
 /**
@@ -104,6 +115,10 @@ export class SqliteUsageStore implements UsageStore {
   private readonly batchTransaction: (batch: QueuedRecord[]) => boolean[];
   private readonly lastSeq: Database.Statement;
   private queued: QueuedRecord[] = [];
+  private readonly journal: LedgerQueue | undefined;
+  private readonly journalTimer: NodeJS.Timeout | undefined;
+  /** Records journaled since the journal was last empty (for its two log lines). */
+  private journaled = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -138,12 +153,33 @@ export class SqliteUsageStore implements UsageStore {
     );
     this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
     if (!options.readOnly) this.importStreams();
+    if (options.journal && !options.readOnly) {
+      this.journal = this.openJournal(options.journal);
+      this.journalTimer = setInterval(() => {
+        if (this.journal!.size > 0) void this.retryJournal();
+      }, options.journal.retryMs ?? 1000);
+      this.journalTimer.unref();
+    }
     if (!options.readOnly) this.holds = new SqliteSpendHolds(db, run, () => this.writeQueued());
   }
 
-  /** Stop the query worker, if any. */
+  /** Stop the query worker, if any (and the journal's retries: what it still holds stays there for the next start). */
   async close(): Promise<void> {
+    if (this.journalTimer) clearInterval(this.journalTimer);
+    this.journal?.close();
     await this.options.queries?.close();
+  }
+
+  /** Records accepted into the journal after their transaction failed, waiting for a retry. */
+  get journalSize(): number {
+    return this.journal?.size ?? 0;
+  }
+
+  /** Write what the journal holds into the ledger now (also every second while it holds something); true when empty. */
+  retryJournal(): Promise<boolean> {
+    const journal = this.journal;
+    if (!journal || journal.size === 0) return Promise.resolve(true);
+    return journal.flush(async (item) => this.run(() => this.recordTransaction(JSON.parse(item.json) as UsageRecord)));
   }
 
   async record(record: UsageRecord): Promise<boolean> {
@@ -175,9 +211,73 @@ export class SqliteUsageStore implements UsageStore {
       try {
         entry.resolve(this.run(() => this.recordTransaction(entry.record)));
       } catch (error) {
-        entry.reject(error);
+        try {
+          entry.resolve(this.toJournal(entry.record, error));
+        } catch (journalError) {
+          entry.reject(journalError);
+        }
       }
     }
+  }
+
+  private openJournal(options: { file?: string; max: number; retryMs?: number }): LedgerQueue {
+    const logger = this.options.logger;
+    const every = options.retryMs ?? 1000;
+    const journal: LedgerQueue = new LedgerQueue({
+      max: options.max,
+      file: options.file,
+      isTransient: () => false, // no order to keep: a record that fails again waits for the next retry, the others land
+      onFull: (max) =>
+        logger?.error(
+          { backend: 'sqlite', queueMax: max },
+          `LEDGER JOURNAL FULL: ${max} ledger records are waiting for the SQLite ledger; further records are refused (raise LEDGER_QUEUE_MAX or fix the database)`,
+        ),
+      onHeld: (item, error) => {
+        this.journaled += 1;
+        if (this.journaled > 1) return; // one line per episode, the next when the journal is empty again
+        logger?.warn(
+          { backend: 'sqlite', journal: journal.file, id: item.id, err: (error as Error)?.message },
+          `SQLite ledger write failed (${(error as Error)?.message}); records are kept in the journal ${journal.file} and retried every ${every} ms until they land`,
+        );
+      },
+      onReleased: (count) => {
+        if (journal.size > 0) return;
+        logger?.info(
+          { backend: 'sqlite', journaled: this.journaled, written: count },
+          `the ${this.journaled} journaled ledger records are written to SQLite; the journal is empty`,
+        );
+        this.journaled = 0;
+      },
+    });
+    if (journal.size > 0)
+      logger?.warn(
+        { backend: 'sqlite', journal: journal.file, queued: journal.size },
+        `${journal.size} ledger records from an earlier run are in the journal ${journal.file}; writing them to SQLite`,
+      );
+    return journal;
+  }
+
+  /** Accept a record whose transaction failed into the journal (retried later); throws when there is none or it is full. */
+  private toJournal(record: UsageRecord, error: unknown): boolean {
+    const journal = this.journal;
+    if (!journal) throw error;
+    let pushed: boolean;
+    try {
+      pushed = journal.push(
+        { stream: 'ledger', id: record.messageId, time: record.time, json: JSON.stringify(record) },
+        { error },
+      );
+    } catch (journalError) {
+      throw new StateUnavailableError(
+        `Ledger write failed (${(error as Error)?.message}) and the journal ${journal.file} refused record ${record.messageId}: ${(journalError as Error).message}`,
+        { cause: journalError },
+      );
+    }
+    if (!pushed)
+      throw new StateUnavailableError(
+        `Ledger write failed (${(error as Error)?.message}) and the journal is full; record ${record.messageId} was not accepted`,
+      );
+    return true;
   }
 
   async spent(userId: string, key: string): Promise<string> {
