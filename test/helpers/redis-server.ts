@@ -31,6 +31,10 @@ export interface OwnedRedis {
   port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP the process: its connections stay open, nothing answers (a hung Redis). */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
 }
 
 /**
@@ -78,6 +82,12 @@ async function startOwnedRedisOn(chosen: number, options: { persistDir?: string 
         },
       );
       if (exited) throw new RedisExitedEarly(`redis-server exited at start on port ${chosen} (port taken?)`);
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
     async stop() {
       const running = child;
