@@ -1,7 +1,8 @@
 // The `eunoe` program (started by bin/eunoe.mjs under tsx): runs the CLI on this process's arguments.
 import { runCli } from './run-cli.js';
 
-process.exitCode = runCli(process.argv.slice(2), {
+const code = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 });
+process.exitCode = code;

@@ -88,3 +88,25 @@ export function parseArgs(argv: readonly string[]): PlanCommand {
   if (result.file === undefined) throw new UsageError('plan needs a conversation file');
   return result;
 }
+
+/** Parses `function [--url URL] [--toggle] [--out FILE]` (the arguments after `function`). */
+export function parseFunctionArgs(argv: readonly string[]): { url?: string; toggle: boolean; out?: string } {
+  const result: { url?: string; toggle: boolean; out?: string } = { toggle: false };
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    const value = () => {
+      const next = inline ?? argv[++index];
+      if (next === undefined || next === '') throw new UsageError(`${flag} needs a value`);
+      return next;
+    };
+    if (flag === '--url') {
+      const url = value();
+      if (!/^https?:\/\/[^\s"'\\]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL, got ${url}`);
+      result.url = url;
+    } else if (flag === '--out') result.out = value();
+    else if (flag === '--toggle') result.toggle = true;
+    else throw new UsageError(`unknown option ${flag}`);
+  }
+  return result;
+}

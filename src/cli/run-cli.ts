@@ -2,12 +2,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { planContext } from '../engine/index.js';
 import { isRecord } from '../messages/chat-message.js';
 import { formatPlanTable } from './format-plan-table.js';
-import { parseArgs, UsageError } from './parse-args.js';
+import { parseArgs, parseFunctionArgs, UsageError } from './parse-args.js';
+import { runFunctionCommand } from './function-command.js';
 
 const USAGE = `usage: eunoe plan <conversation.json> [--max-tokens N] [--target N] [--model M]
          [--algorithm greedy|recency|dependency|prefix_cache] [--weighting static|keyword|smart|composite]
          [--recent N] [--context N] [--summarize] [--full] [--json] [--out result.json]
-The file holds a JSON array of OpenAI-format messages, or an object with "messages".`;
+       eunoe function [--url http://eunoe:9099] [--toggle] [--out eunoe_function.py]
+plan: the file holds a JSON array of OpenAI-format messages, or an object with "messages".
+function: the Open WebUI Filter Function for the filters this environment loads (--url: Eunoe's address as
+Open WebUI reaches it; --toggle: run only in chats where the user switched it on).`;
 
 /** Messages from a parsed file: an array, or `{ messages: [...] }`. */
 function messagesOf(data: unknown): unknown[] {
@@ -23,8 +27,20 @@ export interface CliOutput {
   err(text: string): void;
 }
 
-/** Runs the CLI; returns the exit code (0 ok, 2 usage or input error). */
-export function runCli(argv: readonly string[], output: CliOutput): number {
+/** Runs the CLI; returns the exit code (0 ok, 2 usage or input error); `function` answers asynchronously. */
+export function runCli(argv: readonly string[], output: CliOutput): number | Promise<number> {
+  if (argv[0] === 'function') {
+    const usage = (error: unknown) => {
+      if (!(error instanceof UsageError)) throw error;
+      output.err(`eunoe: ${error.message}\n${USAGE}\n`);
+      return 2;
+    };
+    try {
+      return runFunctionCommand(parseFunctionArgs(argv.slice(1)), output).catch(usage);
+    } catch (error) {
+      return usage(error);
+    }
+  }
   try {
     const command = parseArgs(argv);
     if (command.command === 'help') {
