@@ -50,6 +50,8 @@ export interface AppDeps {
   metricsPublic?: boolean;
   /** Filters around pipes for direct callers (`PIPE_FILTERS`; default `auto`). */
   pipeFilters?: 'auto' | 'always' | 'never';
+  /** Whether `GET /models` lists the filters (`PIPELINES_FILTERS`; default true). */
+  listFilters?: boolean;
   /** The manifolds' `models()` cache (built here when absent). */
   manifolds?: ManifoldModels;
   /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
@@ -105,7 +107,7 @@ export function createApp(deps: AppDeps): Express {
   const mailbox = new PipeStatusMailbox(deps.store);
   routes.use(filterHooksRouter({ ...deps, mailbox }));
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
-  routes.use(modelsRouter({ registry: deps.registry, manifolds }));
+  routes.use(modelsRouter({ registry: deps.registry, manifolds, listFilters: deps.listFilters ?? true }));
   routes.use(chatCompletionsRouter({ ...deps, manifolds, mailbox }));
   routes.use(openWebuiRouter({ ...deps }));
   routes.use(managementRouter(deps));

@@ -39,6 +39,11 @@ const envSchema = z.object({
   HOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Whether `/chat/completions` runs the filters around a pipe: `auto` (for callers other than Open WebUI), `always`, `never`. */
   PIPE_FILTERS: z.enum(['auto', 'always', 'never']).default('auto'),
+  /**
+   * `off`: `GET /models` lists no filter, so Open WebUI's Pipelines connection calls none (use it when the generated
+   * Function runs them); Eunoe's own models, `/pipelines` and the valves forms stay.
+   */
+  PIPELINES_FILTERS: z.enum(['on', 'off']).default('on'),
   /** Deepest array/object nesting accepted in a JSON body (checked on the raw text, before parsing). */
   JSON_MAX_DEPTH: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Time for a client to send a request's headers (Node's `server.headersTimeout`). */

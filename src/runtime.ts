@@ -125,6 +125,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     pipeFilters: config.PIPE_FILTERS,
+    listFilters: config.PIPELINES_FILTERS === 'on',
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
     metrics,
     metricsPublic: config.METRICS_PUBLIC,

@@ -10,11 +10,20 @@ import { moduleTypeOf } from '../../host/declared-kind.js';
  * children are chat models with `pipeline.type` `pipe` / `manifold`) and
  * `GET /pipelines` (admin list; failed files are listed too, with their error and declared type).
  */
-export function modelsRouter({ registry, manifolds }: { registry: FilterRegistry; manifolds: ManifoldModels }): Router {
+export function modelsRouter({
+  registry,
+  manifolds,
+  listFilters = true,
+}: {
+  registry: FilterRegistry;
+  manifolds: ManifoldModels;
+  /** False (PIPELINES_FILTERS=off): no filter in `/models`, so Open WebUI's Pipelines connection calls none. */
+  listFilters?: boolean;
+}): Router {
   const router = Router();
   router.get('/models', async (_request, response) => {
     const created = Math.floor(Date.now() / 1000);
-    const filters = loadedFilters(registry).map((filter) => ({
+    const filters = (listFilters ? loadedFilters(registry) : []).map((filter) => ({
       id: filter.id,
       name: filter.name,
       object: 'model',
