@@ -4,7 +4,9 @@
  *    same inlet without a cap (target: ratio ≥ 0.8 at 100k);
  * 2. inlet and outlet throughput, p50/p99 and server RSS at 16 and 64 concurrent clients;
  * 3. `GET /` latency while `/usage` and 0 / 4 / 16 spend-limited inlet clients run on the 100k user
- *    (target p99 < 20 ms up to 4 inlet clients; 16 saturate the server, so `/` queues behind them).
+ *    (target p99 < 20 ms up to 4 inlet clients; 16 saturate the server, so `/` queues behind them);
+ * 4. the near-cap burst (lib/load/spend-burst.ts): final spend as % of a $0.10 cap after 1 / 16 / 32 looping
+ *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %).
  * Bounded: each phase BENCH_PHASE_MS (2000) or BENCH_MAX_REQUESTS (50,000), the whole run BENCH_MAX_MS
  * (600,000); stops its server by itself. BENCH_SIZES="1000,10000,100000"; BENCH_CODE_ROOT runs the same
  * benchmark against another checkout of Eunoe (e.g. an older commit, for before/after figures).
@@ -18,6 +20,7 @@ import { markdownTable } from './lib/table.js';
 import { startBenchServer, type BenchServer } from './lib/load/bench-server.js';
 import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/load/run-load.js';
 import { seedLedger } from './lib/load/seed-ledger.js';
+import { runSpendBurst } from './lib/load/spend-burst.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const codeRoot = path.resolve(process.env.BENCH_CODE_ROOT ?? repoRoot);
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
       runLoad({ url, apiKey: KEY, concurrency, durationMs, maxRequests: MAX_REQUESTS, next });
     await load(16, () => inlet('warm-up'), 1500);
 
-    const only = process.env.BENCH_ONLY; // 'scaling', 'hooks' or 'responsiveness' to run one part
+    const only = process.env.BENCH_ONLY; // 'scaling', 'hooks', 'responsiveness' or 'spend-burst' to run one part
     if (!only || only === 'scaling') {
       console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
       const scaling: string[][] = [];
@@ -226,6 +229,13 @@ async function main(): Promise<void> {
       console.log(
         `\nGET / p99 with /usage and up to 4 inlet clients: ${fmt(worstP99, 2)} ms (target < 20 ms): ${worstP99 < 20 ? 'PASS' : 'MISS'}`,
       );
+    }
+    if (!only || only === 'spend-burst') {
+      console.log('\n### Near-cap burst: final spend as % of a $0.10 monthly cap (servers of its own)\n');
+      const burst = await runSpendBurst({ codeRoot, root: path.join(root, 'spend-burst'), apiKey: KEY });
+      console.log(burst.table);
+      const verdict = burst.worstPercent <= 105 ? 'PASS' : 'MISS';
+      console.log(`\nlargest final spend: ${fmt(burst.worstPercent, 1)} % of the cap (target ≤ 105 %): ${verdict}`);
     }
   } finally {
     clearTimeout(watchdog);

@@ -12,10 +12,13 @@ import {
 
 /**
  * Spend holds on SQLite: a `spend_holds` row per live hold and a `spend_held` sum per user kept by
- * triggers, so a reservation reads one sum whatever the number of holds. `reserve` is one IMMEDIATE
- * transaction (drop expired holds, read the ledger's spend counters and the user's held sum, check,
- * insert): nothing else writes between the check and the hold, in this process or another on the file.
- * The tables are created here (holds are short-lived: a database without them simply has none yet).
+ * triggers, so a reservation reads one sum whatever the number of holds. `reserve` is one transaction
+ * (drop expired holds, read the ledger's spend counters and the user's held sum, check, insert) on the
+ * store's one connection: no ledger write can come between the check and the hold. The hold tables are
+ * TEMP tables of that connection (in memory, nothing written to the WAL): holds live seconds to minutes,
+ * so a reservation costs no disk write (28 µs against 65 µs as tables of the file), and a restart forgets
+ * the holds of requests in flight (their replies are still recorded). One process per SQLite file, as
+ * for the rest of the SQLite backend; replicas use Redis.
  */
 export class SqliteSpendHolds implements SpendHolds {
   private readonly reserveTransaction: (request: HoldRequest) => HoldOutcome;
@@ -28,17 +31,17 @@ export class SqliteSpendHolds implements SpendHolds {
     private readonly flushLedger: () => void,
   ) {
     db.exec(`
-      CREATE TABLE IF NOT EXISTS spend_holds (
+      CREATE TEMP TABLE IF NOT EXISTS spend_holds (
         user_id TEXT NOT NULL, id TEXT NOT NULL, nano INTEGER NOT NULL, expires_at INTEGER NOT NULL,
         PRIMARY KEY (user_id, id)
       ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS spend_holds_expiry ON spend_holds (expires_at);
-      CREATE TABLE IF NOT EXISTS spend_held (user_id TEXT PRIMARY KEY, nano INTEGER NOT NULL) WITHOUT ROWID;
-      CREATE TRIGGER IF NOT EXISTS spend_holds_added AFTER INSERT ON spend_holds BEGIN
+      CREATE INDEX IF NOT EXISTS temp.spend_holds_expiry ON spend_holds (expires_at);
+      CREATE TEMP TABLE IF NOT EXISTS spend_held (user_id TEXT PRIMARY KEY, nano INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TEMP TRIGGER IF NOT EXISTS spend_holds_added AFTER INSERT ON spend_holds BEGIN
         INSERT INTO spend_held (user_id, nano) VALUES (new.user_id, new.nano)
           ON CONFLICT (user_id) DO UPDATE SET nano = nano + excluded.nano;
       END;
-      CREATE TRIGGER IF NOT EXISTS spend_holds_removed AFTER DELETE ON spend_holds BEGIN
+      CREATE TEMP TRIGGER IF NOT EXISTS spend_holds_removed AFTER DELETE ON spend_holds BEGIN
         UPDATE spend_held SET nano = nano - old.nano WHERE user_id = old.user_id;
       END;
     `);
@@ -71,7 +74,7 @@ export class SqliteSpendHolds implements SpendHolds {
         held: formatDecimal(admitted ? held + amount : held),
       };
     });
-    this.reserveTransaction = (request) => reserve.immediate(request);
+    this.reserveTransaction = (request) => reserve(request);
 
     this.releaseTransaction = db.transaction((userId: string, ids: readonly string[]) => {
       for (const id of ids) drop.run(userId, id);
