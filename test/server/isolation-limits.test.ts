@@ -26,6 +26,16 @@ export default defineFilter({
 });
 `;
 
+/** The same without yielding: its event loop is blocked, so the host watches the process from outside. */
+const syncHeap = `${header}const hoard = [];
+export default defineFilter({
+  inlet({ body }) {
+    for (let step = 0; step < (body.steps ?? 0); step++) hoard.push(Buffer.alloc(${STEP_MB} * 1024 * 1024, step % 256));
+    return { ...body, held: hoard.length };
+  },
+});
+`;
+
 /** Fills and drops a 48 MB Buffer at each step: garbage past the limit, never more than one held. */
 const churn = `${header}export default defineFilter({
   async inlet({ body }) {
@@ -90,6 +100,7 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
     mkdirSync(filtersDir);
     writeFileSync(path.join(filtersDir, 'off-heap.ts'), offHeap);
     writeFileSync(path.join(filtersDir, 'churn.ts'), churn);
+    writeFileSync(path.join(filtersDir, 'sync-heap.ts'), syncHeap);
     writeFileSync(path.join(filtersDir, 'thrower.ts'), thrower);
     writeFileSync(path.join(filtersDir, 'thrower-main.ts'), thrower);
     server = await startServerProcess({
@@ -123,6 +134,21 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
     ]);
     // The replacement worker answers, with a fresh module (nothing held).
     const next = await waitFor(() => inlet(server, 'off-heap', { steps: 1 }), {
+      until: (answer) => answer.status === 200,
+      timeoutMs: 30_000,
+    });
+    expect(await next.json()).toMatchObject({ held: 1 });
+  });
+
+  it('the same in a synchronous loop (the worker cannot sample itself): ended near the limit all the same', async () => {
+    const response = await inlet(server, 'sync-heap', { steps: STEPS });
+    const peak = peakRss(server.pid);
+    expect(peak, `peak RSS of the server: ${Math.round(peak / 1024 ** 2)} MB`).toBeLessThan(1.5 * 1024 ** 3);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { detail: string }).detail).toBe(
+      `Filter sync-heap ran out of memory (worker limit ${LIMIT_MB} MB); its worker was replaced`,
+    );
+    const next = await waitFor(() => inlet(server, 'sync-heap', { steps: 1 }), {
       until: (answer) => answer.status === 200,
       timeoutMs: 30_000,
     });

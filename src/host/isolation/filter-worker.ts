@@ -3,6 +3,7 @@ import type { FilterEvent } from '../types.js';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../errors/index.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
 import { describeDeath, outOfMemory, spawn, type FilterWorkerOptions } from './spawn-worker.js';
+import { MemoryWatch } from './memory-watch.js';
 import {
   toWireError,
   type CallMessage,
@@ -14,6 +15,8 @@ import {
 } from './worker-protocol.js';
 
 export type { FilterWorkerOptions } from './spawn-worker.js';
+
+const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 interface PendingCall {
   worker: Worker;
@@ -54,21 +57,33 @@ export class FilterWorker {
   private started?: { args: Record<string, unknown>; context: CallContext };
   /** Used for requests of the worker's own timers (no call in flight). */
   private fallback?: CallContext;
+  /** The current worker's memory samples, and the host's watch on them while calls are in flight. */
+  private heartbeat?: Float64Array;
+  private readonly watch: MemoryWatch;
   id: string;
 
   private constructor(
     private readonly options: FilterWorkerOptions,
     readonly metadata: LoadedMessage,
-    worker: Worker,
+    spawned: { worker: Worker; heartbeat: Float64Array },
   ) {
     this.id = metadata.id;
-    this.adopt(worker);
+    // A worker whose event loop is blocked cannot report itself: the host judges it from outside.
+    this.watch = new MemoryWatch(options.maxMemoryMb * 1024 * 1024, (growth) => {
+      if (this.worker)
+        this.overLimit(this.worker, {
+          heldMb: megabytes(growth.heldBytes),
+          processGrewMb: megabytes(growth.grownBytes),
+          silentMs: growth.silentMs,
+        });
+    });
+    this.adopt(spawned.worker, spawned.heartbeat);
   }
 
   /** Import `file` in a new worker; throws FilterLoadError when it fails or takes too long. */
   static async start(options: FilterWorkerOptions): Promise<FilterWorker> {
-    const { worker, metadata } = await spawn(options);
-    return new FilterWorker(options, metadata, worker);
+    const spawned = await spawn(options);
+    return new FilterWorker(options, spawned.metadata, spawned);
   }
 
   /**
@@ -107,6 +122,7 @@ export class FilterWorker {
     }
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     this.send(worker, { type: 'call', callId, hook, args });
+    if (this.calls.has(callId) && this.heartbeat) this.watch.start(this.heartbeat);
     if (limits.signal?.aborted) onAbort();
     try {
       const value = await result;
@@ -162,7 +178,7 @@ export class FilterWorker {
       await spawned.worker.terminate();
       throw new FilterCrashedError(this.id, `Filter ${this.id} was unloaded`);
     }
-    this.adopt(spawned.worker);
+    this.adopt(spawned.worker, spawned.heartbeat);
     this.options.logger.warn({ filter: this.id }, 'isolated filter worker replaced');
     const started = this.started;
     if (started) {
@@ -177,8 +193,9 @@ export class FilterWorker {
     return spawned.worker;
   }
 
-  private adopt(worker: Worker): void {
+  private adopt(worker: Worker, heartbeat: Float64Array): void {
     this.worker = worker;
+    this.heartbeat = heartbeat;
     worker.on('message', (message: WorkerToHost) => this.onMessage(worker, message));
     worker.on('error', (error) => this.onDeath(worker, describeDeath(error, this.options.maxMemoryMb)));
     worker.on('exit', (code) => this.onDeath(worker, `exited with code ${code}`));
@@ -191,9 +208,22 @@ export class FilterWorker {
     void worker.terminate();
   }
 
+  /** `worker` holds more than its limit: ended like a heap out-of-memory (the same error), then replaced. */
+  private overLimit(worker: Worker, figures: Record<string, number>): void {
+    if (this.worker !== worker) return;
+    this.options.logger.error(
+      { filter: this.id, limitMb: this.options.maxMemoryMb, ...figures },
+      'isolated filter worker over its memory limit',
+    );
+    this.onDeath(worker, outOfMemory(this.options.maxMemoryMb));
+    void worker.terminate();
+  }
+
   private onDeath(worker: Worker, why: string): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.heartbeat = undefined;
+    this.watch.stop();
     this.failCalls(worker, new FilterCrashedError(this.id, `Filter ${this.id} ${why}; its worker was replaced`));
     if (this.closed) return;
     this.options.logger.error({ filter: this.id, reason: why }, 'isolated filter worker stopped');
@@ -210,7 +240,10 @@ export class FilterWorker {
     const pending = this.calls.get(callId);
     if (!pending) return;
     this.calls.delete(callId);
-    if (this.calls.size === 0) this.drained?.();
+    if (this.calls.size === 0) {
+      this.watch.stop();
+      this.drained?.();
+    }
     if (error) pending.reject(error);
     else pending.resolve(value);
   }
@@ -231,20 +264,11 @@ export class FilterWorker {
     if (message.type === 'result') {
       this.settle(message.callId, message.ok ? undefined : fromWire(message.error), message.value);
     } else if (message.type === 'memory') {
-      // What the heap limit cannot see (Buffers, ArrayBuffers): ended like a heap out-of-memory.
-      if (this.worker !== worker) return;
-      const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
-      this.options.logger.error(
-        {
-          filter: this.id,
-          limitMb: this.options.maxMemoryMb,
-          heapMb: mb(message.heapBytes),
-          outsideHeapMb: mb(message.externalBytes),
-        },
-        'isolated filter worker over its memory limit',
-      );
-      this.onDeath(worker, outOfMemory(this.options.maxMemoryMb));
-      void worker.terminate();
+      // What the heap limit cannot see (Buffers, ArrayBuffers), as the worker measured it.
+      this.overLimit(worker, {
+        heapMb: megabytes(message.heapBytes),
+        outsideHeapMb: megabytes(message.externalBytes),
+      });
     } else if (message.type === 'event') {
       // Checked again by the sink (cleanEvent): the worker's data is the filter's, not ours.
       this.calls.get(message.callId)?.context.emit?.(message.event as FilterEvent);

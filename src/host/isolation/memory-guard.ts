@@ -2,7 +2,9 @@
  * The memory limit of a filter worker, on what it really holds: its V8 heap plus the memory outside
  * the heap it owns (Buffers, ArrayBuffers, typed arrays, external strings). `resourceLimits` bounds
  * only the heap; this bounds the sum. Runs inside the worker (Node 20 cannot read another thread's
- * isolate), on a timer while hooks run and at the end of each hook. Used inside the worker only.
+ * isolate), on a timer while hooks run and at the end of each hook; each sample is also written to
+ * the worker's heartbeat, which the host reads when the worker's event loop is blocked
+ * (memory-watch.ts). Used inside the worker only.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -10,6 +12,11 @@ import vm from 'node:vm';
 /** Samples while at least one hook runs, and at rest (the filter's own timers may allocate). */
 export const BUSY_SAMPLE_MS = 10;
 export const IDLE_SAMPLE_MS = 1000;
+
+/** The heartbeat: a Float64Array over a SharedArrayBuffer, [time of the last sample (ms), bytes held then]. */
+export const HEARTBEAT_TIME = 0;
+export const HEARTBEAT_HELD = 1;
+export const HEARTBEAT_BYTES = 2 * Float64Array.BYTES_PER_ELEMENT;
 
 export interface HeldMemory {
   heapBytes: number;
@@ -53,7 +60,11 @@ export interface MemoryGuard {
  * Watch this worker's memory against `limitBytes`. Over the limit, a full collection runs first;
  * still over, `onExceeded` is called once (the host then terminates the worker).
  */
-export function startMemoryGuard(limitBytes: number, onExceeded: (held: HeldMemory) => void): MemoryGuard {
+export function startMemoryGuard(
+  limitBytes: number,
+  heartbeat: Float64Array,
+  onExceeded: (held: HeldMemory) => void,
+): MemoryGuard {
   const collect = fullCollection();
   let exceeded = false;
   let running = 0;
@@ -61,6 +72,8 @@ export function startMemoryGuard(limitBytes: number, onExceeded: (held: HeldMemo
   const check = (): boolean => {
     if (exceeded) return false;
     let held = heldMemory();
+    heartbeat[HEARTBEAT_TIME] = Date.now();
+    heartbeat[HEARTBEAT_HELD] = held.heapBytes + held.externalBytes;
     if (held.heapBytes + held.externalBytes <= limitBytes) return true;
     if (collect) {
       collect();
@@ -76,6 +89,7 @@ export function startMemoryGuard(limitBytes: number, onExceeded: (held: HeldMemo
   const idleTimer = setInterval(check, IDLE_SAMPLE_MS).unref();
   return {
     callStarted() {
+      heartbeat[HEARTBEAT_TIME] = Date.now();
       if (running++ === 0 && !exceeded) busyTimer = setInterval(check, BUSY_SAMPLE_MS).unref();
     },
     callEnded() {

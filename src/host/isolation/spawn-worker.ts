@@ -5,6 +5,7 @@ import type { Logger } from '../../util/logger.js';
 import type { HostServices } from '../types.js';
 import { writeWorkerLog } from './host-rpc.js';
 import type { LoadedMessage, LoadFailedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
+import { HEARTBEAT_BYTES } from './memory-guard.js';
 
 export interface FilterWorkerOptions {
   file: string;
@@ -33,12 +34,15 @@ export function describeDeath(error: unknown, maxMemoryMb: number): string {
 }
 
 /** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */
-export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; metadata: LoadedMessage }> {
+export function spawn(
+  options: FilterWorkerOptions,
+): Promise<{ worker: Worker; metadata: LoadedMessage; heartbeat: Float64Array }> {
   const services = Object.entries(options.services)
     .filter(([, value]) => value)
     .map(([name]) => name);
   const sync = new MessageChannel();
   const syncFlag = new SharedArrayBuffer(4);
+  const heartbeat = new SharedArrayBuffer(HEARTBEAT_BYTES);
   serveSyncCalls(sync.port1, new Int32Array(syncFlag), options.services);
   const worker = new Worker(BOOTSTRAP, {
     workerData: {
@@ -47,6 +51,7 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
       syncPort: sync.port2,
       syncFlag,
       maxMemoryMb: options.maxMemoryMb,
+      heartbeat,
     } satisfies WorkerStart,
     transferList: [sync.port2],
     execArgv: [],
@@ -69,7 +74,7 @@ export function spawn(options: FilterWorkerOptions): Promise<{ worker: Worker; m
     const onMessage = (message: WorkerToHost) => {
       if (message.type === 'loaded') {
         cleanup();
-        resolve({ worker, metadata: message });
+        resolve({ worker, metadata: message, heartbeat: new Float64Array(heartbeat) });
       } else if (message.type === 'load-failed') fail(message.error, message.line, message.kind);
       else if (message.type === 'memory') fail(`import ${outOfMemory(options.maxMemoryMb)}`);
       else if (message.type === 'log') writeWorkerLog(options.logger, message);

@@ -27,7 +27,9 @@ let nextRpc = 0;
 const pendingRpc = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 const aborts = new Map<number, AbortController>();
 // Before the filter's import: its memory counts from the start (heap + Buffers and ArrayBuffers).
-const memory = startMemoryGuard(start.maxMemoryMb * 1024 * 1024, (held) => post({ type: 'memory', ...held }));
+const memory = startMemoryGuard(start.maxMemoryMb * 1024 * 1024, new Float64Array(start.heartbeat), (held) =>
+  post({ type: 'memory', ...held }),
+);
 
 function rpcFor(callId: number): Rpc {
   return (target, method, args, scope) =>

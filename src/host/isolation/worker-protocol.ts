@@ -15,6 +15,8 @@ export interface WorkerStart {
   syncFlag: SharedArrayBuffer;
   /** What the worker may hold (V8 heap + memory outside it), in MB: FILTER_WORKER_MAX_MB. */
   maxMemoryMb: number;
+  /** The worker's memory samples, read by the host when its event loop is blocked (memory-guard.ts). */
+  heartbeat: SharedArrayBuffer;
 }
 
 /** The worker imported and validated the file. */
