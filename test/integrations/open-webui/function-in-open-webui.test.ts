@@ -59,12 +59,14 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
 
   beforeAll(async () => {
     runtime = await createTestRuntime({
-      filters: ['context.ts', 'accounting.ts', 'spend-limit.ts', 'system-prefix.ts'],
+      filters: ['context.ts', 'accounting.ts', 'spend-limit.ts', 'system-prefix.ts', 'turn-limit.ts'],
     });
     const admin = (id: string, values: Json) =>
       request(runtime.app).post(`/${id}/valves/update`).set(runtime.auth).send(values).expect(200);
     await admin('context', { max_tokens: 6000 });
-    await admin('spend-limit', { daily_limit_usd: 0.05 });
+    // High enough for the inlets every test makes (each holds an estimate until its outlet or a timeout).
+    await admin('spend-limit', { daily_limit_usd: 2 });
+    await admin('turn-limit', { pipelines: ['*'], max_turns: 100 });
     server = await listenOnLoopback(runtime.app);
     const file = await fetch(`${server.origin}/integrations/open-webui/function.py`, {
       headers: { authorization: `Bearer ${TEST_API_KEY}` },
@@ -174,7 +176,7 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
   it("shows a spend limit's refusal in the chat as the exception's message, whatever on_error says", async () => {
     const user = { ...alice, id: 'dave' };
     const spent = await runFunction(source, valves, [
-      { hook: 'outlet', body: outletBody('chat-spend', 'a-spend', 0.06), user },
+      { hook: 'outlet', body: outletBody('chat-spend', 'a-spend', 2.5), user },
     ]);
     expect(spent.steps[0]!.ok).toBe(true);
     const result = await runFunction(source, { ...valves, on_error: 'pass' }, [
@@ -182,7 +184,20 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
     ]);
     const step = result.steps[0]!;
     expect(step.ok).toBe(false);
-    expect(step.error).toMatch(/daily budget of \$0\.05 is used up/i);
+    expect(step.error).toMatch(/daily budget of \$2(\.00)? is used up/i);
+  });
+
+  it("refuses a turn past the user's own lower turn limit, and only that user's", async () => {
+    const body = longChat('chat-turns', 'Turn 41?');
+    const result = await runFunction(source, valves, [
+      { hook: 'inlet', body, user: alice, user_valves: { turn_limit_max_turns: 5 } },
+      { hook: 'inlet', body, user: bob },
+    ]);
+    expect(result.steps[0]).toMatchObject({ ok: false });
+    expect(result.steps[0]!.error).toBe(
+      'Conversation turn limit exceeded: this chat has 41 turns and the limit is 5. Start a new chat.',
+    );
+    expect(result.steps[1]!.ok).toBe(true);
   });
 
   it('refuses a user valve that fails the filter schema with a clear 400 and runs nothing', async () => {
