@@ -1,19 +1,48 @@
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from './config.js';
 import { createLogger } from './util/logger.js';
 import { createRuntime } from './runtime.js';
 import { listenHttp } from './server/http-server.js';
-import { EunoeError } from './errors/index.js';
+import { ConfigError, EunoeError } from './errors/index.js';
 import { VERSION } from './version.js';
 import { listenMetrics } from './metrics/listen-metrics.js';
 import { tuneV8 } from './util/v8-tuning.js';
+import { lockTarget, takeInstanceLock, type InstanceLock } from './server/instance-lock.js';
+import { assertCanListen } from './server/port-probe.js';
+import { EXIT_FATAL_CONFIG } from './supervisor/exit-codes.js';
 
-/** Composition root: config → runtime → listen; graceful shutdown on SIGINT/SIGTERM. */
+/** Held from start-up to exit; the OS lets go of it if the process dies. */
+let lock: InstanceLock | undefined;
+/** What to do when the supervisor that started this process is gone (replaced by a graceful stop once serving). */
+let onSupervisorGone = (): void => process.exit(1);
+
+/**
+ * Composition root: config → lock → port check → runtime → listen; graceful shutdown on SIGINT/SIGTERM, and
+ * when the supervisor (`npm start`) that started this process goes away. What a restart cannot fix (bad
+ * configuration, the port in use, the data folder held by another server) exits with EXIT_FATAL_CONFIG.
+ */
 async function main(): Promise<void> {
   tuneV8();
+  // Started by the supervisor with an IPC channel: the channel closes when the supervisor dies, even by SIGKILL.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => onSupervisorGone());
+  }
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
+  // One server per data folder (SQLite) or ledger journal (Redis), before anything is opened.
+  const target = lockTarget(config);
+  mkdirSync(path.dirname(target.file), { recursive: true, mode: 0o700 });
+  lock = takeInstanceLock(target, {
+    pid: process.pid,
+    port: config.PORT,
+    host: config.HOST,
+    since: new Date().toISOString(),
+  });
+  // A port in use ends start-up here, before the store opens and every filter loads.
+  await assertCanListen(config.HOST, config.PORT);
   const runtime = await createRuntime({ config, logger });
   const server = listenHttp(runtime.app, config, (error?: Error) => {
     if (error) {
@@ -25,7 +54,10 @@ async function main(): Promise<void> {
       process.stderr.write(
         `Eunoe failed to start: cannot listen on ${config.HOST}:${config.PORT} (${error.message}). Set PORT or HOST.\n`,
       );
-      void runtime.close().finally(() => process.exit(1));
+      void runtime.close().finally(() => {
+        lock?.release();
+        process.exit(EXIT_FATAL_CONFIG);
+      });
       return;
     }
     logger.info(
@@ -56,10 +88,15 @@ async function main(): Promise<void> {
       setTimeout(resolve, 10_000).unref();
     });
     await runtime.close().catch((error) => logger.error({ err: (error as Error).message }, 'shutdown failed'));
+    lock?.release();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  onSupervisorGone = () => {
+    logger.warn('the supervisor that started this server is gone; shutting down');
+    void stop('supervisor gone');
+  };
   // A filter's stray timer or promise must not take the server (and every chat) down: log it and keep serving.
   process.on('unhandledRejection', (reason) =>
     logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'),
@@ -72,5 +109,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   const message = error instanceof EunoeError ? error.message : ((error as Error)?.stack ?? String(error));
   process.stderr.write(`Eunoe failed to start: ${message}\n`);
-  process.exit(1);
+  lock?.release();
+  // A configuration problem (ConfigError: bad variable, port in use, data folder held, unusable SQLite file)
+  // is not fixed by starting again: the supervisor stops at once on this status.
+  process.exit(error instanceof ConfigError ? EXIT_FATAL_CONFIG : 1);
 });

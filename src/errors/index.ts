@@ -78,6 +78,18 @@ export class ConfigError extends EunoeError {
     super('ERR_CONFIG', message, 500, options);
   }
 }
+/**
+ * Start-up: another live Eunoe process holds the lock on this data folder (SQLite) or ledger journal (Redis).
+ * `holder` names it (pid, port) when it could be read.
+ */
+export class DataDirInUseError extends ConfigError {
+  constructor(
+    message: string,
+    readonly holder?: { pid?: number; port?: number; host?: string; since?: string },
+  ) {
+    super(message);
+  }
+}
 /** 502: an upstream HTTP service (OpenRouter, a summarizer) failed. */
 export class UpstreamError extends EunoeError {
   constructor(

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Supervisor } from './supervisor.js';
+import { watchParent } from './parent-watch.js';
 
 /**
  * `npm start`: run the server (`node --import tsx src/main.ts`) under a supervisor that
- * restarts it with back-off when it dies (see src/supervisor/supervisor.ts).
+ * restarts it with back-off when it dies (see src/supervisor/supervisor.ts), ends at once when the
+ * server cannot start for a reason a restart does not fix, and ends with the process that started it.
  */
 const server = fileURLToPath(new URL('../main.ts', import.meta.url));
 const supervisor = new Supervisor({
@@ -11,5 +13,10 @@ const supervisor = new Supervisor({
   args: ['--import', import.meta.resolve('tsx'), server, ...process.argv.slice(2)],
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => supervisor.stop(signal));
+// Killing npm (even with SIGKILL) must not leave the supervisor and the server running, orphaned.
+watchParent(() => {
+  supervisor.log(40, 'the process that started the supervisor is gone; stopping the server');
+  supervisor.stop('SIGTERM');
+});
 supervisor.start();
 process.exit(await supervisor.done);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Backoff, type BackoffPolicy } from './backoff.js';
+import { EXIT_FATAL_CONFIG } from './exit-codes.js';
 
 export interface SupervisorOptions {
   command: string;
@@ -8,12 +9,17 @@ export interface SupervisorOptions {
   policy?: BackoffPolicy;
   /** One JSON log line (default: stderr). */
   log?: (line: string) => void;
+  /** After `stop`, a server still running this long is killed (SIGKILL). Default 30 s (its own shutdown takes ≤ 15 s). */
+  killAfterMs?: number;
 }
 
 /**
  * Runs the server as a child process and starts it again when it dies on its own (a crash,
  * an out-of-memory abort, SIGKILL), with exponential back-off; gives up on a crash loop.
- * SIGTERM/SIGINT are passed to the child, and the supervisor exits with its status.
+ * A server that exits with EXIT_FATAL_CONFIG (bad configuration, port in use, data folder held)
+ * is not restarted: the supervisor ends at once with that status.
+ * SIGTERM/SIGINT are passed to the child, and the supervisor exits with its status. The child gets
+ * an IPC channel: it shuts down when the supervisor is gone, even killed with SIGKILL.
  */
 export class Supervisor {
   private child?: ChildProcess;
@@ -30,7 +36,8 @@ export class Supervisor {
     this.done = new Promise((resolve) => (this.finish = resolve));
   }
 
-  private log(level: number, msg: string, fields: Record<string, unknown> = {}): void {
+  /** Write one JSON log line (`level` as pino's: 30 info, 40 warn, 50 error, 60 fatal). */
+  log(level: number, msg: string, fields: Record<string, unknown> = {}): void {
     this.write(
       JSON.stringify({ level, time: Date.now(), service: 'eunoe-supervisor', pid: process.pid, ...fields, msg }),
     );
@@ -40,7 +47,7 @@ export class Supervisor {
     const startedAt = Date.now();
     const child = spawn(this.options.command, this.options.args, {
       env: this.options.env ?? process.env,
-      stdio: 'inherit',
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     });
     this.child = child;
     this.log(30, 'server started', { child: child.pid });
@@ -49,6 +56,18 @@ export class Supervisor {
       this.child = undefined;
       if (this.stopping || code === 0) {
         this.finish(code ?? 0);
+        return;
+      }
+      if (code === EXIT_FATAL_CONFIG) {
+        // The server printed why (stderr); starting it again would fail the same way.
+        this.log(
+          60,
+          'server cannot start (configuration, port or data folder; see the message above); not restarting',
+          {
+            code,
+          },
+        );
+        this.finish(code);
         return;
       }
       const delayMs = this.backoff.next(Date.now() - startedAt);
@@ -65,10 +84,20 @@ export class Supervisor {
     });
   }
 
-  /** Pass `signal` to the server and stop restarting it. */
+  /** Pass `signal` to the server and stop restarting it; kill it if it is still running after `killAfterMs`. */
   stop(signal: NodeJS.Signals): void {
     this.stopping = true;
-    if (this.child) this.child.kill(signal);
-    else this.finish(0);
+    const child = this.child;
+    if (!child) {
+      this.finish(0);
+      return;
+    }
+    child.kill(signal);
+    setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) {
+        this.log(50, 'server did not stop in time; killing it', { child: child.pid });
+        child.kill('SIGKILL');
+      }
+    }, this.options.killAfterMs ?? 30_000).unref();
   }
 }

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+const KEY = 'data-dir-lock-key-1';
+const redisUrl = inject('redisUrl');
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempRoot(): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-lock-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+async function start(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServerProcess({ PIPELINES_API_KEY: KEY, WATCH_FILTERS: 'false', ...env });
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+/** Start a server that must not start: the error startServerProcess throws (exit status and output). */
+async function refused(env: Record<string, string>): Promise<string> {
+  try {
+    const server = await startServerProcess({ PIPELINES_API_KEY: KEY, WATCH_FILTERS: 'false', ...env });
+    cleanups.push(() => server.stop());
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the second server started');
+}
+
+const holderOf = (dataDir: string) =>
+  JSON.parse(readFileSync(path.join(dataDir, 'eunoe.lock.json'), 'utf8')) as { pid: number; port: number };
+
+describe('one server per data folder (SQLite)', () => {
+  it('a second server on the same DATA_DIR exits at once (status 78) naming the holder’s pid and port; the first keeps serving', async () => {
+    const root = tempRoot();
+    const env = { DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root };
+    const first = await start(env);
+    expect(holderOf(env.DATA_DIR)).toMatchObject({ pid: first.pid, port: first.port });
+    expect(statSync(path.join(env.DATA_DIR, 'eunoe.lock')).mode & 0o777).toBe(0o600);
+
+    const message = await refused(env);
+    expect(message).toMatch(/exited early \(78\)/);
+    expect(message).toContain(
+      `the data folder ${env.DATA_DIR} is in use by another Eunoe server (pid ${first.pid}, port ${first.port}`,
+    );
+    expect(message).toMatch(/give this one its own DATA_DIR/);
+    expect((await fetch(`${first.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
+
+    // Another data folder is another server's: it starts.
+    await start({ ...env, DATA_DIR: path.join(root, 'other-data') });
+
+    // A clean stop lets go of the lock and removes the holder file.
+    await first.stop();
+    expect(existsSync(path.join(env.DATA_DIR, 'eunoe.lock.json'))).toBe(false);
+  }, 120_000);
+
+  it('a lock left by a killed server (its pid gone) is taken over', async () => {
+    const root = tempRoot();
+    const env = { DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root };
+    const first = await start(env);
+    await first.kill();
+    expect(holderOf(env.DATA_DIR).pid).toBe(first.pid); // the stale holder file is still there
+    const second = await start(env);
+    expect(holderOf(env.DATA_DIR)).toMatchObject({ pid: second.pid, port: second.port });
+    expect((await fetch(`${second.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
+  }, 120_000);
+});
+
+describe.runIf(redisUrl)('with Redis: replicas share the state, each keeps its own ledger journal', () => {
+  it('two servers on one Redis run side by side; a second one on the same journal is refused, naming the holder', async () => {
+    const root = tempRoot();
+    const shared = {
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `eunoe-lock-${randomBytes(4).toString('hex')}:`,
+      FILTERS_DIR: root,
+      VALVES_DIR: path.join(root, 'valves'),
+    };
+    const a = await start({ ...shared, DATA_DIR: path.join(root, 'a') });
+    const b = await start({ ...shared, DATA_DIR: path.join(root, 'b') });
+    expect(a.pid).not.toBe(b.pid);
+    const message = await refused({ ...shared, DATA_DIR: path.join(root, 'a') });
+    expect(message).toMatch(/exited early \(78\)/);
+    expect(message).toContain(
+      `the ledger journal ${path.join(root, 'a', 'ledger-journal.db')} is in use by another Eunoe server (pid ${a.pid}, port ${a.port}`,
+    );
+  }, 120_000);
+});
