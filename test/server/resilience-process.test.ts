@@ -84,7 +84,7 @@ describe('a real server process stays up and drains on shutdown', () => {
 });
 
 describe('start-up errors', () => {
-  it('a port already in use ends the process with status 1 and a clear message (not a silent exit 0)', async () => {
+  it('a port already in use ends the process with status 78 (not retried by the supervisor) and a clear message (not a silent exit 0)', async () => {
     const { spawn } = await import('node:child_process');
     const net = await import('node:net');
     const { repoRoot } = await import('../helpers/create-test-runtime.js');
@@ -112,7 +112,7 @@ describe('start-up errors', () => {
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      expect(code).toBe(1);
+      expect(code).toBe(78);
       expect(output).toMatch(/cannot listen on 127\.0\.0\.1:\d+.*EADDRINUSE/);
     } finally {
       blocker.close();
