@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadLocomo, questionMessages, type LocomoConversation } from '../../bench/lib/locomo.js';
+import { LOCOMO_DEV_PATH, loadLocomo, questionMessages, type LocomoConversation } from '../../bench/lib/locomo.js';
+import { realDataAvailable } from '../helpers/real-data.js';
 import {
   countMessageTokens,
   loadEncoder,
@@ -14,7 +15,7 @@ import {
 
 /**
  * Properties of planContext on the five real LoCoMo dev conversations (hundreds of turns each,
- * read from ../shared/data at test time; a missing file fails the suite, it never skips).
+ * read from ../shared/data at test time: skipped with a line on a fresh clone without it, a failure in CI).
  * Every 25th question of each conversation, under 1000/2000/4000/8000 tokens, with gpt-4o.
  */
 type Loose = { role?: string; content?: unknown; tool_calls?: Array<{ id: string }>; tool_call_id?: string };
@@ -92,174 +93,177 @@ function checkStrict(messages: unknown[], strict: PlanResult, any: PlanResult, m
   expect(String(sent.at(-1)!.content).endsWith(question)).toBe(true);
 }
 
-describe('planContext on the real LoCoMo conversations', () => {
-  let conversations: LocomoConversation[];
+describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'planContext on the real LoCoMo conversations'))(
+  'planContext on the real LoCoMo conversations',
+  () => {
+    let conversations: LocomoConversation[];
 
-  beforeAll(() => {
-    conversations = loadLocomo();
-  });
+    beforeAll(() => {
+      conversations = loadLocomo();
+    });
 
-  it('loads the five dev conversations (the data must be there: never skipped)', () => {
-    expect(conversations).toHaveLength(5);
-    for (const conversation of conversations) {
-      expect(conversation.turns.length).toBeGreaterThan(300);
-      expect(requests(conversation).length).toBeGreaterThanOrEqual(4);
-    }
-  });
+    it('loads the five dev conversations', () => {
+      expect(conversations).toHaveLength(5);
+      for (const conversation of conversations) {
+        expect(conversation.turns.length).toBeGreaterThan(300);
+        expect(requests(conversation).length).toBeGreaterThanOrEqual(4);
+      }
+    });
 
-  it.each([0, 1, 2, 3, 4])(
-    'conversation %i: within budget, input objects in order, question last, user first, valid; strict alternates',
-    (which) => {
-      const conversation = conversations[which]!;
-      const tokenCache = new LruTokenCache(200_000);
-      let merges = 0;
-      for (const messages of requests(conversation)) {
+    it.each([0, 1, 2, 3, 4])(
+      'conversation %i: within budget, input objects in order, question last, user first, valid; strict alternates',
+      (which) => {
+        const conversation = conversations[which]!;
+        const tokenCache = new LruTokenCache(200_000);
+        let merges = 0;
+        for (const messages of requests(conversation)) {
+          for (const maxTokens of BUDGETS) {
+            const options: Partial<EngineOptions> = { maxTokens };
+            const any = planContext({ messages, model: MODEL, options, tokenCache });
+            checkPlan(messages, any, maxTokens);
+            const strict = planContext({
+              messages,
+              model: MODEL,
+              options: { ...options, roleAlternation: 'strict' },
+              tokenCache,
+            });
+            checkStrict(messages, strict, any, maxTokens);
+            merges += any.messages.length - strict.messages.length;
+          }
+        }
+        // Trimming real chats does leave same-role neighbours, so strict had something to do.
+        expect(merges).toBeGreaterThan(0);
+      },
+    );
+
+    it('a warm turn (shared term and token caches) plans exactly like a cold run with fresh caches', () => {
+      for (const conversation of conversations) {
+        const [first, second] = [conversation.questions[0]!, conversation.questions[QUESTION_STRIDE]!];
+        const turn1: unknown[] = [SYSTEM, ...questionMessages(conversation, first)];
+        const turn2: unknown[] = [
+          ...turn1,
+          { role: 'assistant', content: 'I am not sure, let me think about what you both said.' },
+          { role: 'user', content: second.question },
+        ];
+        const termCache = new LruTermCache();
+        const tokenCache = new LruTokenCache(200_000);
         for (const maxTokens of BUDGETS) {
-          const options: Partial<EngineOptions> = { maxTokens };
-          const any = planContext({ messages, model: MODEL, options, tokenCache });
-          checkPlan(messages, any, maxTokens);
-          const strict = planContext({
-            messages,
+          planContext({ messages: turn1, model: MODEL, options: { maxTokens }, termCache, tokenCache });
+          const warm = planContext({ messages: turn2, model: MODEL, options: { maxTokens }, termCache, tokenCache });
+          const cold = planContext({
+            messages: turn2,
             model: MODEL,
-            options: { ...options, roleAlternation: 'strict' },
-            tokenCache,
+            options: { maxTokens },
+            termCache: new LruTermCache(),
+            tokenCache: new LruTokenCache(200_000),
           });
-          checkStrict(messages, strict, any, maxTokens);
-          merges += any.messages.length - strict.messages.length;
+          expect(warm.plan.tokenCacheHits).toBeGreaterThanOrEqual(turn1.length);
+          expect(cold.plan.tokenCacheHits).toBe(0);
+          expect({ ...warm.plan, tokenCacheHits: 0 }).toEqual({ ...cold.plan, tokenCacheHits: 0 });
+          expect(warm.sequence).toEqual(cold.sequence);
+          expect(warm.messages).toHaveLength(cold.messages.length);
+          warm.messages.forEach((message, index) => expect(message).toBe(cold.messages[index]));
+          checkPlan(turn2, warm, maxTokens);
         }
       }
-      // Trimming real chats does leave same-role neighbours, so strict had something to do.
-      expect(merges).toBeGreaterThan(0);
-    },
-  );
+    });
 
-  it('a warm turn (shared term and token caches) plans exactly like a cold run with fresh caches', () => {
-    for (const conversation of conversations) {
-      const [first, second] = [conversation.questions[0]!, conversation.questions[QUESTION_STRIDE]!];
-      const turn1: unknown[] = [SYSTEM, ...questionMessages(conversation, first)];
-      const turn2: unknown[] = [
-        ...turn1,
-        { role: 'assistant', content: 'I am not sure, let me think about what you both said.' },
-        { role: 'user', content: second.question },
-      ];
-      const termCache = new LruTermCache();
-      const tokenCache = new LruTokenCache(200_000);
-      for (const maxTokens of BUDGETS) {
-        planContext({ messages: turn1, model: MODEL, options: { maxTokens }, termCache, tokenCache });
-        const warm = planContext({ messages: turn2, model: MODEL, options: { maxTokens }, termCache, tokenCache });
-        const cold = planContext({
-          messages: turn2,
-          model: MODEL,
-          options: { maxTokens },
-          termCache: new LruTermCache(),
-          tokenCache: new LruTokenCache(200_000),
-        });
-        expect(warm.plan.tokenCacheHits).toBeGreaterThanOrEqual(turn1.length);
-        expect(cold.plan.tokenCacheHits).toBe(0);
-        expect({ ...warm.plan, tokenCacheHits: 0 }).toEqual({ ...cold.plan, tokenCacheHits: 0 });
-        expect(warm.sequence).toEqual(cold.sequence);
-        expect(warm.messages).toHaveLength(cold.messages.length);
-        warm.messages.forEach((message, index) => expect(message).toBe(cold.messages[index]));
-        checkPlan(turn2, warm, maxTokens);
-      }
-    }
-  });
-
-  describe('tool-heavy variant: synthetic tool calls inserted into a real conversation', () => {
-    /**
-     * After a user turn about every 40 turns, an assistant tool call (one or two parallel
-     * calls) and its results are inserted; a few results repeat words of the questions asked
-     * later, so some pairs are relevant and kept while most are dropped.
-     */
-    function withTools(conversation: LocomoConversation, questions: string[]) {
-      const messages: unknown[] = [SYSTEM];
-      let calls = 0;
-      let nextAt = 7;
-      conversation.turns.forEach((turn, index) => {
-        messages.push(turn);
-        if (index < nextAt || turn.role !== 'user') return;
-        nextAt = index + 40;
-        const parallel = calls % 2 === 1 ? 2 : 1;
-        const ids = Array.from({ length: parallel }, (_, offset) => `call_${calls}_${offset}`);
-        const topic = calls % 3 === 0 ? questions[calls % questions.length]! : `weather report for day ${calls}`;
-        messages.push({
-          role: 'assistant',
-          content: null,
-          tool_calls: ids.map((id) => ({
-            id,
-            type: 'function',
-            function: { name: 'search_notes', arguments: JSON.stringify({ query: topic }) },
-          })),
-        });
-        for (const id of ids)
+    describe('tool-heavy variant: synthetic tool calls inserted into a real conversation', () => {
+      /**
+       * After a user turn about every 40 turns, an assistant tool call (one or two parallel
+       * calls) and its results are inserted; a few results repeat words of the questions asked
+       * later, so some pairs are relevant and kept while most are dropped.
+       */
+      function withTools(conversation: LocomoConversation, questions: string[]) {
+        const messages: unknown[] = [SYSTEM];
+        let calls = 0;
+        let nextAt = 7;
+        conversation.turns.forEach((turn, index) => {
+          messages.push(turn);
+          if (index < nextAt || turn.role !== 'user') return;
+          nextAt = index + 40;
+          const parallel = calls % 2 === 1 ? 2 : 1;
+          const ids = Array.from({ length: parallel }, (_, offset) => `call_${calls}_${offset}`);
+          const topic = calls % 3 === 0 ? questions[calls % questions.length]! : `weather report for day ${calls}`;
           messages.push({
-            role: 'tool',
-            tool_call_id: id,
-            content: `notes found for ${topic}: ${String(turn.content).slice(0, 200)}`,
+            role: 'assistant',
+            content: null,
+            tool_calls: ids.map((id) => ({
+              id,
+              type: 'function',
+              function: { name: 'search_notes', arguments: JSON.stringify({ query: topic }) },
+            })),
           });
-        calls += 1;
-      });
-      return { messages, calls };
-    }
+          for (const id of ids)
+            messages.push({
+              role: 'tool',
+              tool_call_id: id,
+              content: `notes found for ${topic}: ${String(turn.content).slice(0, 200)}`,
+            });
+          calls += 1;
+        });
+        return { messages, calls };
+      }
 
-    it('tool calls and their results are kept or dropped together, within budget, in a valid order', () => {
-      const seen = { keptPairs: 0, droppedPairs: 0, parallelKept: 0 };
-      for (const conversation of conversations.slice(0, 3)) {
-        const questions = conversation.questions
-          .filter((_, index) => index % QUESTION_STRIDE === 0)
-          .map((question) => question.question);
-        const { messages: base, calls } = withTools(conversation, questions);
-        expect(calls).toBeGreaterThanOrEqual(5);
-        const tokenCache = new LruTokenCache(200_000);
-        for (const question of questions.slice(0, 4)) {
-          const messages = [...base, { role: 'user', content: question }];
-          // The inserted pairs are well-formed (some real conversations open with speaker_b, an assistant message).
-          expect(
-            validateMessageOrder(messages).filter((violation) => violation.rule !== 'first-chat-not-user'),
-          ).toEqual([]);
-          for (const maxTokens of BUDGETS) {
-            for (const roleAlternation of ['any', 'strict'] as const) {
-              for (const weighting of ['keyword', 'smart'] as const) {
-                const result = planContext({
-                  messages,
-                  model: MODEL,
-                  options: { maxTokens, roleAlternation, weighting },
-                  tokenCache,
-                });
-                const { entries } = result.plan;
-                expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
-                expect(promptTokens(result.messages)).toBeLessThanOrEqual(maxTokens);
-                expect(validateMessageOrder(result.messages)).toEqual([]);
-                expect(result.messages.at(-1) === messages.at(-1) || roleAlternation === 'strict').toBe(true);
-                // Per call message: it and all its results share one fate.
-                (messages as Loose[]).forEach((message, index) => {
-                  if (!hasCalls(message)) return;
-                  const sentCall = entries[index]!.disposition === 'keep' || entries[index]!.disposition === 'pinned';
-                  const results = message.tool_calls!.map((_, offset) => entries[index + 1 + offset]!);
-                  for (const result of results) expect(result.role).toBe('tool');
-                  for (const result of results)
-                    expect(result.disposition === 'keep' || result.disposition === 'pinned').toBe(sentCall);
-                  expect(result.messages.includes(message)).toBe(sentCall);
-                  for (let offset = 1; offset <= results.length; offset++)
-                    expect(result.messages.includes(messages[index + offset])).toBe(sentCall);
-                  if (sentCall) {
-                    const at = result.messages.indexOf(message);
-                    expect(result.messages.slice(at + 1, at + 1 + results.length)).toEqual(
-                      messages.slice(index + 1, index + 1 + results.length),
-                    );
-                    seen.keptPairs += 1;
-                    if (results.length > 1) seen.parallelKept += 1;
-                  } else seen.droppedPairs += 1;
-                });
+      it('tool calls and their results are kept or dropped together, within budget, in a valid order', () => {
+        const seen = { keptPairs: 0, droppedPairs: 0, parallelKept: 0 };
+        for (const conversation of conversations.slice(0, 3)) {
+          const questions = conversation.questions
+            .filter((_, index) => index % QUESTION_STRIDE === 0)
+            .map((question) => question.question);
+          const { messages: base, calls } = withTools(conversation, questions);
+          expect(calls).toBeGreaterThanOrEqual(5);
+          const tokenCache = new LruTokenCache(200_000);
+          for (const question of questions.slice(0, 4)) {
+            const messages = [...base, { role: 'user', content: question }];
+            // The inserted pairs are well-formed (some real conversations open with speaker_b, an assistant message).
+            expect(
+              validateMessageOrder(messages).filter((violation) => violation.rule !== 'first-chat-not-user'),
+            ).toEqual([]);
+            for (const maxTokens of BUDGETS) {
+              for (const roleAlternation of ['any', 'strict'] as const) {
+                for (const weighting of ['keyword', 'smart'] as const) {
+                  const result = planContext({
+                    messages,
+                    model: MODEL,
+                    options: { maxTokens, roleAlternation, weighting },
+                    tokenCache,
+                  });
+                  const { entries } = result.plan;
+                  expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
+                  expect(promptTokens(result.messages)).toBeLessThanOrEqual(maxTokens);
+                  expect(validateMessageOrder(result.messages)).toEqual([]);
+                  expect(result.messages.at(-1) === messages.at(-1) || roleAlternation === 'strict').toBe(true);
+                  // Per call message: it and all its results share one fate.
+                  (messages as Loose[]).forEach((message, index) => {
+                    if (!hasCalls(message)) return;
+                    const sentCall = entries[index]!.disposition === 'keep' || entries[index]!.disposition === 'pinned';
+                    const results = message.tool_calls!.map((_, offset) => entries[index + 1 + offset]!);
+                    for (const result of results) expect(result.role).toBe('tool');
+                    for (const result of results)
+                      expect(result.disposition === 'keep' || result.disposition === 'pinned').toBe(sentCall);
+                    expect(result.messages.includes(message)).toBe(sentCall);
+                    for (let offset = 1; offset <= results.length; offset++)
+                      expect(result.messages.includes(messages[index + offset])).toBe(sentCall);
+                    if (sentCall) {
+                      const at = result.messages.indexOf(message);
+                      expect(result.messages.slice(at + 1, at + 1 + results.length)).toEqual(
+                        messages.slice(index + 1, index + 1 + results.length),
+                      );
+                      seen.keptPairs += 1;
+                      if (results.length > 1) seen.parallelKept += 1;
+                    } else seen.droppedPairs += 1;
+                  });
+                }
               }
             }
           }
         }
-      }
-      // Both fates must actually occur, or the property proves little.
-      expect(seen.keptPairs).toBeGreaterThan(0);
-      expect(seen.droppedPairs).toBeGreaterThan(0);
-      expect(seen.parallelKept).toBeGreaterThan(0);
+        // Both fates must actually occur, or the property proves little.
+        expect(seen.keptPairs).toBeGreaterThan(0);
+        expect(seen.droppedPairs).toBeGreaterThan(0);
+        expect(seen.parallelKept).toBeGreaterThan(0);
+      });
     });
-  });
-});
+  },
+);
