@@ -10,6 +10,8 @@ import type { Compression } from './plan-and-compress.js';
 import { SummaryCache, type CacheStore } from './summary-cache.js';
 import { DEFAULT_LEVEL_POLICY } from './summary-level.js';
 import type { SummaryValves } from './summary-valves.js';
+import { StateUnavailableError } from '../errors/index.js';
+import { storeOutage } from '../state/store-outage.js';
 
 /** Where the compression pieces report store errors. */
 type Warn = (fields: Record<string, unknown>, message: string) => void;
@@ -46,7 +48,9 @@ export function compressionFor(client: LlmClient, valves: SummaryValves, store: 
   return {
     summarizer: new LlmSummarizer(client),
     cache: new SummaryCache(store, cacheTtlMs(valves), (error, action) =>
-      warn({ err: error.message, action }, 'summary cache unavailable'),
+      error instanceof StateUnavailableError
+        ? storeOutage.degraded(undefined, 'summary cache unavailable', error, { action })
+        : warn({ err: error.message, action }, 'summary cache unavailable'),
     ),
     settings: compressSettings({
       model: client.options.model,

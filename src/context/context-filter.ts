@@ -24,6 +24,7 @@ import {
 import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../util/timeout-signal.js';
+import { storeOutage } from '../state/store-outage.js';
 
 /** What the context filter's hooks receive. */
 export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
@@ -90,7 +91,7 @@ async function rememberWeight(options: {
       weights = { ...weights, [id]: options.weight };
       await options.state
         .set(key, weights, { ttlMs: SEQUENCE_TTL_MS })
-        .catch((error: Error) => options.logger.warn({ err: error.message }, 'could not save a message weight'));
+        .catch((error: Error) => storeOutage.degraded(options.logger, 'could not save a message weight', error));
     }
   }
   return Object.keys(weights).length ? weights : undefined;
@@ -179,7 +180,7 @@ export async function contextInlet({
     await state
       .set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS })
       .catch((error: Error) =>
-        logger.warn({ err: error.message }, 'could not save the sequence sent (prefix reuse degrades)'),
+        storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
       );
   }
   const note = contextNoteOf(
@@ -192,7 +193,7 @@ export async function contextInlet({
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
     await state
       .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })
-      .catch((error: Error) => logger.warn({ err: error.message }, 'could not save the context note'));
+      .catch((error: Error) => storeOutage.degraded(logger, 'could not save the context note', error));
   }
   const counts = { keep: 0, pinned: 0, summarize: 0, drop: 0 };
   for (const entry of plan.entries) counts[entry.disposition]++;
@@ -209,7 +210,7 @@ export async function contextInlet({
   // Numbers only, per UTC day, for the dashboard's Context view; a store outage never fails the inlet.
   await services.contextStats
     ?.record({ ...stats, summarizerCalls: outcome?.calls ?? 0, cacheHits: outcome?.cacheHits ?? 0 })
-    .catch((error: Error) => logger.warn({ err: error.message }, 'could not record context statistics'));
+    .catch((error: Error) => storeOutage.degraded(logger, 'could not record context statistics', error));
   const receipts = outcome?.receipts.map((receipt) => ({
     messages: receipt.ids.length,
     checked: receipt.checked,

@@ -1,6 +1,7 @@
 import { StateUnavailableError } from '../errors/index.js';
 import type { StateStore } from '../state/types.js';
 import type { Logger } from '../util/logger.js';
+import { storeOutage } from '../state/store-outage.js';
 import { isFlagStateDoc, type FlagStateDoc } from './flag-state.js';
 
 /** Default upper bound for one store call made by the flags layer, in ms. */
@@ -37,7 +38,9 @@ export async function readFlagState(
       options.logger.warn({ chatKey: key }, 'flag state has an unexpected shape; rebuilding it from the history');
     return isFlagStateDoc(raw) ? { reachable: true, raw, doc: raw } : { reachable: true, raw };
   } catch (error) {
-    options.logger.warn({ err: error, chatKey: key }, 'flag state unavailable; replaying flags from the history');
+    storeOutage.degraded(options.logger, 'flag state unavailable; replaying flags from the history', error, {
+      chatKey: key,
+    });
     return { reachable: false, raw: undefined };
   }
 }
@@ -62,10 +65,9 @@ export async function writeFlagState(
     );
     return written ? 'written' : 'conflict';
   } catch (error) {
-    options.logger.warn(
-      { err: error, chatKey: key },
-      'flag state could not be saved; it will be replayed from the history',
-    );
+    storeOutage.degraded(options.logger, 'flag state could not be saved; it will be replayed from the history', error, {
+      chatKey: key,
+    });
     return 'failed';
   }
 }

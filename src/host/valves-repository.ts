@@ -5,6 +5,7 @@ import type { StateStore } from '../state/types.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
+import { storeOutage } from '../state/store-outage.js';
 
 /**
  * Where valve values live. Admin valves: `valves/<id>.json` (atomic write), mirrored in
@@ -81,10 +82,9 @@ export class ValvesRepository {
     try {
       return await this.options.store.get(`valves:user:${filterId}:${userId}`);
     } catch (error) {
-      this.options.logger.warn(
-        { filterId, err: (error as Error).message },
-        'state store unavailable; user valves fall back to defaults',
-      );
+      storeOutage.degraded(this.options.logger, 'state store unavailable; user valves fall back to defaults', error, {
+        filterId,
+      });
       return undefined;
     }
   }

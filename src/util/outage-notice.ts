@@ -1,8 +1,12 @@
+import { StateUnavailableError } from '../errors/index.js';
+import { storeOutage } from '../state/store-outage.js';
 import type { Logger } from './logger.js';
 
 /**
- * Logs a degraded dependency once per outage instead of once per request: the first failure
- * at `warn`, repeats at `debug`, and one `info` line when a later call succeeds again.
+ * Logs a degraded dependency once per outage instead of once per request. A state store outage
+ * (StateUnavailableError) is the process's one store outage (see StoreOutageLog): counted under `message`, reported
+ * in its start and end lines. Any other failure: the first at `warn`, repeats at `debug`, and one `info` line when a
+ * later call succeeds again.
  */
 export class OutageNotice {
   private down = false;
@@ -12,6 +16,10 @@ export class OutageNotice {
 
   /** A call failed: log it once per outage. */
   failed(logger: Logger, error: unknown, message: string): void {
+    if (error instanceof StateUnavailableError) {
+      storeOutage.degraded(logger, message, error);
+      return;
+    }
     const reason = (error as Error)?.message ?? String(error);
     if (this.down) {
       this.skipped += 1;

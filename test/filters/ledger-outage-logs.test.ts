@@ -34,13 +34,13 @@ const outletBody = (id: string): FilterBody => ({
   id,
 });
 
-async function downStore(queueMax = 1000) {
+async function downStore(queueMax = 1000, logger = captureLogger().logger) {
   const { dir, remove } = tempDir('eunoe-outage-logs-');
   const port = await freePort();
   const store = new RedisStateStore({
     url: `redis://127.0.0.1:${port}`,
     prefix: 'eunoe-outage:',
-    logger: captureLogger().logger,
+    logger,
     timeoutMs: 200,
     queueMax,
     maxRetryDelayMs: 100,
@@ -57,10 +57,10 @@ async function downStore(queueMax = 1000) {
 }
 
 describe.runIf(canRun)('logs during a Redis outage say what happened, once', () => {
-  it('accounting: every outlet is journaled, no ERROR lines, one warning for the skipped corrections, one line when back', async () => {
-    const { store, services, port } = await downStore();
+  it('accounting: every outlet is journaled, no ERROR lines, one line when the outage starts, one when back with the skipped corrections counted', async () => {
+    const { logger, lines } = captureLogger(); // the store's lines and the filter's in one log, as in the server
+    const { store, services, port } = await downStore(1000, logger);
     const filter = createAccountingFilter({ now: () => NOW });
-    const { logger, lines } = captureLogger();
     const outlet = (id: string) =>
       filter.outlet!({
         ...hookArgs(filter, { body: outletBody(id), store, services, hook: 'outlet', filterId: 'accounting' }),
@@ -72,13 +72,18 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);
     const warnings = lines.filter((line) => line.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toMatch(/token correction skipped.*usage is still recorded/);
+    expect(warnings[0]!.msg).toMatch(/unavailable/);
 
     const redis = await startOwnedRedis(port);
     cleanups.push(() => redis.stop());
     await waitFor(() => store.health().queued === 0, { timeoutMs: 15_000 });
     await outlet('a-after');
-    expect(lines.filter((line) => line.level === 30 && /answers again/.test(line.msg))).toHaveLength(1);
+    const back = lines.filter((line) => line.level === 30 && /is back after/.test(line.msg));
+    expect(back).toHaveLength(1);
+    expect(back[0]!.degraded).toEqual({
+      'accounting: token correction skipped, the state store is unavailable (usage is still recorded)': 20,
+    });
+    expect(lines.filter((line) => line.level >= 40)).toHaveLength(1);
     expect((await services.ledger.list({})).map((record) => record.messageId).sort()).toEqual(
       [...Array.from({ length: 20 }, (_, index) => `a-${index}`), 'a-after'].sort(),
     );
@@ -113,9 +118,9 @@ describe.runIf(canRun)('logs during a Redis outage say what happened, once', () 
   });
 
   it('spend-limit: requests pass while the ledger cannot be read, with one warning for the whole outage', async () => {
-    const { store, services } = await downStore();
-    const filter = createSpendLimitFilter({ now: () => NOW });
     const { logger, lines } = captureLogger();
+    const { store, services } = await downStore(1000, logger);
+    const filter = createSpendLimitFilter({ now: () => NOW });
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     for (let index = 0; index < 10; index++) {
       const args = hookArgs(filter, {

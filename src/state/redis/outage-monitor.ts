@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../util/logger.js';
+import { describeDegraded, storeOutage } from '../store-outage.js';
 
 /** Options of an OutageMonitor. */
 export interface OutageMonitorOptions {
@@ -18,7 +19,8 @@ export interface OutageMonitorOptions {
 
 /**
  * Watches the main Redis connection and logs exactly one line when an outage starts and
- * one when it ends, instead of one per failed call or reconnect attempt.
+ * one when it ends (with how often each feature fell back meanwhile, see StoreOutageLog), instead of one per failed
+ * call, reconnect attempt or request.
  */
 export class OutageMonitor {
   private down = false;
@@ -51,6 +53,7 @@ export class OutageMonitor {
     if (this.down || this.stopped) return;
     this.down = true;
     this.downSince = Date.now();
+    if (!storeOutage.begin()) return; // already open (Redis hung before it dropped the connection): logged then
     this.options.logger.warn(
       { backend: 'redis', redis: this.options.where, reason: this.lastError },
       `State backend Redis at ${this.options.where} is unavailable (${this.lastError}); state calls fail fast ` +
@@ -60,11 +63,18 @@ export class OutageMonitor {
   }
 
   private markUp(): void {
-    if (this.down) {
+    if (this.down && !this.stopped) {
       const seconds = ((Date.now() - this.downSince) / 1000).toFixed(1);
+      const degraded = storeOutage.end();
       this.options.logger.info(
-        { backend: 'redis', redis: this.options.where, outageSeconds: Number(seconds), queued: this.options.queued() },
-        `State backend Redis at ${this.options.where} is back after ${seconds} s; flushing ${this.options.queued()} queued ledger writes`,
+        {
+          backend: 'redis',
+          redis: this.options.where,
+          outageSeconds: Number(seconds),
+          queued: this.options.queued(),
+          degraded,
+        },
+        `State backend Redis at ${this.options.where} is back after ${seconds} s; flushing ${this.options.queued()} queued ledger writes; ${describeDegraded(degraded)}`,
       );
     }
     this.down = false;

@@ -7,6 +7,7 @@ import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
 import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
 import { OutageMonitor } from './outage-monitor.js';
+import { storeOutage } from '../store-outage.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
@@ -56,6 +57,7 @@ export class RedisStateStore implements StateStore {
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
     this.where = redactRedisUrl(options.url);
+    storeOutage.useLogger(logger);
     this.layout = redisKeys(options.prefix);
     this.client = createRedisClient(options.url, options);
     this.streams = new RedisStreamStore({
@@ -236,6 +238,7 @@ export class RedisStateStore implements StateStore {
     await this.streams.close(this.options.timeoutMs * 4);
     this.closed = true;
     this.monitor.stop();
+    storeOutage.reset();
     this.subscriptions.close();
     await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => this.client.disconnect());
   }
@@ -276,6 +279,7 @@ export class RedisStateStore implements StateStore {
   private async call<T>(what: string, work: (client: Redis) => Promise<T>): Promise<T> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
     if (this.client.status !== 'ready') {
+      storeOutage.failed();
       throw new StateUnavailableError(
         `Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`,
       );
@@ -283,12 +287,14 @@ export class RedisStateStore implements StateStore {
     try {
       const answer = await withTimeout(work(this.client), this.options.timeoutMs, what);
       this.lastAnswerAt = Date.now();
+      storeOutage.answered();
       return answer;
     } catch (error) {
       const typed = toStateError(error, what);
       if (typed instanceof StateUnavailableError) {
         this.lastTimeoutAt = Date.now();
         this.lastTimeout = typed.message;
+        storeOutage.failed();
       } else {
         this.lastAnswerAt = Date.now(); // Redis answered, with an error of the call's own
       }

@@ -9,6 +9,7 @@ import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamReco
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { UsageQueryThread } from './usage-query-thread.js';
+import { storeOutage } from '../store-outage.js';
 
 /** Options of the embedded backend. */
 export interface SqliteStateStoreOptions {
@@ -44,6 +45,7 @@ export class SqliteStateStore implements StateStore {
 
   constructor(private readonly options: SqliteStateStoreOptions) {
     this.statements = prepareStatements(options.db);
+    storeOutage.useLogger(options.logger);
     this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
     // Long ledger reads (/usage) run in a worker thread on their own connection; an in-memory database has no file to share.
     const queries = options.db.memory ? undefined : new UsageQueryThread(options.db.name);
@@ -207,6 +209,7 @@ export class SqliteStateStore implements StateStore {
     this.usage.writeQueued(); // records accepted in this last loop turn are not lost
     await this.usage.retryJournal().catch(() => false); // what still fails stays in the journal for the next start
     this.closed = true;
+    storeOutage.reset();
     clearInterval(this.purgeTimer);
     this.channel.clear();
     await this.usage.close();
@@ -244,8 +247,11 @@ export class SqliteStateStore implements StateStore {
   private run<T>(step: () => T): T {
     this.assertOpen();
     try {
-      return step();
+      const result = step();
+      storeOutage.answered();
+      return result;
     } catch (error) {
+      storeOutage.failed();
       if (error instanceof StateValueError || error instanceof StateUnavailableError) throw error;
       throw new StateUnavailableError(`SQLite state ${this.options.file}: ${(error as Error).message}`, {
         cause: error,
