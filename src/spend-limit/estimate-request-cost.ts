@@ -82,7 +82,8 @@ export function requestedMaxTokens(body: Record<string, unknown>): number | unde
  * The estimated cost of a request: prompt tokens (estimatePromptTokensBounded) at the model's input price
  * plus an expected completion at its output price. Expected completion, first that applies: the request's
  * `max_tokens` / `max_completion_tokens` (an upper bound), the user's recent median completion, the
- * `fallbackCompletionTokens` valve. A model without a price costs '0' (only recorded spend is checked).
+ * `fallbackCompletionTokens` valve. A manifold model id (`<pipe>.<upstream id>`) unknown to the price table is
+ * priced as its upstream id. A model without a price costs '0' (only recorded spend is checked).
  */
 export function estimateRequestCost(options: {
   body: Record<string, unknown>;
@@ -104,16 +105,31 @@ export function estimateRequestCost(options: {
         : [options.fallbackCompletionTokens, 'default'];
   const baseModelId = baseModelIdOf(body);
   const counts = { promptTokens, completionTokens };
-  let cost: string | undefined;
-  let pricedAs: string | undefined;
-  if (pricing?.computeCost) {
-    const priced = pricing.computeCost(model, counts, { at, baseModelId });
-    cost = priced?.cost;
-    pricedAs = priced?.pricedAs;
-  } else if (pricing) {
-    const resolved = pricing.resolve(model, { baseModelId });
-    cost = resolved ? pricing.estimateCost(resolved.id, counts) : undefined;
-    pricedAs = cost === undefined ? undefined : resolved?.id;
+  let priced: { cost: string; pricedAs: string } | undefined;
+  // A manifold's model (`openai-proxy.gpt-4o-mini`) is priced as its upstream id when the whole id is unknown.
+  for (const id of new Set([model, model.slice(model.indexOf('.') + 1)])) {
+    priced = price(pricing, id, counts, at, baseModelId);
+    if (priced) break;
   }
-  return { promptTokens, completionTokens, completionRule, cost: cost ?? '0', ...(pricedAs ? { pricedAs } : {}) };
+  return {
+    promptTokens,
+    completionTokens,
+    completionRule,
+    cost: priced?.cost ?? '0',
+    ...(priced ? { pricedAs: priced.pricedAs } : {}),
+  };
+}
+
+function price(
+  pricing: PricingLookup | undefined,
+  model: string,
+  counts: { promptTokens: number; completionTokens: number },
+  at: number,
+  baseModelId: string | undefined,
+): { cost: string; pricedAs: string } | undefined {
+  if (!pricing) return undefined;
+  if (pricing.computeCost) return pricing.computeCost(model, counts, { at, baseModelId });
+  const resolved = pricing.resolve(model, { baseModelId });
+  const cost = resolved ? pricing.estimateCost(resolved.id, counts) : undefined;
+  return resolved && cost !== undefined ? { cost, pricedAs: resolved.id } : undefined;
 }

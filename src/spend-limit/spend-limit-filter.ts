@@ -12,8 +12,8 @@ import {
 } from '../usage/spend-caps.js';
 import { periodKey } from '../usage/budget-periods.js';
 import { decimalOf, formatDecimal, parseDecimal } from '../pricing/decimal.js';
-import { inletReservationId } from '../usage/spend-reservations.js';
-import type { FilterEvent, HostServices, PipelineUser } from '../host/types.js';
+import { inletReservationId, type HoldOutcome, type SpendHolds } from '../usage/spend-reservations.js';
+import type { FilterEvent, HostServices } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
 import { estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
@@ -102,7 +102,8 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       const caps = effectiveCaps(valves, user, at);
       if (caps.length === 0) return body;
       if (services.spend) {
-        await reserve({ body, user: { ...user, id: user.id }, caps, at, valves, services, logger, emit, requestId });
+        const withSpend = { ...services, spend: services.spend };
+        await reserve({ body, userId: user.id, caps, at, valves, services: withSpend, logger, emit, requestId });
         return body;
       }
       if (!services.ledger) {
@@ -131,33 +132,32 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   /** Hold the request's estimated cost against every cap, atomically; 429 when a cap has no room for it. */
   async function reserve(args: {
     body: Record<string, unknown>;
-    user: PipelineUser & { id: string };
+    userId: string;
     caps: EffectiveCap[];
     at: number;
     valves: { reservation_timeout_s: number; expected_completion_tokens: number; warn_fraction: number };
-    services: HostServices;
+    services: HostServices & { spend: SpendHolds };
     logger: Logger;
     emit: (event: FilterEvent) => void;
     requestId: string;
   }): Promise<void> {
-    const { body, user, caps, at, valves, services, logger } = args;
-    const spend = services.spend!;
-    let outcome: Awaited<ReturnType<typeof spend.reserve>>;
-    let estimate: ReturnType<typeof estimateRequestCost>;
+    const { body, userId, caps, at, valves, services, logger } = args;
+    // Without max_tokens, the user's recent median completion (read when needed, never fails: undefined instead).
+    const median =
+      requestedMaxTokens(body) === undefined && services.ledger
+        ? await recent.median(services.ledger, userId, at)
+        : undefined;
+    const estimate = estimateRequestCost({
+      body,
+      pricing: services.pricing,
+      at,
+      recentMedian: median,
+      fallbackCompletionTokens: valves.expected_completion_tokens,
+    });
+    let outcome: HoldOutcome;
     try {
-      const median =
-        requestedMaxTokens(body) === undefined && services.ledger
-          ? await recent.median(services.ledger, user.id, at)
-          : undefined;
-      estimate = estimateRequestCost({
-        body,
-        pricing: services.pricing,
-        at,
-        recentMedian: median,
-        fallbackCompletionTokens: valves.expected_completion_tokens,
-      });
-      outcome = await spend.reserve({
-        userId: user.id,
+      outcome = await services.spend.reserve({
+        userId,
         id: inletReservationId(body, args.requestId),
         amount: estimate.cost,
         caps: caps.map((cap) => ({ period: periodKey(cap.period.kind, at), limit: formatDecimal(cap.limit) })),
@@ -169,19 +169,15 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
       return;
     }
+    // What each cap has in use: its period's recorded spend + the user's holds (this one included when admitted).
     const held = decimalOf(outcome.held);
     const inUse = caps.map((_, index) => (parseDecimal(outcome.spent[index]) ?? 0n) + held);
     if (!outcome.admitted) {
       const index = outcome.blockedBy ?? 0;
       const cap = caps[index]!;
+      const { spent } = outcome;
       logger.info(
-        {
-          user: user.id,
-          period: cap.period.kind,
-          spent: outcome.spent[index],
-          held: outcome.held,
-          estimate: estimate.cost,
-        },
+        { user: userId, period: cap.period.kind, spent: spent[index], held: outcome.held, estimate: estimate.cost },
         'spend-limit: no room under the cap',
       );
       throw new FilterError(429, noRoomMessage(cap, inUse[index]!, decimalOf(estimate.cost)), {
@@ -189,18 +185,27 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       });
     }
     logger.debug(
-      { user: user.id, estimate: estimate.cost, completion: estimate.completionRule, held: outcome.held },
+      { user: userId, estimate: estimate.cost, completion: estimate.completionRule, held: outcome.held },
       'spend-limit: estimate held',
     );
-    if (valves.warn_fraction <= 0) return;
-    // The cap closest to its limit (by share used), when past the warning fraction.
-    let nearest: { cap: EffectiveCap; used: bigint; share: number } | undefined;
-    for (const [index, cap] of caps.entries()) {
-      const used = inUse[index]!;
-      const share = Number((used * 1_000_000n) / cap.limit) / 1_000_000;
-      if (share >= valves.warn_fraction && (!nearest || share > nearest.share)) nearest = { cap, used, share };
-    }
+    const nearest = nearestCap(caps, inUse, valves.warn_fraction);
     if (nearest)
       args.emit({ type: 'status', data: { description: nearCapStatus(nearest.cap, nearest.used), done: true } });
   }
+}
+
+/** The cap with the largest share in use, when that share is at least `fraction` (0 = never). */
+function nearestCap(
+  caps: readonly EffectiveCap[],
+  inUse: readonly bigint[],
+  fraction: number,
+): { cap: EffectiveCap; used: bigint } | undefined {
+  if (fraction <= 0) return undefined;
+  let nearest: { cap: EffectiveCap; used: bigint; share: number } | undefined;
+  for (const [index, cap] of caps.entries()) {
+    const used = inUse[index]!;
+    const share = Number((used * 1_000_000n) / cap.limit) / 1_000_000;
+    if (share >= fraction && (!nearest || share > nearest.share)) nearest = { cap, used, share };
+  }
+  return nearest;
 }
