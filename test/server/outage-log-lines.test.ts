@@ -106,6 +106,10 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
     { timeoutMs: 30_000, intervalMs: 100 },
   );
   await waitFor(() => turns.after >= 8, { timeoutMs: 30_000 });
+  // The end line comes with the first answer after 1 s without failures (a hung store's last calls time out late).
+  await waitFor(() => /is back after|answers again after/.test(server.output().slice(startOffset)), {
+    timeoutMs: 30_000,
+  });
   phase = 'done';
   await Promise.all(clients);
 
