@@ -69,14 +69,18 @@ export class FilterWorker {
   ) {
     this.id = metadata.id;
     // A worker whose event loop is blocked cannot report itself: the host judges it from outside.
-    this.watch = new MemoryWatch(options.maxMemoryMb * 1024 * 1024, (growth) => {
-      if (this.worker)
-        this.overLimit(this.worker, {
-          heldMb: megabytes(growth.heldBytes),
-          processGrewMb: megabytes(growth.grownBytes),
-          silentMs: growth.silentMs,
-        });
-    });
+    this.watch = new MemoryWatch(
+      options.maxMemoryMb * 1024 * 1024,
+      () => this.calls.size > 0,
+      (growth) => {
+        if (this.worker)
+          this.overLimit(this.worker, {
+            heldMb: megabytes(growth.heldBytes),
+            processGrewMb: megabytes(growth.grownBytes),
+            silentMs: growth.silentMs,
+          });
+      },
+    );
     this.adopt(spawned.worker, spawned.heartbeat);
   }
 
@@ -240,10 +244,7 @@ export class FilterWorker {
     const pending = this.calls.get(callId);
     if (!pending) return;
     this.calls.delete(callId);
-    if (this.calls.size === 0) {
-      this.watch.stop();
-      this.drained?.();
-    }
+    if (this.calls.size === 0) this.drained?.();
     if (error) pending.reject(error);
     else pending.resolve(value);
   }

@@ -87,13 +87,22 @@ export function startMemoryGuard(
     return false;
   };
   const idleTimer = setInterval(check, IDLE_SAMPLE_MS).unref();
+  // The busy timer stops itself once no hook runs (not at each hook's end: back-to-back hooks share it).
+  const busyTick = () => {
+    if (running > 0) check();
+    else {
+      clearInterval(busyTimer);
+      busyTimer = undefined;
+    }
+  };
   return {
     callStarted() {
       heartbeat[HEARTBEAT_TIME] = Date.now();
-      if (running++ === 0 && !exceeded) busyTimer = setInterval(check, BUSY_SAMPLE_MS).unref();
+      running++;
+      if (!busyTimer && !exceeded) busyTimer = setInterval(busyTick, BUSY_SAMPLE_MS).unref();
     },
     callEnded() {
-      if (--running === 0) clearInterval(busyTimer);
+      running--;
     },
     check,
   };
