@@ -1,14 +1,23 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.js';
 import { copyPackage } from '../helpers/package-copy.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { repoRoot } from '../helpers/create-test-runtime.js';
+import { loadConfig } from '../../src/config.js';
+import { createRuntime } from '../../src/runtime.js';
+import { silentLogger } from '../../src/util/logger.js';
 
 /** A user's own filter under a shipped filter's name. */
 const myTurnLimit = `import { defineFilter } from 'eunoe';
 export default defineFilter({ name: 'My Turn Limit', inlet: ({ body }) => ({ ...body, mine: true }) });
+`;
+/** A filter of the user's own, put by hand into the package's filters/ (the README's `filters/shout.ts`). */
+const shout = `import { defineFilter } from 'eunoe';
+export default defineFilter({ name: 'Shout', inlet: ({ body }) => ({ ...body, shout: true }) });
 `;
 const myContext = `import { defineFilter } from 'eunoe';
 export default defineFilter({ name: 'My Context', inlet: ({ body }) => ({ ...body, myContext: true }) });
@@ -30,6 +39,7 @@ interface Listed {
 function snapshot(dir: string): Record<string, string> {
   return Object.fromEntries(
     readdirSync(dir)
+      .filter((name) => name !== 'shout.ts')
       .sort()
       .map((name) => [
         name,
@@ -78,6 +88,7 @@ describe('shipped filters in the default layout (FILTERS_DIR = the package’s f
   beforeAll(async () => {
     copy = copyPackage();
     shippedDir = path.join(copy.root, 'filters');
+    writeFileSync(path.join(shippedDir, 'shout.ts'), shout);
     shippedBefore = snapshot(shippedDir);
     host = await listenOnLoopback((request, response) => {
       if (request.url === '/context.ts') response.end(myContext);
@@ -94,13 +105,11 @@ describe('shipped filters in the default layout (FILTERS_DIR = the package’s f
 
   it('lists every shipped filter from the package’s filters/ with origin "package"', async () => {
     const filters = await list();
-    expect(filters.map((entry) => [entry.id, entry.status, entry.origin])).toEqual(
-      ['accounting', 'context', 'openai-proxy', 'spend-limit', 'system-prefix', 'turn-limit'].map((id) => [
-        id,
-        'loaded',
-        'package',
-      ]),
-    );
+    expect(filters.map((entry) => [entry.id, entry.status, entry.origin])).toEqual([
+      ...['accounting', 'context', 'openai-proxy'].map((id) => [id, 'loaded', 'package']),
+      ['shout', 'loaded', 'user'], // a file of the user's own in filters/ stays the user's
+      ...['spend-limit', 'system-prefix', 'turn-limit'].map((id) => [id, 'loaded', 'package']),
+    ]);
     expect(filters.find((entry) => entry.id === 'context')?.path).toBe(path.join(shippedDir, 'context.ts'));
   });
 
@@ -166,4 +175,38 @@ describe('shipped filters in the default layout (FILTERS_DIR = the package’s f
     });
     expect(snapshot(shippedDir)).toEqual(shippedBefore);
   }, 90_000);
+
+  it('a file of the user’s own in filters/ is the user’s to delete', async () => {
+    expect((await api('DELETE', '/pipelines/delete', { id: 'shout' })).status).toBe(200);
+    expect(existsSync(path.join(shippedDir, 'shout.ts'))).toBe(false);
+    expect((await list()).map((entry) => entry.id)).not.toContain('shout');
+    expect(snapshot(shippedDir)).toEqual(shippedBefore);
+  });
+});
+
+describe('the default layout, in-process, on this checkout’s own filters/ (read only)', () => {
+  it('SHIPPED_FILTERS chooses among the shipped files even when FILTERS_DIR is the package’s filters/', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-default-layout-'));
+    const config = loadConfig(
+      {
+        PIPELINES_API_KEY: KEY,
+        FILTERS_DIR: path.join(repoRoot, 'filters'),
+        DATA_DIR: path.join(root, 'data'),
+        VALVES_DIR: path.join(root, 'valves'),
+        SHIPPED_FILTERS: 'context,turn-limit',
+        FILTER_ISOLATION: 'off',
+        WATCH_FILTERS: 'false',
+        PRICING_FETCH: 'false',
+      },
+      root,
+    );
+    const runtime = await createRuntime({ config, logger: silentLogger(), watch: false });
+    try {
+      expect(runtime.registry.list().map((filter) => filter.id)).toEqual(['context', 'turn-limit']);
+      expect(runtime.registry.uploadDir).toBe(path.join(root, 'data', 'filters'));
+    } finally {
+      await runtime.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
