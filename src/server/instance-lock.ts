@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
-import { DataDirInUseError } from '../errors/index.js';
+import { ConfigError, DataDirInUseError } from '../errors/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Who holds a lock: written beside it so a second process can name the holder. */
@@ -61,15 +61,20 @@ export function takeInstanceLock(
   holder: LockHolder,
 ): InstanceLock {
   const holderFile = `${target.file}.json`;
-  const db = new Database(target.file, { timeout: 0 });
+  let db: Database.Database | undefined;
   try {
+    db = new Database(target.file, { timeout: 0 });
     chmodSync(target.file, 0o600);
     db.pragma('locking_mode = EXCLUSIVE');
     // A write takes the exclusive lock; in EXCLUSIVE locking mode it is kept until the connection closes.
     db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS lock (id INTEGER PRIMARY KEY); COMMIT');
   } catch (error) {
-    db.close();
-    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    db?.close();
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY')
+      throw new ConfigError(
+        `cannot lock ${target.what} (${target.file}: ${(error as Error).message}); check that the folder is writable; if no Eunoe server runs, the file may be removed`,
+        { cause: error },
+      );
     const other = readHolder(holderFile);
     const who = other?.pid
       ? `pid ${other.pid}${other.port !== undefined ? `, port ${other.port}` : ''}${other.since ? `, since ${other.since}` : ''}`
@@ -88,7 +93,7 @@ export function takeInstanceLock(
       if (released) return;
       released = true;
       if (readHolder(holderFile)?.pid === holder.pid) rmSync(holderFile, { force: true });
-      db.close();
+      db?.close();
     },
   };
 }

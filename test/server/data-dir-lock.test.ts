@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -73,6 +73,18 @@ describe('one server per data folder (SQLite)', () => {
     expect(holderOf(env.DATA_DIR)).toMatchObject({ pid: second.pid, port: second.port });
     expect((await fetch(`${second.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
   }, 120_000);
+});
+
+describe('a lock file that cannot be used', () => {
+  it('is a start-up error with status 78 naming the file, not a crash', async () => {
+    const root = tempRoot();
+    const dataDir = path.join(root, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(path.join(dataDir, 'eunoe.lock'), 'not a database, not a lock'.repeat(100));
+    const message = await refused({ DATA_DIR: dataDir, VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root });
+    expect(message).toMatch(/exited early \(78\)/);
+    expect(message).toContain(`cannot lock the data folder ${dataDir} (${path.join(dataDir, 'eunoe.lock')}:`);
+  }, 60_000);
 });
 
 describe.runIf(redisUrl)('with Redis: replicas share the state, each keeps its own ledger journal', () => {
