@@ -11,6 +11,9 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { captureLogger } from './helpers/capture-logger.js';
+import { createStateStore } from '../../src/state/create-state-store.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
 
 /**
  * "No answered record lost" holds for store errors as for crashes: a ledger write that fails after the outlet was
@@ -94,6 +97,42 @@ describe('SQLite: a ledger write that fails after the answer is journaled and re
     expect(record).toMatchObject({ messageId: 'a-after-crash', userId: 'u-errors', promptTokens: 1200 });
     const spend = admin.prepare("SELECT count(*) AS n FROM ledger WHERE user_id = 'u-errors'").get() as { n: number };
     expect(spend.n).toBe(2);
+  });
+});
+
+describe('SQLite: the whole database unable to write (locked by another process)', () => {
+  it('records accepted while it is locked are journaled and all land once the lock is gone', async () => {
+    const { dir, remove } = tempDir('eunoe-store-errors-');
+    cleanups.push(remove);
+    const file = path.join(dir, 'eunoe.db');
+    const store = await createStateStore({
+      config: {
+        sqlitePath: file,
+        ledgerJournalPath: path.join(dir, 'ledger-journal.db'),
+        REDIS_URL: undefined,
+        REDIS_PREFIX: 'eunoe:',
+        STATE_TIMEOUT_MS: 100,
+        LEDGER_QUEUE_MAX: 100,
+      },
+      logger: silentLogger(),
+    });
+    cleanups.push(() => store.close());
+    const ledger = createLedger(store);
+    const locker = new Database(file);
+    cleanups.push(() => void locker.close());
+    locker.exec('BEGIN EXCLUSIVE'); // SQLITE_BUSY for every writer until it ends
+    const records = ['l-1', 'l-2', 'l-3'].map((id) => usageRecord({ messageId: id, userId: 'u-locked', cost: '0.5' }));
+    expect(await Promise.all(records.map((record) => ledger.record(record)))).toEqual([true, true, true]);
+    expect(store.health()).toMatchObject({ ok: false, queued: 3 });
+    locker.exec('ROLLBACK');
+    await waitFor(() => store.health().queued === 0, { timeoutMs: 15_000 });
+    expect((await ledger.list({ userId: 'u-locked' })).map((record) => record.messageId).sort()).toEqual([
+      'l-1',
+      'l-2',
+      'l-3',
+    ]);
+    expect(await ledger.spent('u-locked', 0, Date.UTC(2027, 0, 1))).toBe('1.5');
+    expect(store.health().ok).toBe(true);
   });
 });
 

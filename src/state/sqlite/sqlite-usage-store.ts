@@ -32,6 +32,17 @@ import type { Logger } from '../../util/logger.js';
 import { LedgerQueue } from '../redis/ledger-queue.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
 
+/** SQLite result codes that mean the database as a whole cannot write now (not one record's fault). */
+const DATABASE_WIDE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOTADB|CORRUPT)/;
+
+/** The SQLite code of an error (or of its cause: run() wraps them in StateUnavailableError). */
+function sqliteCode(error: unknown): string {
+  const own = (error as { code?: unknown })?.code;
+  if (typeof own === 'string' && own.startsWith('SQLITE_')) return own;
+  const cause = (error as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof cause === 'string' ? cause : '';
+}
+
 /** Options of a SqliteUsageStore. */
 export interface SqliteUsageStoreOptions {
   /** A read-only connection (the query worker): no import of older data. */
@@ -226,7 +237,10 @@ export class SqliteUsageStore implements UsageStore {
     const journal: LedgerQueue = new LedgerQueue({
       max: options.max,
       file: options.file,
-      isTransient: () => false, // no order to keep: a record that fails again waits for the next retry, the others land
+      // A failure of the whole database (full disk, I/O error, locked, read-only) ends this retry: the next one comes
+      // in a second (no need to try every record against a full disk). Anything else (a constraint) is the record's
+      // own: it waits for the next retry and the others land.
+      isTransient: (error) => DATABASE_WIDE.test(sqliteCode(error)),
       onFull: (max) =>
         logger?.error(
           { backend: 'sqlite', queueMax: max },
