@@ -8,32 +8,66 @@ export interface RankTable {
 /** Bounded memo of piece → token count (chat text repeats its words a lot). */
 const MAX_MEMO = 200_000;
 
-/** Tokens of one byte sequence by byte-pair merging (the same merge rule as js-tiktoken). */
+/**
+ * Longest byte run merged as one piece. A piece is a word in ordinary text, but a run of letters without spaces or
+ * punctuation (CJK text, a long identifier) is one piece however long it is, and merging costs time in its square:
+ * a longer piece is merged in runs of this many bytes (at most one token more per cut than merging it whole).
+ */
+export const MAX_PIECE_BYTES = 256;
+
+/** The rank table's key of `bytes[start, end)`: the bytes joined by commas (no subarray, no join). */
+function byteKey(bytes: Uint8Array, start: number, end: number): string {
+  let key = String(bytes[start]);
+  for (let index = start + 1; index < end; index += 1) key += `,${bytes[index]}`;
+  return key;
+}
+
+/**
+ * Tokens of one byte sequence by byte-pair merging (the same merge rule as js-tiktoken: repeatedly merge the
+ * adjacent pair of lowest rank, leftmost first). The rank of each adjacent pair is kept and only the merged pair's
+ * neighbours are looked up again, so a merge costs a scan of numbers, not a key per pair.
+ */
 function mergedCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  const parts: Array<{ start: number; end: number }> = Array.from({ length: bytes.length }, (_, index) => ({
-    start: index,
-    end: index + 1,
-  }));
-  const key = (start: number, end: number) => bytes.subarray(start, end).join(',');
-  while (parts.length > 1) {
+  const rankOf = (start: number, end: number) => ranks.get(byteKey(bytes, start, end)) ?? Infinity;
+  // starts[i]: where part i begins (the last entry is the end); pairRank[i]: rank of parts i and i + 1 merged.
+  const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, index) => index);
+  const pairRank: number[] = Array.from({ length: bytes.length }, (_, index) =>
+    index + 2 <= bytes.length ? rankOf(index, index + 2) : Infinity,
+  );
+  while (starts.length > 2) {
     let best = -1;
     let bestRank = Infinity;
-    for (let index = 0; index < parts.length - 1; index += 1) {
-      const rank = ranks.get(key(parts[index]!.start, parts[index + 1]!.end));
-      if (rank !== undefined && rank < bestRank) {
-        bestRank = rank;
+    for (let index = 0; index < starts.length - 2; index += 1) {
+      if (pairRank[index]! < bestRank) {
+        bestRank = pairRank[index]!;
         best = index;
       }
     }
     if (best < 0) break;
-    parts[best] = { start: parts[best]!.start, end: parts[best + 1]!.end };
-    parts.splice(best + 1, 1);
+    starts.splice(best + 1, 1);
+    pairRank.splice(best + 1, 1);
+    pairRank[best] = best + 2 < starts.length ? rankOf(starts[best]!, starts[best + 2]!) : Infinity;
+    if (best > 0) pairRank[best - 1] = rankOf(starts[best - 1]!, starts[best + 1]!);
   }
-  return parts.filter((part) => ranks.has(key(part.start, part.end))).length;
+  let count = 0;
+  for (let index = 0; index < starts.length - 1; index += 1) {
+    if (ranks.has(byteKey(bytes, starts[index]!, starts[index + 1]!))) count += 1;
+  }
+  return count;
+}
+
+/** mergedCount of a piece, in runs of MAX_PIECE_BYTES when it is longer. */
+function pieceCount(bytes: Uint8Array, ranks: Map<string, number>): number {
+  if (bytes.length <= MAX_PIECE_BYTES) return mergedCount(bytes, ranks);
+  let total = 0;
+  for (let start = 0; start < bytes.length; start += MAX_PIECE_BYTES) {
+    total += mergedCount(bytes.subarray(start, start + MAX_PIECE_BYTES), ranks);
+  }
+  return total;
 }
 
 /**
- * A token counter equivalent to `tiktoken.encode(text, [], []).length`, but with the split
+ * A token counter equivalent to `tiktoken.encode(text, [], []).length` (pieces up to MAX_PIECE_BYTES), but with the split
  * pattern compiled once (js-tiktoken recompiles it on every call) and a memo per piece.
  */
 export function bpeCounter(table: RankTable): (text: string) => number {
@@ -47,7 +81,8 @@ export function bpeCounter(table: RankTable): (text: string) => number {
       let count = memo.get(piece);
       if (count === undefined) {
         const bytes = encoder.encode(piece);
-        count = table.rankMap.has(bytes.join(',')) ? 1 : mergedCount(bytes, table.rankMap);
+        count =
+          bytes.length <= MAX_PIECE_BYTES && table.rankMap.has(bytes.join(',')) ? 1 : pieceCount(bytes, table.rankMap);
         if (memo.size >= MAX_MEMO) memo.clear();
         memo.set(piece, count);
       }

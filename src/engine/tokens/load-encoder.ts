@@ -1,11 +1,15 @@
 import { createRequire } from 'node:module';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { bpeCounter, type RankTable } from './bpe-counter.js';
+import { boundedCount } from './long-text-estimate.js';
 import type { EncodingName } from './encoding-for-model.js';
 
 /** What the engine needs of an encoder. */
 export interface TokenCounter {
-  /** Number of tokens in `text` (special-token text counted as plain text). */
+  /**
+   * Number of tokens in `text` (special-token text counted as plain text); a text over EXACT_COUNT_CHARS
+   * (128 Ki characters) is estimated from excerpts (`long-text-estimate.ts`).
+   */
   count(text: string): number;
 }
 
@@ -29,7 +33,7 @@ export function loadEncoder(encoding: EncodingName): TokenCounter {
     table.rankMap instanceof Map && typeof table.patStr === 'string'
       ? bpeCounter(table as RankTable)
       : (text: string) => tiktoken.encode(text, [], []).length;
-  const encoder: TokenCounter = { count: (text) => (text.length === 0 ? 0 : count(text)) };
+  const encoder: TokenCounter = { count: (text) => (text.length === 0 ? 0 : boundedCount(text, count)) };
   encoders.set(encoding, encoder);
   return encoder;
 }
