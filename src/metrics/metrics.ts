@@ -127,7 +127,7 @@ export class Metrics implements ContextMetrics {
     });
     new Gauge({
       name: 'eunoe_state_backend_up',
-      help: 'Whether the state backend answers (1) or not (0), by backend',
+      help: 'Whether the state backend is healthy (1: answers, no ledger write waiting in the journal) or not (0), by backend',
       labelNames: ['backend'],
       registers,
       collect() {
@@ -137,7 +137,7 @@ export class Metrics implements ContextMetrics {
     });
     new Gauge({
       name: 'eunoe_ledger_queue_depth',
-      help: 'Ledger writes held in the local journal while Redis is unreachable',
+      help: 'Ledger writes held in the local journal (the store unreachable, or the write refused and retried)',
       registers,
       collect() {
         const health = sources.storeHealth?.();
