@@ -6,7 +6,9 @@
  * 3. `GET /` latency while `/usage` and 0 / 4 / 16 spend-limited inlet clients run on the 100k user
  *    (target p99 < 20 ms up to 4 inlet clients; 16 saturate the server, so `/` queues behind them);
  * 4. the near-cap burst (lib/load/spend-burst.ts): final spend as % of a $0.10 cap after 1 / 16 / 32 looping
- *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %).
+ *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %);
+ * 5. `GET /` p50/max while a 20 MB question runs through the context filter and through a pass-through filter
+ *    (lib/load/huge-message.ts).
  * Bounded: each phase BENCH_PHASE_MS (2000) or BENCH_MAX_REQUESTS (50,000), the whole run BENCH_MAX_MS
  * (600,000); stops its server by itself. BENCH_SIZES="1000,10000,100000"; BENCH_CODE_ROOT runs the same
  * benchmark against another checkout of Eunoe (e.g. an older commit, for before/after figures).
@@ -20,6 +22,7 @@ import { markdownTable } from './lib/table.js';
 import { startBenchServer, type BenchServer } from './lib/load/bench-server.js';
 import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/load/run-load.js';
 import { seedLedger } from './lib/load/seed-ledger.js';
+import { hugeMessageScenario } from './lib/load/huge-message.js';
 import { runSpendBurst } from './lib/load/spend-burst.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -126,7 +129,7 @@ async function main(): Promise<void> {
       runLoad({ url, apiKey: KEY, concurrency, durationMs, maxRequests: MAX_REQUESTS, next });
     await load(16, () => inlet('warm-up'), 1500);
 
-    const only = process.env.BENCH_ONLY; // 'scaling', 'hooks', 'responsiveness' or 'spend-burst' to run one part
+    const only = process.env.BENCH_ONLY; // 'scaling', 'hooks', 'responsiveness', 'huge' or 'spend-burst' to run one part
     if (!only || only === 'scaling') {
       console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
       const scaling: string[][] = [];
@@ -230,6 +233,8 @@ async function main(): Promise<void> {
         `\nGET / p99 with /usage and up to 4 inlet clients: ${fmt(worstP99, 2)} ms (target < 20 ms): ${worstP99 < 20 ? 'PASS' : 'MISS'}`,
       );
     }
+    // A 20 MB question through the context filter and through a pass-through filter (a server of its own).
+    if (!only || only === 'huge') await hugeMessageScenario({ codeRoot, root, apiKey: KEY });
     if (!only || only === 'spend-burst') {
       console.log('\n### Near-cap burst: final spend as % of a $0.10 monthly cap (servers of its own)\n');
       const burst = await runSpendBurst({ codeRoot, root: path.join(root, 'spend-burst'), apiKey: KEY });
