@@ -102,7 +102,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           'accounting: usage fields out of bounds were refused and replaced (listed in the record as rejectedUsage)',
         );
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
-      if (await recordedByProxy({ body, user, state, services, messageId: record.messageId })) {
+      const byProxy = await recordedByProxy({ body, user, state, services, messageId: record.messageId });
+      if (byProxy) {
         added = false;
         logger.debug({ messageId: record.messageId }, 'accounting: the proxy already recorded this reply');
       } else if (services.ledger) {
@@ -121,8 +122,11 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       } else {
         logger.warn('accounting: no ledger service; usage is not recorded');
       }
-      // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost.
-      await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger);
+      // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost;
+      // a new reply whose ids hold nothing settles the user's oldest hold of a request that had no message id.
+      await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger, {
+        orOldestRequestHold: added || byProxy,
+      });
       if (
         added &&
         valves.learn_corrections &&

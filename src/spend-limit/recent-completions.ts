@@ -21,22 +21,25 @@ export function medianOf(values: readonly number[]): number | undefined {
  * (one bounded page) and kept per replica for RECENT_TTL_MS. An unreadable ledger gives undefined.
  */
 export class RecentCompletions {
-  private readonly cache = new Map<string, { at: number; median: number | undefined }>();
+  /** Per user: when the median was read and the read itself (concurrent inlets of one user share one read). */
+  private readonly cache = new Map<string, { at: number; median: Promise<number | undefined> }>();
 
-  async median(ledger: Ledger, userId: string, now: number): Promise<number | undefined> {
+  median(ledger: Ledger, userId: string, now: number): Promise<number | undefined> {
     const cached = this.cache.get(userId);
     if (cached && now - cached.at < RECENT_TTL_MS && now >= cached.at) return cached.median;
-    let median: number | undefined;
-    try {
-      const page = await ledger.latest({ userId }, RECENT_REPLIES * 2);
-      const replies = page.records.filter((record) => !record.task).slice(-RECENT_REPLIES);
-      median = medianOf(replies.map((record) => record.completionTokens));
-    } catch {
-      median = cached?.median;
-    }
+    const median = read(ledger, userId).then(
+      (value) => value,
+      () => undefined, // an unreadable ledger: no median (the valve applies)
+    );
     this.cache.delete(userId);
     this.cache.set(userId, { at: now, median });
     if (this.cache.size > MAX_USERS) this.cache.delete(this.cache.keys().next().value!);
     return median;
   }
+}
+
+async function read(ledger: Ledger, userId: string): Promise<number | undefined> {
+  const page = await ledger.latest({ userId }, RECENT_REPLIES * 2);
+  const replies = page.records.filter((record) => !record.task).slice(-RECENT_REPLIES);
+  return medianOf(replies.map((record) => record.completionTokens));
 }

@@ -55,8 +55,18 @@ export interface SpendHolds {
    * hold `amount` under `id` (replacing a hold of the same id) until `expiresAt`.
    */
   reserve(request: HoldRequest): Promise<HoldOutcome>;
-  /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. */
-  release(userId: string, ids: readonly string[]): Promise<void>;
+  /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */
+  release(userId: string, ids: readonly string[], options?: ReleaseOptions): Promise<number>;
+}
+
+/** Options of SpendHolds.release. */
+export interface ReleaseOptions {
+  /**
+   * When none of the ids is held, release the user's oldest hold kept under a request id (`req:…`) instead:
+   * a recorded reply whose request had no message id (an API caller's) settles one such hold, so those
+   * requests count as in flight until a reply comes, not until their timeout.
+   */
+  orOldestRequestHold?: boolean;
 }
 
 const NANO = 10n ** 9n;
@@ -96,15 +106,21 @@ export function inletReservationId(body: Record<string, unknown>, requestId: str
   return typeof messageId === 'string' && messageId ? messageId : requestReservationId(requestId);
 }
 
+/** The prefix of the reservation id of a request without a message id. */
+export const REQUEST_HOLD_PREFIX = 'req:';
+
 /** The reservation id of a request without a message id. */
 export function requestReservationId(requestId: string): string {
-  return `req:${requestId}`;
+  return `${REQUEST_HOLD_PREFIX}${requestId}`;
 }
 
 /** The holds as a host service: a plain object with the two methods only (an isolated filter reaches nothing else). */
 export function spendHoldsService(holds: SpendHolds | undefined): SpendHolds | undefined {
   return (
-    holds && { reserve: (request) => holds.reserve(request), release: (userId, ids) => holds.release(userId, ids) }
+    holds && {
+      reserve: (request) => holds.reserve(request),
+      release: (userId, ids, options) => holds.release(userId, ids, options),
+    }
   );
 }
 
@@ -117,10 +133,11 @@ export async function settleHolds(
   userId: string,
   ids: readonly string[],
   logger: { debug(details: object, message: string): void },
+  options?: ReleaseOptions,
 ): Promise<void> {
   if (!spend) return;
   try {
-    await spend.release(userId, ids);
+    await spend.release(userId, ids, options);
   } catch (error) {
     logger.debug({ err: (error as Error)?.message, ids }, 'spend holds not released; they expire after their timeout');
   }

@@ -76,9 +76,10 @@ async function inlet(
   body: Record<string, unknown>,
   valves: Record<string, unknown> = monthlyCap,
   emit?: (event: FilterEvent) => void,
+  requestId = `inlet-${randomUUID()}`,
 ) {
-  return replica.limit.inlet!(
-    hookArgs(replica.limit, {
+  return replica.limit.inlet!({
+    ...hookArgs(replica.limit, {
       body,
       user,
       store: replica.store,
@@ -88,7 +89,8 @@ async function inlet(
       filterId: 'spend-limit',
       emit,
     }),
-  );
+    requestId,
+  });
 }
 
 /** The reply's outlet through the accounting filter, with the provider's usage. */
@@ -96,8 +98,9 @@ async function reply(
   replica: Replica,
   request: Record<string, unknown>,
   usage: { prompt_tokens: number; completion_tokens: number },
+  replyId?: string,
 ) {
-  const messageId = (request.metadata as { message_id: string }).message_id;
+  const messageId = replyId ?? (request.metadata as { message_id: string }).message_id;
   const body: FilterBody = {
     model: MODEL,
     id: messageId,
@@ -112,8 +115,8 @@ async function reply(
       },
     ],
   };
-  return replica.accounting.outlet!(
-    hookArgs(replica.accounting, {
+  return replica.accounting.outlet!({
+    ...hookArgs(replica.accounting, {
       body,
       user,
       store: replica.store,
@@ -121,7 +124,8 @@ async function reply(
       hook: 'outlet',
       filterId: 'accounting',
     }),
-  );
+    requestId: `outlet-${randomUUID()}`,
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<FilterError> {
@@ -230,6 +234,23 @@ describe('spend caps are reserved (SQLite)', () => {
     await rejection(inlet(replica, requestCosting('while-held', 0.0075), valves));
     clock = T0 + 600_000;
     await expect(inlet(replica, requestCosting('after-timeout', 0.0075), valves)).resolves.toBeDefined();
+  });
+
+  it('without a message id (an API caller): held until a reply of that user is recorded, not matched by id', async () => {
+    await seed(replica, '0.088');
+    const api = (id: string) => {
+      const request = requestCosting(id, 0.0075);
+      return { ...request, metadata: { chat_id: 'c1' } };
+    };
+    const first = api('no-id-1');
+    await inlet(replica, first);
+    await rejection(inlet(replica, api('no-id-2')));
+    // The reply comes with an id the inlet never saw: it settles the oldest hold kept under a request id.
+    await reply(replica, first, { prompt_tokens: 100, completion_tokens: 10 }, 'api-reply-1');
+    await expect(inlet(replica, api('no-id-3'))).resolves.toBeDefined(); // $0.08835 + $0.0075 in use
+    // The same reply's outlet again (already recorded) settles nothing more: $0.01 still does not fit.
+    await reply(replica, first, { prompt_tokens: 100, completion_tokens: 10 }, 'api-reply-1');
+    await rejection(inlet(replica, { ...requestCosting('no-id-4', 0.01), metadata: { chat_id: 'c1' } }));
   });
 
   it('a rejected request reserves nothing', async () => {

@@ -2,9 +2,11 @@ import { formatDecimal } from '../../pricing/decimal.js';
 import { joinCost } from '../../usage/cost-parts.js';
 import {
   nanoToDecimal,
+  REQUEST_HOLD_PREFIX,
   toNano,
   type HoldOutcome,
   type HoldRequest,
+  type ReleaseOptions,
   type SpendHolds,
 } from '../../usage/spend-reservations.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -25,12 +27,17 @@ const KEY_SLACK_MS = 60_000;
  */
 export const reserveHoldScript = new LuaScript(
   'reserveHold',
-  `local now = tonumber(ARGV[1])
+  `local function minus(value)
+  local amount = tonumber(value)
+  if amount == 0 then return '0' end
+  return string.format('%.0f', -amount)
+end
+local now = tonumber(ARGV[1])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
 for _, id in ipairs(expired) do
   local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
   if nano then
-    redis.call('HINCRBY', KEYS[2], 'sum', string.format('%.0f', -tonumber(nano)))
+    redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
     redis.call('HDEL', KEYS[2], 'h:' .. id)
   end
 end
@@ -38,7 +45,7 @@ if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
 local field = 'h:' .. ARGV[2]
 local previous = redis.call('HGET', KEYS[2], field)
 if previous then
-  redis.call('HINCRBY', KEYS[2], 'sum', string.format('%.0f', -tonumber(previous)))
+  redis.call('HINCRBY', KEYS[2], 'sum', minus(previous))
   redis.call('HDEL', KEYS[2], field)
   redis.call('ZREM', KEYS[3], ARGV[2])
 end
@@ -68,17 +75,31 @@ return {blocked, string.format('%.0f', held), unpack(out)}`,
   3,
 );
 
-/** Drop holds by id. KEYS: hold hash, expiry index; ARGV: the ids. Returns how many were held. */
+/**
+ * Drop holds by id. KEYS: hold hash, expiry index; ARGV: a request-id prefix ('' = none), then the ids. When
+ * none of the ids is held and the prefix is set, the oldest hold whose id starts with it goes instead.
+ * Returns how many were dropped.
+ */
 export const releaseHoldsScript = new LuaScript(
   'releaseHolds',
-  `local dropped = 0
-for _, id in ipairs(ARGV) do
+  `local function minus(value)
+  local amount = tonumber(value)
+  if amount == 0 then return '0' end
+  return string.format('%.0f', -amount)
+end
+local function drop(id)
   local nano = redis.call('HGET', KEYS[1], 'h:' .. id)
-  if nano then
-    redis.call('HINCRBY', KEYS[1], 'sum', string.format('%.0f', -tonumber(nano)))
-    redis.call('HDEL', KEYS[1], 'h:' .. id)
-    redis.call('ZREM', KEYS[2], id)
-    dropped = dropped + 1
+  if not nano then return 0 end
+  redis.call('HINCRBY', KEYS[1], 'sum', minus(nano))
+  redis.call('HDEL', KEYS[1], 'h:' .. id)
+  redis.call('ZREM', KEYS[2], id)
+  return 1
+end
+local dropped = 0
+for i = 2, #ARGV do dropped = dropped + drop(ARGV[i]) end
+if dropped == 0 and ARGV[1] ~= '' then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if string.sub(id, 1, #ARGV[1]) == ARGV[1] then return drop(id) end
   end
 end
 return dropped`,
@@ -127,10 +148,11 @@ export class RedisSpendHolds implements SpendHolds {
     };
   }
 
-  async release(userId: string, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.call('releaseHolds', (client) =>
-      releaseHoldsScript.run(client, [this.layout.holds(userId), this.layout.holdExpiry(userId)], [...ids]),
+  async release(userId: string, ids: readonly string[], options: ReleaseOptions = {}): Promise<number> {
+    const prefix = options.orOldestRequestHold ? REQUEST_HOLD_PREFIX : '';
+    const dropped = await this.call('releaseHolds', (client) =>
+      releaseHoldsScript.run(client, [this.layout.holds(userId), this.layout.holdExpiry(userId)], [prefix, ...ids]),
     );
+    return Number(dropped);
   }
 }

@@ -5,8 +5,10 @@ import {
   hasRoom,
   nanoToDecimal,
   toNano,
+  REQUEST_HOLD_PREFIX,
   type HoldOutcome,
   type HoldRequest,
+  type ReleaseOptions,
   type SpendHolds,
 } from '../../usage/spend-reservations.js';
 
@@ -22,7 +24,7 @@ import {
  */
 export class SqliteSpendHolds implements SpendHolds {
   private readonly reserveTransaction: (request: HoldRequest) => HoldOutcome;
-  private readonly releaseTransaction: (userId: string, ids: readonly string[]) => void;
+  private readonly releaseTransaction: (userId: string, ids: readonly string[], oldest: boolean) => number;
 
   constructor(
     db: Database.Database,
@@ -76,8 +78,17 @@ export class SqliteSpendHolds implements SpendHolds {
     });
     this.reserveTransaction = (request) => reserve(request);
 
-    this.releaseTransaction = db.transaction((userId: string, ids: readonly string[]) => {
-      for (const id of ids) drop.run(userId, id);
+    // The oldest hold kept under a request id: the ids from `req:` up to `req;` (the next character).
+    const oldestRequest = db.prepare(
+      'SELECT id FROM spend_holds WHERE user_id = ? AND id >= ? AND id < ? ORDER BY expires_at LIMIT 1',
+    );
+    const prefixEnd = `${REQUEST_HOLD_PREFIX.slice(0, -1)};`;
+    this.releaseTransaction = db.transaction((userId: string, ids: readonly string[], oldest: boolean) => {
+      let dropped = 0;
+      for (const id of ids) dropped += drop.run(userId, id).changes;
+      if (dropped > 0 || !oldest) return dropped;
+      const row = oldestRequest.get(userId, REQUEST_HOLD_PREFIX, prefixEnd) as { id: string } | undefined;
+      return row ? drop.run(userId, row.id).changes : 0;
     });
   }
 
@@ -88,8 +99,7 @@ export class SqliteSpendHolds implements SpendHolds {
     });
   }
 
-  async release(userId: string, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    this.run(() => this.releaseTransaction(userId, ids));
+  async release(userId: string, ids: readonly string[], options: ReleaseOptions = {}): Promise<number> {
+    return this.run(() => this.releaseTransaction(userId, ids, options.orOldestRequestHold === true));
   }
 }
