@@ -36,6 +36,12 @@ export class PayloadTooLargeError extends EunoeError {
     super('ERR_TOO_LARGE', message, 413);
   }
 }
+/** 415: a request body that is not sent as JSON (`Content-Type` other than `application/json`). */
+export class UnsupportedMediaTypeError extends EunoeError {
+  constructor(message: string) {
+    super('ERR_UNSUPPORTED_MEDIA_TYPE', message, 415);
+  }
+}
 /** 500: a hook threw (with no status of its own) or returned no body. */
 export class FilterExecutionError extends EunoeError {
   constructor(

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { ValidationError } from '../../errors/index.js';
+import { UnsupportedMediaTypeError, ValidationError } from '../../errors/index.js';
 import { jsonDepthExceeds } from '../../util/json-depth.js';
 
 /**
@@ -11,7 +11,8 @@ import { jsonDepthExceeds } from '../../util/json-depth.js';
  * What Open WebUI sends — UTF-8 JSON with a Content-Length within the limit, not compressed —
  * is read here directly (chunks, one native UTF-8 decode, `JSON.parse`); express.json takes
  * every other request (compressed or chunked bodies, other charsets, oversized lengths), and
- * both answer malformed JSON the same way.
+ * both answer malformed JSON the same way. A body sent with another Content-Type (curl's default form encoding,
+ * `text/plain`) or none is a 415 naming it; multipart bodies (uploads) pass on to their route.
  */
 export function jsonBody(options: { limit: number; maxDepth: number }): RequestHandler {
   const general = express.json({
@@ -25,6 +26,11 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
     // Read already (the routes are mounted at `/` and at `/v1`, so this runs again on a fall-through), or gone.
     if (request.readableEnded || request.destroyed) {
       next();
+      return;
+    }
+    const mismatch = contentTypeMismatch(request);
+    if (mismatch) {
+      next(mismatch);
       return;
     }
     const length = plainJsonLength(request);
@@ -85,6 +91,23 @@ function plainJsonLength(request: Request): number | undefined {
   const text = headers['content-length'];
   if (text === undefined || !/^\d+$/.test(text)) return undefined;
   return Number(text);
+}
+
+/** Media types a body may have: JSON, and multipart for uploads. */
+const ACCEPTED_MEDIA = new Set(['application/json', 'multipart/form-data']);
+
+/** A 415 for a request with a body whose Content-Type is not JSON (or none), else undefined. */
+function contentTypeMismatch(request: Request): UnsupportedMediaTypeError | undefined {
+  const { headers } = request;
+  const length = headers['content-length'];
+  const hasBody = headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody) return undefined;
+  const type = headers['content-type'];
+  const media = type?.split(';')[0]!.trim().toLowerCase();
+  if (media && ACCEPTED_MEDIA.has(media)) return undefined;
+  return new UnsupportedMediaTypeError(
+    `Content-Type must be application/json (received ${media ? JSON.stringify(media) : 'none'})`,
+  );
 }
 
 const UTF8_CHARSET = /^\s*charset\s*=\s*(?:utf-8|"utf-8")\s*$/i;
