@@ -3,6 +3,7 @@ import type { ReplyAssembler } from '../pipes/reply-assembler.js';
 import { buildUsageRecord } from '../usage/build-usage-record.js';
 import { replyFingerprint } from '../usage/reply-claims.js';
 import type { UsageRecord } from '../usage/types.js';
+import { storeOutage } from '../state/store-outage.js';
 import { requestReservationId, settleHolds } from '../usage/spend-reservations.js';
 
 /**
@@ -49,7 +50,7 @@ async function record(
     record = built?.record;
     if (!record) return undefined;
     const fingerprint = replyFingerprint(record.userId, args.model, reply.content);
-    if (services.replies && (await services.replies.claim(fingerprint, 'proxy'))) {
+    if (await claimedByOutlet(args, fingerprint)) {
       logger.debug({ messageId: record.messageId }, 'openai-proxy: the accounting outlet already recorded this reply');
       await settleHolds(services.spend, record.userId, [requestReservationId(args.requestId)], logger);
       return record;
@@ -62,5 +63,21 @@ async function record(
   } catch (error) {
     logger.error({ err: (error as Error)?.message, record }, 'openai-proxy: could not record usage');
     return record;
+  }
+}
+
+/**
+ * True when the accounting outlet already recorded this reply. When the claim cannot be read (the store is away), the
+ * proxy records it anyway: a reply an outlet also recorded during the outage may count twice, but a direct caller's
+ * reply (no outlet) is not lost.
+ */
+async function claimedByOutlet(args: PipeArgs<unknown, unknown>, fingerprint: string): Promise<boolean> {
+  const replies = args.services.replies;
+  if (!replies) return false;
+  try {
+    return await replies.claim(fingerprint, 'proxy');
+  } catch (error) {
+    storeOutage.degraded(args.logger, 'openai-proxy: reply claims unavailable; usage recorded by the proxy', error);
+    return false;
   }
 }
