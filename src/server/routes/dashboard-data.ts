@@ -11,6 +11,10 @@ import { buildDailySeries } from '../../usage/daily-series.js';
 import type { Ledger } from '../../usage/types.js';
 import { VERSION } from '../../version.js';
 import { moduleTypeOf } from '../../host/declared-kind.js';
+import { knownQuery } from '../middleware/known-query.js';
+
+/** The day-range parameters (`parseDayRange`). */
+const RANGE = ['from', 'to', 'days', 'month'];
 
 /** What the dashboard's JSON endpoints read. */
 export interface DashboardDataDeps {
@@ -36,7 +40,7 @@ const groupBy = z.enum(['user', 'model']).optional();
 export function dashboardDataRouter(deps: DashboardDataDeps): Router {
   const now = deps.now ?? Date.now;
   const router = Router();
-  router.get('/usage/daily', async (request, response) => {
+  router.get('/usage/daily', knownQuery(...RANGE, 'group_by'), async (request, response) => {
     const range = parseDayRange(request.query, now());
     const grouping = groupBy.safeParse(request.query.group_by);
     if (!grouping.success)
@@ -49,7 +53,7 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
     ]);
     response.json(buildDailySeries({ ...range, groupBy: grouping.data, totalRows, groupRows }));
   });
-  router.get('/usage/context', async (request, response) => {
+  router.get('/usage/context', knownQuery(...RANGE), async (request, response) => {
     const range = parseDayRange(request.query, now());
     const days = deps.contextStats ? await deps.contextStats.daily(range.from, range.to) : [];
     const totals = { inlets: 0, tokensBefore: 0, tokensAfter: 0, kept: 0, summarized: 0, dropped: 0 };
@@ -61,7 +65,7 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
     const saved = totals.tokensBefore > 0 ? 1 - totals.tokensAfter / totals.tokensBefore : 0;
     response.json({ ...range, totals: { ...totals, ...more, savedShare: Math.round(saved * 1000) / 1000 }, days });
   });
-  router.get('/usage/caps', async (_request, response) => {
+  router.get('/usage/caps', knownQuery(), async (_request, response) => {
     response.json(await capsView({ filters: deps.registry.list(), ledger: deps.ledger, now: now() }));
   });
   router.get('/status', (_request, response) => {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { NotFoundError } from '../../errors/index.js';
 import type { PricingService } from '../../pricing/pricing-service.js';
+import { knownQuery } from '../middleware/known-query.js';
 
 /**
  * `GET /pricing/status` (source snapshot|last-good|live|custom, loadedAt, age, model count,
@@ -9,10 +10,10 @@ import type { PricingService } from '../../pricing/pricing-service.js';
  */
 export function pricingRouter({ pricing }: { pricing: Pick<PricingService, 'status' | 'resolve'> }): Router {
   const router = Router();
-  router.get('/pricing/status', (_request, response) => {
+  router.get('/pricing/status', knownQuery(), (_request, response) => {
     response.json(pricing.status());
   });
-  router.get('/pricing/*model', (request, response) => {
+  router.get('/pricing/*model', knownQuery('base_model_id'), (request, response) => {
     const segments = (request.params as { model?: string[] | string }).model ?? [];
     const model = Array.isArray(segments) ? segments.join('/') : segments;
     const baseModelId = typeof request.query.base_model_id === 'string' ? request.query.base_model_id : undefined;

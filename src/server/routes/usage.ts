@@ -5,6 +5,7 @@ import type { Ledger, UsageRecord } from '../../usage/types.js';
 import { csvLines, toCsv } from '../../usage/to-csv.js';
 import { parseCursor } from '../../usage/usage-cursor.js';
 import type { UsageQuery } from '../../usage/usage-store.js';
+import { knownQuery } from '../middleware/known-query.js';
 
 const instant = z.string().transform((value, context) => {
   const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
@@ -104,7 +105,7 @@ async function streamCsv(ledger: Ledger, query: UsageQuery, response: Response):
  */
 export function usageRouter({ ledger }: { ledger: Ledger }): Router {
   const router = Router();
-  router.get('/usage', async (request, response) => {
+  router.get('/usage', knownQuery(...Object.keys(querySchema.shape)), async (request, response) => {
     const query = parseQuery(request.query);
     const filter: UsageQuery = {
       from: query.from,

@@ -4,6 +4,7 @@ import type { ActiveFilter, FilterRegistry } from '../../host/filter-registry.js
 import type { ValvesRepository } from '../../host/valves-repository.js';
 import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
 import { keepMaskedSecrets, maskSecrets, SECRET_MASK } from '../../host/secret-valves.js';
+import { knownQuery } from '../middleware/known-query.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
 export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {
@@ -51,13 +52,13 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
   router.get('/:id/valves/user/spec', (request, response) => {
     response.json(userValvesOr404(filterOr404(registry, request.params.id)).spec);
   });
-  router.get('/:id/valves/user', async (request, response) => {
+  router.get('/:id/valves/user', knownQuery('user_id'), async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const saved = await valves.loadUser(filter.id, userIdOf(request));
     response.json(maskSecrets(mergeSavedValves(schema, saved).values, spec));
   });
-  router.post('/:id/valves/user/update', async (request, response) => {
+  router.post('/:id/valves/user/update', knownQuery('user_id'), async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const userId = userIdOf(request);
