@@ -49,16 +49,18 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
     request.log.info({ filter: filter.id }, 'valves updated');
     response.json(maskSecrets(values, filter.valvesSpec));
   });
+  // The user routes read `user_id` and nothing else from the query.
+  router.use('/:id/valves/user', knownQuery('user_id'));
   router.get('/:id/valves/user/spec', (request, response) => {
     response.json(userValvesOr404(filterOr404(registry, request.params.id)).spec);
   });
-  router.get('/:id/valves/user', knownQuery('user_id'), async (request, response) => {
+  router.get('/:id/valves/user', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const saved = await valves.loadUser(filter.id, userIdOf(request));
     response.json(maskSecrets(mergeSavedValves(schema, saved).values, spec));
   });
-  router.post('/:id/valves/user/update', knownQuery('user_id'), async (request, response) => {
+  router.post('/:id/valves/user/update', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const userId = userIdOf(request);
