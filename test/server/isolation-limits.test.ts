@@ -54,8 +54,9 @@ const thrower = `${header}function explode(reason) {
   throw new Error(\`refused: \${reason}\`); // THROW
 }
 export default defineFilter({
-  inlet({ body }) {
+  inlet({ body, logger }) {
     if (body.boom) explode('boom'); // CALL
+    if (body.note) logger.error(new Error('noted'), 'caught in the filter'); // LOGGED
     return body;
   },
 });
@@ -183,4 +184,19 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
       expect(line).toContain(`${file}:${lineOf(thrower, '// CALL')}:`);
     },
   );
+
+  it.each([
+    ['thrower', 'worker'],
+    ['thrower-main', 'main'],
+  ])('an Error that %s (%s thread) logs through its logger keeps its stack', async (id) => {
+    expect((await inlet(server, id, { note: true })).status).toBe(200);
+    const logged = await waitFor(
+      () => logLines(server, 'caught in the filter').filter((line) => JSON.stringify(line).includes(`${id}.ts:`)),
+      { until: (lines) => lines.length > 0 },
+    );
+    expect(logged[0]).toMatchObject({
+      err: { message: 'noted', stack: expect.stringContaining(`${path.join(filtersDir, `${id}.ts`)}:`) },
+    });
+    expect((logged[0]!.err as { stack: string }).stack).toContain(`${id}.ts:${lineOf(thrower, '// LOGGED')}:`);
+  });
 });

@@ -4,7 +4,7 @@
  * only the heap; this bounds the sum. Runs inside the worker (Node 20 cannot read another thread's
  * isolate), on a timer while hooks run and at the end of each hook; each sample is also written to
  * the worker's heartbeat, which the host reads when the worker's event loop is blocked
- * (memory-watch.ts). Used inside the worker only.
+ * (memory-watch.ts). Runs inside the worker; the host uses only the heartbeat's layout.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';

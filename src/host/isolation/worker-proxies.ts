@@ -93,7 +93,10 @@ export function loggerProxy(
   };
   for (const level of LEVELS) {
     logger[level] = (...args: unknown[]) => {
-      const clean = args.map((arg) => (arg instanceof Error ? { err: arg.message } : arg));
+      // An Error as pino writes one in the main thread: its stack keeps the filter file's frames.
+      const clean = args.map((arg) =>
+        arg instanceof Error ? { err: { type: arg.name, message: arg.message, stack: arg.stack } } : arg,
+      );
       try {
         post({ type: 'log', callId, level, bindings, args: clean });
       } catch {
