@@ -66,19 +66,23 @@ describe('LedgerQueue', () => {
     expect(sent).toEqual(['a', 'b']);
   });
 
-  it('a write the store refuses on its own is held and retried at every flush, and later writes are not held back', async () => {
+  it('a write the store refuses on its own is held and retried with a backoff, and later writes are not held back', async () => {
     const held: string[] = [];
     const released: number[] = [];
+    let now = 0;
     const queue = new LedgerQueue({
       max: 10,
       isTransient: (error) => (error as Error).message === 'down',
       onHeld: (entry) => held.push(entry.id),
       onReleased: (count) => released.push(count),
+      now: () => now,
     });
     for (const id of ['a', 'bad', 'c']) queue.push(item(id));
     const sent: string[] = [];
     let fixed = false;
+    const tried: string[] = [];
     const send = async (entry: QueuedAppend) => {
+      tried.push(entry.id);
       if (entry.id === 'bad' && !fixed)
         throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
       sent.push(entry.id);
@@ -86,11 +90,19 @@ describe('LedgerQueue', () => {
     expect(await queue.flush(send)).toBe(false);
     expect(sent).toEqual(['a', 'c']);
     expect([queue.size, queue.backlog]).toEqual([1, 0]);
-    expect(await queue.flush(send)).toBe(false); // still refused: kept, told once
-    expect(held).toEqual(['bad']);
+    tried.length = 0;
+    now = 500;
+    expect(await queue.flush(send)).toBe(false); // its 1 s wait has not run out: not tried
+    expect(tried).toEqual([]);
+    now = 1000;
+    expect(await queue.flush(send)).toBe(false); // tried, still refused: kept, told once, next try in 2 s
+    now = 2500;
+    expect(await queue.flush(send)).toBe(false);
+    expect([tried, held]).toEqual([['bad'], ['bad']]);
     queue.push(item('d'), { error: new Error('WRONGTYPE again') }); // failed on the direct path: held at once
     expect([queue.size, queue.backlog, held]).toEqual([2, 0, ['bad', 'd']]);
     fixed = true; // e.g. the admin removed the wrong key
+    now = 3500;
     expect(await queue.flush(send)).toBe(true);
     expect(sent).toEqual(['a', 'c', 'bad', 'd']);
     expect(released).toEqual([2]);

@@ -78,7 +78,7 @@ describe('SQLite: a ledger write that fails after the answer is journaled and re
     expect(server.output()).toMatch(/SQLite ledger write failed.*ledger refused by test.*kept in the journal/);
 
     admin.exec('DROP TRIGGER refuse_ledger');
-    await waitFor(() => recorded('a-retried') !== undefined, { timeoutMs: 15_000 });
+    await waitFor(() => recorded('a-retried') !== undefined, { timeoutMs: 30_000 });
     await waitFor(async () => (await health(server)).store.queued === 0, { timeoutMs: 15_000 });
     expect((await health(server)).store.ok).toBe(true);
 

@@ -35,7 +35,8 @@ export interface LedgerQueueOptions {
   /**
    * True for failures of the backend as a whole (Redis unreachable or slow): the flush stops there and keeps the order.
    * Anything else (a script error such as WRONGTYPE, a constraint, a full disk for SQLite) is a failure of that entry:
-   * it is held (kept in the journal, retried at every later flush, never dropped) and the flush moves on, so one bad
+   * it is held (kept in the journal, retried by later flushes with a backoff from 1 s to 60 s, never dropped) and the
+   * flush moves on, so one bad
    * record cannot hold back every later spend record. Default: every failure is transient.
    */
   isTransient?: (error: unknown) => boolean;
@@ -43,7 +44,12 @@ export interface LedgerQueueOptions {
   onHeld?: (item: QueuedAppend, error: unknown) => void;
   /** Told after a flush in which held entries finally landed, with their number. */
   onReleased?: (count: number) => void;
+  /** The clock of the held entries' backoff (tests); default Date.now. */
+  now?: () => number;
 }
+
+/** First and longest wait before a held entry is tried again (doubling in between). */
+export const HELD_RETRY_MS = { first: 1000, max: 60_000 };
 
 interface Row {
   seq: number;
@@ -56,7 +62,8 @@ interface Row {
  * process finds and replays what an earlier one left. `flush` sends entries oldest first
  * and deletes each once the store has it; sending must be idempotent by record id (it is:
  * HSETNX on Redis, INSERT OR IGNORE on SQLite), because a crash between sending and deleting replays that entry.
- * An entry that fails on its own is held: kept and retried at every flush until it lands, never dropped.
+ * An entry that fails on its own is held: kept and retried until it lands (1 s after its failure, then 2, 4 … 60 s),
+ * never dropped.
  */
 export class LedgerQueue {
   private readonly db: Database.Database;
@@ -70,7 +77,7 @@ export class LedgerQueue {
   private flushing: Promise<boolean> | undefined;
   private closed = false;
   /** Entries that failed on their own (not because the backend was away), by seq: retried, not in the way. */
-  private readonly held = new Set<number>();
+  private readonly held = new Map<number, { failures: number; nextAt: number }>();
 
   constructor(private readonly options: LedgerQueueOptions) {
     this.db = openLedgerJournal(options.file ?? MEMORY_JOURNAL);
@@ -116,7 +123,7 @@ export class LedgerQueue {
     const { lastInsertRowid } = this.insert.run(JSON.stringify(item));
     this.waiting += 1;
     if (failed) {
-      this.held.add(Number(lastInsertRowid));
+      this.hold(Number(lastInsertRowid));
       this.options.onHeld?.(item, failed.error);
     }
     return true;
@@ -151,6 +158,17 @@ export class LedgerQueue {
     this.db.close();
   }
 
+  /** Hold `seq` (again): its next try waits 1 s after the first failure, doubling up to 60 s. */
+  private hold(seq: number): void {
+    const failures = (this.held.get(seq)?.failures ?? 0) + 1;
+    const wait = Math.min(HELD_RETRY_MS.max, HELD_RETRY_MS.first * 2 ** (failures - 1));
+    this.held.set(seq, { failures, nextAt: this.now() + wait });
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
   private async drain(send: (item: QueuedAppend) => Promise<unknown>, batchSize: number): Promise<boolean> {
     let cursor = 0; // entries held in this flush stay behind the cursor: each is tried once per flush
     let released = 0;
@@ -158,7 +176,12 @@ export class LedgerQueue {
       if (this.closed) return false;
       const rows = this.after.all(cursor, batchSize);
       if (rows.length === 0) break;
-      const batch = rows.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
+      const now = this.now();
+      // A held entry whose wait has not run out is passed over (and stays where it is).
+      const due = rows.filter((row) => (this.held.get(row.seq)?.nextAt ?? 0) <= now);
+      cursor = rows.at(-1)!.seq;
+      if (due.length === 0) continue;
+      const batch = due.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
       const results = await Promise.allSettled(batch.map(({ item }) => send(item)));
       if (this.closed) return false;
       let failed = false;
@@ -170,16 +193,12 @@ export class LedgerQueue {
               failed = true; // this one and the rest stay, in order
               return;
             }
-            if (!this.held.has(seq)) {
-              this.held.add(seq);
-              this.options.onHeld?.(item, result.reason);
-            }
-            cursor = seq;
+            if (!this.held.has(seq)) this.options.onHeld?.(item, result.reason);
+            this.hold(seq);
             return;
           }
           if (this.held.delete(seq)) released += 1;
           this.remove.run(seq);
-          cursor = seq;
         });
       })();
       this.waiting = this.count.get()?.n ?? 0;

@@ -74,7 +74,7 @@ export class RedisStreamStore {
             journal: this.queue.file,
             err: (error as Error)?.message,
           },
-          `ledger write refused by Redis (${(error as Error)?.message}); kept in the journal and retried every ${retryMs} ms until it lands (the record is in this line)`,
+          `ledger write refused by Redis (${(error as Error)?.message}); kept in the journal and retried until it lands (after 1 s, then doubling up to 60 s; the record is in this line)`,
         ),
       onReleased: (count) =>
         logger.info(

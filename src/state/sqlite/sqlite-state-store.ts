@@ -21,7 +21,8 @@ export interface SqliteStateStoreOptions {
   purgeIntervalMs?: number;
   /**
    * The ledger journal (LEDGER_JOURNAL_PATH): a record whose transaction fails (constraint, full disk, I/O error) is
-   * accepted there and retried every `journalRetryMs` (default 1000) until it lands. Default: in memory.
+   * accepted there and retried until it lands (tried every `journalRetryMs`, default 1000; a record failing on its own
+   * waits 1 s, then doubling up to 60 s). Default: in memory.
    */
   journalFile?: string;
   /** Most records the journal holds (LEDGER_QUEUE_MAX; default 1,000,000). */

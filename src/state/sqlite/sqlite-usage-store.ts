@@ -251,7 +251,7 @@ export class SqliteUsageStore implements UsageStore {
         if (this.journaled > 1) return; // one line per episode, the next when the journal is empty again
         logger?.warn(
           { backend: 'sqlite', journal: journal.file, id: item.id, err: (error as Error)?.message },
-          `SQLite ledger write failed (${(error as Error)?.message}); records are kept in the journal ${journal.file} and retried every ${every} ms until they land`,
+          `SQLite ledger write failed (${(error as Error)?.message}); records are kept in the journal ${journal.file} and retried until they land (a failure of the whole database every ${every} ms, a record's own after 1 s, then doubling up to 60 s)`,
         );
       },
       onReleased: (count) => {
