@@ -57,10 +57,13 @@ describe('accounting + spend-limit over HTTP', () => {
       session_id: 's-http',
       id: 'a-1',
     };
+    // max_tokens 100: the request is estimated at ~$0.001 and fits under the $0.01 cap (the default expected
+    // completion, 1,000 tokens at $10 / M, would not).
     const inletBody = {
       model: 'openai/gpt-4o',
+      max_tokens: 100,
       messages: [{ role: 'user', content: 'Hi' }],
-      metadata: { chat_id: 'c-http' },
+      metadata: { chat_id: 'c-http', message_id: 'a-1' },
     };
     await request(runtime.app)
       .post('/spend-limit/filter/inlet')
