@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilterError } from '../errors/filter-error.js';
 import { defineFilter } from '../host/define-filter.js';
-import { baseValves } from '../host/types.js';
+import { baseValves, type FilterEvent, type HostServices } from '../host/types.js';
 import {
   capMessage,
   capReached,
@@ -13,7 +13,6 @@ import {
 import { periodKey } from '../usage/budget-periods.js';
 import { decimalOf, formatDecimal, parseDecimal } from '../pricing/decimal.js';
 import { inletReservationId, type HoldOutcome, type SpendHolds } from '../usage/spend-reservations.js';
-import type { FilterEvent, HostServices } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
 import { estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
@@ -39,7 +38,7 @@ export interface SpendLimitOptions {
  * (the accounting outlet or the openai-proxy releases it) or `reservation_timeout_s` passes.
  * Otherwise HTTP 429 with a message the user understands. Near a cap (`warn_fraction`) the inlet
  * reports a status line. Admins are exempt by default; Open WebUI background tasks (titles, tags)
- * are never blocked and hold nothing.
+ * are never blocked and hold nothing. A host without the spend service checks recorded spend only.
  */
 export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   const now = options.now ?? Date.now;
