@@ -22,7 +22,7 @@ export interface HoldCap {
 /** What the spend-limit inlet asks the store to hold. */
 export interface HoldRequest {
   userId: string;
-  /** The reservation id: the assistant message id, or `req:<request id>` (see reservationIds). */
+  /** The reservation id: the assistant message id, or `req:<request id>` (see inletReservationId). */
   id: string;
   /** Estimated cost in USD (exact decimal string; rounded up to whole nano-dollars when held). */
   amount: string;
@@ -51,8 +51,9 @@ export interface HoldOutcome {
 export interface SpendHolds {
   /**
    * Atomically: drop expired holds; a cap has room when `spent + held < limit` and
-   * `spent + held + amount <= limit` (`held` = the user's other live holds); when every cap has room,
-   * hold `amount` under `id` (replacing a hold of the same id) until `expiresAt`.
+   * `spent + held + amount <= limit` (`held` = the user's live holds); when every cap has room, hold
+   * `amount` under `id` until `expiresAt`. The same id again adds to its hold (and keeps the later expiry):
+   * requests that reuse a message id cannot free each other's room.
    */
   reserve(request: HoldRequest): Promise<HoldOutcome>;
   /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */
@@ -94,10 +95,10 @@ export function hasRoom(spent: Decimal, held: Decimal, amount: Decimal, limit: D
 }
 
 /**
- * The reservation ids of one request, in the order the hooks can see them: the assistant message id
- * Open WebUI puts in the inlet's `metadata.message_id` (the outlet carries it as `body.id`, the ledger
- * records it as the record's message id), and `req:<request id>` (what Eunoe's own filter chain and
- * the openai-proxy share for a direct caller's request, inlet and reply in one HTTP request).
+ * The reservation id of an inlet: the assistant message id Open WebUI puts in `metadata.message_id` (the
+ * outlet carries it as `body.id`, the ledger records it as the record's message id); without one,
+ * `req:<request id>` (what Eunoe's own filter chain and the openai-proxy share for a direct caller, whose
+ * inlet and reply are one HTTP request).
  */
 export function inletReservationId(body: Record<string, unknown>, requestId: string): string {
   const metadata = body.metadata;

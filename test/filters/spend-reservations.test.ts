@@ -205,6 +205,14 @@ describe('spend caps are reserved (SQLite)', () => {
     expect(spent / 0.1).toBeLessThanOrEqual(1.05);
   });
 
+  it('32 requests at once reusing one message id: each still holds its own estimate (4 pass)', async () => {
+    await seed(replica, '0.07');
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 32 }, () => inlet(replica, requestCosting('reused-id', 0.0075))),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(4);
+  });
+
   it('a held request counts until its reply is recorded, then only its actual cost counts', async () => {
     await seed(replica, '0.088');
     const first = requestCosting('first', 0.0075);

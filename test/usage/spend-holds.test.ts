@@ -39,10 +39,15 @@ function runSpendHoldsContract(name: string, open: () => Promise<UsageBackend>) 
       expect(await hold('e', '0.4', { userId: 'u2' })).toMatchObject({ admitted: true, held: '0.4' });
     });
 
-    it('the same id again replaces its hold; amounts are held in whole nano-dollars, rounded up', async () => {
-      await hold('a', '0.3');
-      expect(await hold('a', '0.2')).toMatchObject({ admitted: true, held: '0.2' });
-      expect(await hold('tiny', '0.0000000001')).toMatchObject({ held: '0.200000001' });
+    it('the same id again adds to its hold (a reused id frees no room); amounts are whole nano-dollars, rounded up', async () => {
+      const wide = { caps: [{ period: 'm:2026-11', limit: '10' }] };
+      await hold('a', '0.3', wide);
+      expect(await hold('a', '0.2', { ...wide, expiresAt: T + 1_000 })).toMatchObject({ admitted: true, held: '0.5' });
+      expect(await hold('tiny', '0.0000000001', wide)).toMatchObject({ held: '0.500000001' });
+      // The reused id keeps its later expiry (T + 60 s), and goes as one when released.
+      expect(await hold('probe', '0', { ...wide, now: T + 1_000 })).toMatchObject({ held: '0.500000001' });
+      expect(await holds.release('u1', ['a'])).toBe(1);
+      expect(await hold('probe', '0', wide)).toMatchObject({ held: '0.000000001' });
     });
 
     it('expired holds no longer count; release by id, or the oldest request hold when none matches', async () => {

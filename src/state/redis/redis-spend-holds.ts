@@ -22,7 +22,7 @@ const KEY_SLACK_MS = 60_000;
  * expiresAt). ARGV: now, id, amount (nano), expiresAt, key TTL ms, n caps, then n × (period, limit in nano).
  * Drops expired holds, then a cap has room when spent + held < limit and spent + held + amount <= limit
  * (spent = hi + lo / 1e9 nano-dollars; doubles are exact to the nano-dollar below $9M); when all have room,
- * the hold is added (replacing one of the same id). Returns {blocked cap (1-based, 0 = admitted), held nano
+ * the hold is added (to a hold of the same id, if any: a reused id must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano
  * after the call, then hi, lo of each cap}.
  */
 export const reserveHoldScript = new LuaScript(
@@ -43,12 +43,6 @@ for _, id in ipairs(expired) do
 end
 if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
 local field = 'h:' .. ARGV[2]
-local previous = redis.call('HGET', KEYS[2], field)
-if previous then
-  redis.call('HINCRBY', KEYS[2], 'sum', minus(previous))
-  redis.call('HDEL', KEYS[2], field)
-  redis.call('ZREM', KEYS[3], ARGV[2])
-end
 local held = tonumber(redis.call('HGET', KEYS[2], 'sum') or '0')
 local amount = tonumber(ARGV[3])
 local blocked = 0
@@ -64,9 +58,10 @@ for i = 1, tonumber(ARGV[6]) do
   if blocked == 0 and (spent + held >= limit or spent + held + amount > limit) then blocked = i end
 end
 if blocked == 0 then
-  redis.call('HSET', KEYS[2], field, ARGV[3])
+  redis.call('HINCRBY', KEYS[2], field, ARGV[3])
   redis.call('HINCRBY', KEYS[2], 'sum', ARGV[3])
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
+  local expiry = redis.call('ZSCORE', KEYS[3], ARGV[2])
+  if not expiry or tonumber(expiry) < tonumber(ARGV[4]) then redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2]) end
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
   redis.call('PEXPIRE', KEYS[3], ARGV[5])
   held = held + amount

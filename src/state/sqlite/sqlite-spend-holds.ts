@@ -43,6 +43,9 @@ export class SqliteSpendHolds implements SpendHolds {
         INSERT INTO spend_held (user_id, nano) VALUES (new.user_id, new.nano)
           ON CONFLICT (user_id) DO UPDATE SET nano = nano + excluded.nano;
       END;
+      CREATE TEMP TRIGGER IF NOT EXISTS spend_holds_grown AFTER UPDATE OF nano ON spend_holds BEGIN
+        UPDATE spend_held SET nano = nano + new.nano - old.nano WHERE user_id = new.user_id;
+      END;
       CREATE TEMP TRIGGER IF NOT EXISTS spend_holds_removed AFTER DELETE ON spend_holds BEGIN
         UPDATE spend_held SET nano = nano - old.nano WHERE user_id = old.user_id;
       END;
@@ -51,11 +54,14 @@ export class SqliteSpendHolds implements SpendHolds {
     const drop = db.prepare('DELETE FROM spend_holds WHERE user_id = ? AND id = ?');
     const heldSum = db.prepare('SELECT nano FROM spend_held WHERE user_id = ?').safeIntegers(true);
     const readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
-    const insert = db.prepare('INSERT INTO spend_holds (user_id, id, nano, expires_at) VALUES (?, ?, ?, ?)');
+    // The same id again adds to its hold (a reused message id must not free room), and keeps the later expiry.
+    const insert = db.prepare(
+      `INSERT INTO spend_holds (user_id, id, nano, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id, id) DO UPDATE SET nano = nano + excluded.nano, expires_at = max(expires_at, excluded.expires_at)`,
+    );
 
     const reserve = db.transaction((request: HoldRequest): HoldOutcome => {
       purge.run(request.now);
-      drop.run(request.userId, request.id); // the same id again replaces its hold
       const heldNano = (heldSum.get(request.userId) as { nano: bigint } | undefined)?.nano ?? 0n;
       const held = nanoToDecimal(heldNano);
       const amountNano = toNano(request.amount);
