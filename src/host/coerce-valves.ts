@@ -118,6 +118,29 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
 }
 
 /**
+ * An update merged over the `current` values, then coerced and validated like coerceValves: a field the update
+ * omits keeps its current value, a field sent as `null` goes back to its default (Open WebUI's "Default" button
+ * sends null; a curl `{"pipelines": "*"}` changes that one valve and nothing else).
+ */
+export function mergeValvesUpdate<S extends z.ZodObject<z.ZodRawShape>>(
+  schema: S,
+  spec: { properties?: Record<string, unknown> },
+  input: unknown,
+  current: Record<string, unknown>,
+): z.infer<S> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return coerceValves(schema, spec, input);
+  const sent = input as Record<string, unknown>;
+  const merged: Record<string, unknown> = {};
+  // Own keys of the schema only: the current values never bring back a field the schema no longer has.
+  for (const key of Object.keys(schema.shape)) if (key in current && !(key in sent)) merged[key] = current[key];
+  for (const [key, value] of Object.entries(sent)) if (value !== null) merged[key] = value;
+  // Bad keys are refused as sent (badValveKeys reads the update itself, nulls included).
+  const badKeys = badValveKeys(schema, sent);
+  if (badKeys.length) return coerceValves(schema, spec, sent);
+  return coerceValves(schema, spec, merged);
+}
+
+/**
  * Merge saved values over the defaults, dropping fields that no longer exist or no
  * longer validate (each reported in `dropped`), so an old valves file never breaks a filter.
  */

@@ -186,7 +186,7 @@ describe('admin valves', () => {
     expect(cleared.body).toMatchObject({ budget: null, tags: null });
   });
 
-  it('an update is a full replacement: missing fields take the defaults', async () => {
+  it('an update merges: missing fields keep their values, null takes the default', async () => {
     await request(runtime.app)
       .post('/sink/valves/update')
       .set(runtime.auth)
@@ -197,7 +197,13 @@ describe('admin valves', () => {
       .set(runtime.auth)
       .send({ ratio: '0.75' })
       .expect(200);
-    expect(response.body).toStrictEqual({ ...DEFAULTS, ratio: 0.75 });
+    expect(response.body).toStrictEqual({ ...DEFAULTS, max_turns: 9, mode: 'slow', ratio: 0.75 });
+    const reset = await request(runtime.app)
+      .post('/sink/valves/update')
+      .set(runtime.auth)
+      .send({ max_turns: null, mode: null, ratio: null })
+      .expect(200);
+    expect(reset.body).toStrictEqual(DEFAULTS);
   });
 
   it('invalid values → 400 with field-level errors, and nothing changes', async () => {

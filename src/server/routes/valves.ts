@@ -2,8 +2,8 @@ import { Router, type Request } from 'express';
 import { NotFoundError, StateUnavailableError, ValidationError } from '../../errors/index.js';
 import type { ActiveFilter, FilterRegistry } from '../../host/filter-registry.js';
 import type { ValvesRepository } from '../../host/valves-repository.js';
-import { coerceValves, mergeSavedValves } from '../../host/coerce-valves.js';
-import { keepMaskedSecrets, maskSecrets, SECRET_MASK } from '../../host/secret-valves.js';
+import { mergeSavedValves, mergeValvesUpdate } from '../../host/coerce-valves.js';
+import { keepMaskedSecrets, maskSecrets } from '../../host/secret-valves.js';
 import { knownQuery } from '../middleware/known-query.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
@@ -29,7 +29,8 @@ function userValvesOr404(filter: ActiveFilter) {
 /**
  * Admin valves (`GET /{id}/valves`, `/valves/spec`, `POST /valves/update`) and per-user
  * valves (`/{id}/valves/user[/spec|/update]?user_id=`). Updates coerce Open WebUI's form
- * strings like pydantic, validate with zod and answer 400 per field (Python answers 500).
+ * strings like pydantic, validate with zod and answer 400 per field (Python answers 500). An update
+ * is merged over the current values: an omitted field keeps its value, `null` resets it to the default.
  */
 export function valvesRouter({ registry, valves }: { registry: FilterRegistry; valves: ValvesRepository }): Router {
   const router = Router();
@@ -43,7 +44,7 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
   router.post('/:id/valves/update', async (request, response) => {
     const filter = filterOr404(registry, request.params.id);
     const input = keepMaskedSecrets(request.body, filter.valvesSpec, filter.valves);
-    const values = coerceValves(filter.valvesSchema, filter.valvesSpec, input);
+    const values = mergeValvesUpdate(filter.valvesSchema, filter.valvesSpec, input, filter.valves);
     await valves.saveAdmin(filter.id, values);
     await registry.applyValves(filter.id, values as ActiveFilter['valves']);
     request.log.info({ filter: filter.id }, 'valves updated');
@@ -64,13 +65,10 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
     const filter = filterOr404(registry, request.params.id);
     const { schema, spec } = userValvesOr404(filter);
     const userId = userIdOf(request);
-    let input: unknown = request.body;
-    if (input && typeof input === 'object' && Object.values(input).includes(SECRET_MASK)) {
-      // Read the stored values only when the form sent a mask back.
-      const saved = await valves.loadUser(filter.id, userId);
-      input = keepMaskedSecrets(input, spec, mergeSavedValves(schema, saved).values);
-    }
-    const values = coerceValves(schema, spec, input);
+    // The user's values now: an update changes the fields it sends and keeps the others.
+    const current = mergeSavedValves(schema, await valves.loadUser(filter.id, userId)).values;
+    const input = keepMaskedSecrets(request.body, spec, current);
+    const values = mergeValvesUpdate(schema, spec, input, current);
     try {
       await valves.saveUser(filter.id, userId, values);
     } catch (error) {
