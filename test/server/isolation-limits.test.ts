@@ -49,6 +49,11 @@ const churn = `${header}export default defineFilter({
 });
 `;
 
+/** Holds 160 MB of Buffers from its import on. */
+const importHeap = `${header}const hoard = Array.from({ length: 10 }, (_, step) => Buffer.alloc(${STEP_MB} * 1024 * 1024, step));
+export default defineFilter({ inlet: ({ body }) => ({ ...body, held: hoard.length }) });
+`;
+
 /** Throws from a helper function two frames below its inlet. */
 const thrower = `${header}function explode(reason) {
   throw new Error(\`refused: \${reason}\`); // THROW
@@ -101,6 +106,7 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
     mkdirSync(filtersDir);
     writeFileSync(path.join(filtersDir, 'off-heap.ts'), offHeap);
     writeFileSync(path.join(filtersDir, 'churn.ts'), churn);
+    writeFileSync(path.join(filtersDir, 'import-heap.ts'), importHeap);
     writeFileSync(path.join(filtersDir, 'sync-heap.ts'), syncHeap);
     writeFileSync(path.join(filtersDir, 'thrower.ts'), thrower);
     writeFileSync(path.join(filtersDir, 'thrower-main.ts'), thrower);
@@ -154,6 +160,16 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
       timeoutMs: 30_000,
     });
     expect(await next.json()).toMatchObject({ held: 1 });
+  });
+
+  it('a file whose import holds more than the limit is listed as failed with the out-of-memory error', async () => {
+    const listed = (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as {
+      data: Array<Record<string, unknown>>;
+    };
+    expect(listed.data.find((entry) => entry.id === 'import-heap')).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining(`import ran out of memory (worker limit ${LIMIT_MB} MB)`),
+    });
   });
 
   it('Buffers dropped as they go are garbage, not held memory: a filter churning 1.5 GB through 48 MB Buffers answers', async () => {

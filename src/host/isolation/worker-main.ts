@@ -108,8 +108,8 @@ process.on('unhandledRejection', (reason) =>
   strayLog.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection in an isolated filter'),
 );
 
-try {
-  const loaded = await loadFilterFile(start.file);
+/** Serve hook calls and tell the host what the file is. */
+function announce(loaded: LoadedModule): void {
   const json = (schema: z.ZodType) =>
     z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   port.on('message', (message: HostToWorker) => onMessage(loaded, message));
@@ -125,6 +125,13 @@ try {
     hooks: HOOKS.filter((name) => typeof loaded.definition[name] === 'function'),
     kind: loaded.kind,
   });
+}
+
+try {
+  const loaded = await loadFilterFile(start.file);
+  // A file whose import alone holds more than the limit is not installed: the check reports it and
+  // the host fails the import ("import ran out of memory").
+  if (memory.check()) announce(loaded);
 } catch (error) {
   post({
     type: 'load-failed',
