@@ -5,13 +5,21 @@ export type WireObject = Record<string, unknown>;
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** A new completion id, `<model>-<uuid>`: every chunk of one completion carries the same one, as OpenAI's do. */
+export const completionId = (model: string): string => `${model}-${randomUUID()}`;
+
 /**
- * One `chat.completion.chunk` carrying `delta`, in the Python server's shape (a fresh
- * `<model>-<uuid>` id per chunk, `model` = the full requested id).
+ * One `chat.completion.chunk` carrying `delta`, in the Python server's shape (`model` = the full requested id);
+ * `id` is the completion's (a new one when not given).
  */
-export function chunk(model: string, delta: WireObject, finishReason: string | null = null): WireObject {
+export function chunk(
+  model: string,
+  delta: WireObject,
+  finishReason: string | null = null,
+  id = completionId(model),
+): WireObject {
   return {
-    id: `${model}-${randomUUID()}`,
+    id,
     object: 'chat.completion.chunk',
     created: now(),
     model,
@@ -20,10 +28,11 @@ export function chunk(model: string, delta: WireObject, finishReason: string | n
 }
 
 /** A content chunk: `delta: {content}`. */
-export const contentChunk = (model: string, text: string): WireObject => chunk(model, { content: text });
+export const contentChunk = (model: string, text: string, id?: string): WireObject =>
+  chunk(model, { content: text }, null, id);
 
 /** The finish chunk: empty delta, `finish_reason` (`stop` unless told). */
-export const finishChunk = (model: string, reason = 'stop'): WireObject => chunk(model, {}, reason);
+export const finishChunk = (model: string, reason = 'stop', id?: string): WireObject => chunk(model, {}, reason, id);
 
 /** A whole `chat.completion` answer with one assistant message. */
 export function completion(
@@ -31,9 +40,10 @@ export function completion(
   message: WireObject,
   finishReason: string | null,
   usage?: WireObject,
+  id = completionId(model),
 ): WireObject {
   return {
-    id: `${model}-${randomUUID()}`,
+    id,
     object: 'chat.completion',
     created: now(),
     model,
@@ -46,9 +56,9 @@ export function completion(
  * The SSE error event sent when a pipe fails after the first byte: no choices and an `error`
  * object, which Open WebUI shows as an error and OpenAI clients raise.
  */
-export function errorChunk(model: string, status: number, message: string): WireObject {
+export function errorChunk(model: string, status: number, message: string, id = completionId(model)): WireObject {
   return {
-    id: `${model}-${randomUUID()}`,
+    id,
     object: 'chat.completion.chunk',
     created: now(),
     model,

@@ -1,4 +1,4 @@
-import { contentChunk, finishChunk, type WireObject } from './completion-chunks.js';
+import { completionId, contentChunk, finishChunk, type WireObject } from './completion-chunks.js';
 import { SseFrames } from './sse-frames.js';
 import type { PipeChunk, PipeResult } from './types.js';
 
@@ -61,29 +61,31 @@ function objectEvent(json: WireObject): PipeEvent {
  * One yielded item as an event, the way the Python server treats it: a `data:` line passes
  * verbatim (a pipe relaying an upstream SSE stream), other text becomes a content chunk,
  * an object is sent as is (a chunk, or an Open WebUI `{event: …}`), bytes are UTF-8 text.
- * Empty text (blank SSE lines) sends nothing.
+ * Empty text (blank SSE lines) sends nothing. Chunks made here carry the completion's `id`.
  */
-export function itemEvent(item: PipeChunk, model: string): PipeEvent | undefined {
-  if (item instanceof Uint8Array) return itemEvent(decoder.decode(item), model);
+export function itemEvent(item: PipeChunk, model: string, id?: string): PipeEvent | undefined {
+  if (item instanceof Uint8Array) return itemEvent(decoder.decode(item), model, id);
   if (typeof item === 'string') {
     if (item.startsWith('data:')) {
       const data = item.slice(5).trim();
       return data === '' ? undefined : lineEvent(data);
     }
-    return item === '' ? undefined : objectEvent(contentChunk(model, item));
+    return item === '' ? undefined : objectEvent(contentChunk(model, item, id));
   }
   if (isRecord(item)) return objectEvent(item);
-  return item == null ? undefined : objectEvent(contentChunk(model, String(item)));
+  return item == null ? undefined : objectEvent(contentChunk(model, String(item), id));
 }
 
 /** A whole `chat.completion` object as chunks: its message as one delta, then its finish reason. */
-function completionEvents(result: WireObject, model: string): PipeEvent[] {
+function completionEvents(result: WireObject, model: string, id: string): PipeEvent[] {
   const choice = Array.isArray(result.choices) && isRecord(result.choices[0]) ? result.choices[0] : {};
   const { role: _role, ...message } = isRecord(choice.message) ? choice.message : {};
+  // The completion's own id (an upstream's) when it has one.
+  const own = typeof result.id === 'string' ? result.id : id;
   const events = [
-    objectEvent({ ...contentChunk(model, ''), choices: [{ index: 0, delta: message, finish_reason: null }] }),
+    objectEvent({ ...contentChunk(model, '', own), choices: [{ index: 0, delta: message, finish_reason: null }] }),
   ];
-  const finish = finishChunk(model, typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop');
+  const finish = finishChunk(model, typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop', own);
   if (isRecord(result.usage)) finish.usage = result.usage;
   events.push(objectEvent(finish));
   return events;
@@ -92,12 +94,17 @@ function completionEvents(result: WireObject, model: string): PipeEvent[] {
 /**
  * Every SSE event of a pipe's answer, `[DONE]` last. Text gets a content chunk and the finish
  * chunk; a stream gets the finish chunk (unless it yielded one) and `[DONE]` (unless it passed
- * the upstream's through). Errors thrown by the pipe's iterator propagate to the caller.
+ * the upstream's through). Errors thrown by the pipe's iterator propagate to the caller. Every chunk made here
+ * carries `id` (one per completion); chunks the pipe yields itself (an upstream's) keep theirs.
  */
-export async function* pipeEvents(result: PipeResult | null | undefined, model: string): AsyncGenerator<PipeEvent> {
+export async function* pipeEvents(
+  result: PipeResult | null | undefined,
+  model: string,
+  id = completionId(model),
+): AsyncGenerator<PipeEvent> {
   let finished = false;
   if (typeof result === 'string') {
-    if (result !== '') yield objectEvent(contentChunk(model, result));
+    if (result !== '') yield objectEvent(contentChunk(model, result, id));
   } else if (isStreamResult(result)) {
     for await (const item of result as AsyncIterable<PipeChunk>) {
       if (item instanceof SseFrames) {
@@ -105,7 +112,7 @@ export async function* pipeEvents(result: PipeResult | null | undefined, model: 
         yield { data: '', frames: item };
         continue;
       }
-      const event = itemEvent(item, model);
+      const event = itemEvent(item, model, id);
       if (!event) continue;
       if (event.data === '[DONE]') {
         yield event;
@@ -115,9 +122,9 @@ export async function* pipeEvents(result: PipeResult | null | undefined, model: 
       yield event;
     }
   } else if (isRecord(result)) {
-    yield* completionEvents(result, model);
+    yield* completionEvents(result, model, id);
     finished = true;
   }
-  if (!finished) yield objectEvent(finishChunk(model));
+  if (!finished) yield objectEvent(finishChunk(model, 'stop', id));
   yield { data: '[DONE]' };
 }

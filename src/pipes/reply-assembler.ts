@@ -74,6 +74,6 @@ export class ReplyAssembler {
 
   /** The reply as one `chat.completion` (for `stream: false`). */
   completion(model: string): WireObject {
-    return completion(model, this.message(), this.finishReason ?? 'stop', this.usage);
+    return completion(model, this.message(), this.finishReason ?? 'stop', this.usage, this.id);
   }
 }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from '../util/logger.js';
-import { errorChunk, type WireObject } from './completion-chunks.js';
+import { completionId, errorChunk, type WireObject } from './completion-chunks.js';
 import { isStreamResult, pipeEvents, type PipeEvent } from './pipe-events.js';
 import { asPipeError } from './pipe-errors.js';
 import { ReplyAssembler } from './reply-assembler.js';
@@ -36,7 +36,7 @@ export async function sendJsonReply(options: {
     return reply;
   }
   try {
-    for await (const event of pipeEvents(result, model)) {
+    for await (const event of pipeEvents(result, model, completionId(model))) {
       if (event.frames) for (const json of event.frames.events) reply.observe(json);
       else reply.observe(event.json);
     }
@@ -77,7 +77,9 @@ export async function sendStreamReply(options: {
 }): Promise<ReplyAssembler> {
   const { response, model } = options;
   const reply = new ReplyAssembler();
-  const events = pipeEvents(options.result, model)[Symbol.asyncIterator]();
+  // One id for every chunk this completion is given (the pipe's own chunks, an upstream's, keep theirs).
+  const id = completionId(model);
+  const events = pipeEvents(options.result, model, id)[Symbol.asyncIterator]();
   let next: IteratorResult<PipeEvent>;
   try {
     next = await events.next();
@@ -92,7 +94,7 @@ export async function sendStreamReply(options: {
       const event = next.value;
       if (event.data === '[DONE]') {
         const addition = await options.hooks?.beforeEnd?.(reply);
-        if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition))))) break;
+        if (addition && !(await writer.send(JSON.stringify(additionChunk(reply, model, addition, id))))) break;
         // The client has the whole answer now; what the pipe does after (its accounting) does not delay it.
         writer.finish(event.data);
         await afterEnd(events, options);
@@ -112,7 +114,7 @@ export async function sendStreamReply(options: {
     const failure = asPipeError(options.pipeId, error);
     if (writer.open) {
       options.logger.warn({ err: failure.message, status: failure.status }, 'pipe failed after the first byte');
-      await writer.send(JSON.stringify(errorChunk(model, failure.status, failure.message)));
+      await writer.send(JSON.stringify(errorChunk(model, failure.status, failure.message, reply.id ?? id)));
     } else {
       options.logger.warn(
         { err: failure.message, status: failure.status },
@@ -143,10 +145,10 @@ async function afterEnd(events: AsyncIterator<PipeEvent>, options: { pipeId: str
 }
 
 /** A content chunk carrying an outlet's addition (e.g. the usage line), sent just before `[DONE]`. */
-function additionChunk(reply: ReplyAssembler, model: string, text: string): WireObject {
+function additionChunk(reply: ReplyAssembler, model: string, text: string, id: string): WireObject {
   reply.content += text;
   return {
-    id: reply.id ?? `${model}-addition`,
+    id: reply.id ?? id,
     object: 'chat.completion.chunk',
     created: Math.floor(Date.now() / 1000),
     model,
