@@ -176,9 +176,11 @@ export async function runInletChain(
 /**
  * Outlet hooks on the assembled reply: the body Open WebUI would send (the request's messages,
  * then the reply with its `usage`, a fresh message id) goes to the pipe's own `outlet` first, then
- * to the filters by priority (Open WebUI's order). Returns the text the outlets appended to the
- * reply (e.g. the usage line), to send before `[DONE]`. An outlet that fails is logged and
- * skipped, as Open WebUI does.
+ * to the filters by priority (Open WebUI's order); each sees the reply as the previous ones left it. Returns
+ * what each outlet appended to the reply it was given (e.g. a context note, then the usage line), in that
+ * order, to send before `[DONE]`. The client already has the reply, so an outlet that rewrites it (its reply
+ * does not start with the one it was given) changes what later outlets see, not what is sent: the lines
+ * appended after it are still sent. An outlet that fails is logged and skipped, as Open WebUI does.
  */
 export async function runOutletChain(
   deps: FilterChainDeps,
@@ -203,16 +205,25 @@ export async function runOutletChain(
     id,
     ...(typeof body.chat_id === 'string' ? { chat_id: body.chat_id } : {}),
   };
+  let appended = '';
   for (const filter of filters) {
+    const before = replyText(current);
     try {
       current = await runOne(deps, filter, 'outlet', current, call);
     } catch (error) {
       call.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'outlet filter failed on a pipe reply');
+      continue;
     }
+    const after = replyText(current);
+    if (after === undefined || after === before) continue;
+    if (before !== undefined && after.startsWith(before)) appended += after.slice(before.length);
+    else call.logger.debug({ filter: filter.id }, 'outlet rewrote a pipe reply already sent (later outlets see it)');
   }
-  const final = current.messages?.at(-1);
-  const text = typeof final?.content === 'string' ? final.content : undefined;
-  return text?.startsWith(reply.content) && text.length > reply.content.length
-    ? text.slice(reply.content.length)
-    : undefined;
+  return appended || undefined;
+}
+
+/** The text of the reply (the last message) of an outlet body, when it is text. */
+function replyText(body: FilterBody): string | undefined {
+  const last = body.messages?.at(-1);
+  return typeof last?.content === 'string' ? last.content : undefined;
 }
