@@ -3,6 +3,11 @@ import type { LooseMessage } from '../messages/chat-message.js';
 
 /** Plain-text hashes remembered per role and name (50,000 texts a generation, at most twice that). */
 const MEMO_GENERATION = 50_000;
+/**
+ * Longer texts are hashed every time, not remembered: looking one up reads it whole anyway, and a memo of
+ * 100,000 texts must not hold huge ones (100 different 20 MB messages would be 2 GB).
+ */
+export const MEMO_MAX_CHARS = 65_536;
 const memos = new Map<unknown, Map<unknown, TwoGenerationMap<string, string>>>();
 let namedMemos = 0;
 
@@ -15,7 +20,12 @@ let namedMemos = 0;
  */
 export function memoisedHash(message: LooseMessage, compute: (message: LooseMessage) => string): string {
   const { content } = message;
-  if (typeof content !== 'string' || message.tool_calls !== undefined || message.tool_call_id !== undefined)
+  if (
+    typeof content !== 'string' ||
+    content.length > MEMO_MAX_CHARS ||
+    message.tool_calls !== undefined ||
+    message.tool_call_id !== undefined
+  )
     return compute(message);
   const name = typeof message.name === 'string' ? message.name : '';
   let byName = memos.get(message.role);

@@ -13,6 +13,9 @@ interface Remembered {
 const MEMO_GENERATION = 128;
 const memo = new TwoGenerationMap<string, Remembered>(MEMO_GENERATION);
 
+/** Contents longer than this are not remembered (hashed again each time): 256 lists must not hold huge texts. */
+const REMEMBER_MAX_CHARS = 65_536;
+
 /** A plain message whose identity is its role, name and string content (compared by value). */
 function plain(message: LooseMessage): message is LooseMessage & { content: string } {
   return typeof message.content === 'string' && message.tool_calls === undefined && message.tool_call_id === undefined;
@@ -25,7 +28,9 @@ function plain(message: LooseMessage): message is LooseMessage & { content: stri
  */
 function keyOf(messages: readonly LooseMessage[]): string | undefined {
   const [first, second] = messages;
-  if (!first || !plain(first)) return undefined;
+  // A list opening with a huge text is not remembered (its key would hold that text).
+  if (!first || !plain(first) || first.content.length > REMEMBER_MAX_CHARS) return undefined;
+  if (second && plain(second) && second.content.length > REMEMBER_MAX_CHARS) return undefined;
   const key = `${String(first.role)}\u0000${first.content}`;
   return second && plain(second) ? `${key}\u0000${String(second.role)}\u0000${second.content}` : key;
 }
@@ -65,7 +70,8 @@ export function hashesWithListMemo(
     const message = messages[index]!;
     previous.roles[index] = message.role;
     previous.names[index] = message.name;
-    previous.contents[index] = message.content;
+    previous.contents[index] =
+      typeof message.content === 'string' && message.content.length > REMEMBER_MAX_CHARS ? undefined : message.content;
     previous.hashes[index] = hashes[index]!;
   }
   return hashes;
