@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
 import { scoringExcerpt, SCORING_TEXT_CHARS } from '../../src/engine/conversation/message-text.js';
-import { loadEncoder, planContext } from '../../src/engine/index.js';
+import { countMessageTokens, loadEncoder, planContext } from '../../src/engine/index.js';
 import { EXACT_COUNT_CHARS } from '../../src/engine/tokens/long-text-estimate.js';
 
 const o200k = getEncoding('o200k_base');
@@ -74,5 +74,18 @@ describe('scoring text of a very long message', () => {
     expect(sent).not.toContain(messages[0]);
     // The reply about the zebra notes outranks the cooking answers (the question's words are in the huge message's start).
     expect(plan.entries[1]!.weight).toBeGreaterThan(plan.entries[3]!.weight);
+  });
+});
+
+describe('a message of many long text parts', () => {
+  it('is counted like one long text: estimated, at or above the exact sum of its parts, within 15 %', () => {
+    const parts = Array.from({ length: 40 }, (_, index) => ({
+      type: 'text',
+      text: `${index} ${readme.slice(index * 1000, index * 1000 + 30_000)}`,
+    }));
+    const exact = parts.reduce((sum, part) => sum + o200k.encode(part.text, [], []).length, 0);
+    const counted = countMessageTokens({ role: 'user', content: parts }, counter);
+    expect(counted).toBeGreaterThanOrEqual(exact);
+    expect(counted).toBeLessThanOrEqual(exact * 1.15);
   });
 });
