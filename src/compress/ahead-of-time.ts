@@ -26,28 +26,33 @@ export class AheadOfTimeRunner {
     },
   ) {}
 
-  /** Starts `job` for `chatKey` unless this chat already has one, the cap is reached, or the runner is closed. */
+  /**
+   * Starts `job` for `chatKey` unless this chat already has one, the cap is reached, or the runner is closed.
+   * `limits` (the valves in force now) replace the constructor's for this job: a valve change applies to the next job.
+   */
   async schedule(
     store: LeaseStore,
     chatKey: string,
     job: (signal: AbortSignal) => Promise<void>,
+    limits: Partial<AheadOfTimeRunner['options']> = {},
   ): Promise<ScheduleResult> {
+    const { maxConcurrent, timeoutMs, onError } = { ...this.options, ...limits };
     if (this.closed) return 'closed';
     if (this.running.has(chatKey)) return 'busy';
-    if (this.running.size >= this.options.maxConcurrent) return 'at-capacity';
-    const lease = await store.acquireLease(`aot:${chatKey}`, this.options.timeoutMs + 5_000).catch(() => undefined);
+    if (this.running.size >= maxConcurrent) return 'at-capacity';
+    const lease = await store.acquireLease(`aot:${chatKey}`, timeoutMs + 5_000).catch(() => undefined);
     if (!lease) return 'busy';
     const controller = new AbortController();
     this.controllers.add(controller);
     const timer = setTimeout(
-      () => controller.abort(new Error(`ahead-of-time job timed out after ${this.options.timeoutMs} ms`)),
-      this.options.timeoutMs,
+      () => controller.abort(new Error(`ahead-of-time job timed out after ${timeoutMs} ms`)),
+      timeoutMs,
     );
     const run = (async () => {
       try {
         await job(controller.signal);
       } catch (error) {
-        this.options.onError?.(error as Error, chatKey);
+        onError?.(error instanceof Error ? error : new Error(String(error)), chatKey);
       } finally {
         clearTimeout(timer);
         this.controllers.delete(controller);

@@ -297,28 +297,35 @@ export async function contextOutlet({
     Array.isArray(out.messages) &&
     out.messages.length > 1
   ) {
-    runner ??= new AheadOfTimeRunner({
+    // The valves in force now, for this job (a runner built by an earlier outlet must not keep that outlet's values).
+    const limits = {
       maxConcurrent: valves.summary_concurrency * 2,
       timeoutMs: valves.ahead_of_time_timeout_ms,
-      onError: (error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed'),
-    });
+      onError: (error: Error) => logger.warn({ err: error.message }, 'ahead-of-time summary failed'),
+    };
+    runner ??= new AheadOfTimeRunner(limits);
     const model = typeof out.model === 'string' ? out.model : undefined;
     const compression = compressionFor(client, valves, state, (fields, message) => logger.warn(fields, message));
     compression.settings.warm = true;
     const messages = nextTurnMessages(out.messages);
-    const started = await runner.schedule(state, flags.chatKey, async (signal) => {
-      const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: true });
-      const { correction } = input;
-      const context = await planAndCompress(input, compression, { correction, signal });
-      logger.info(
-        {
-          summarized: context.outcome?.summarized ?? 0,
-          calls: context.outcome?.calls ?? 0,
-          cacheHits: context.outcome?.cacheHits ?? 0,
-        },
-        'ahead-of-time summaries ready',
-      );
-    });
+    const started = await runner.schedule(
+      state,
+      flags.chatKey,
+      async (signal) => {
+        const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: true });
+        const { correction } = input;
+        const context = await planAndCompress(input, compression, { correction, signal });
+        logger.info(
+          {
+            summarized: context.outcome?.summarized ?? 0,
+            calls: context.outcome?.calls ?? 0,
+            cacheHits: context.outcome?.cacheHits ?? 0,
+          },
+          'ahead-of-time summaries ready',
+        );
+      },
+      limits,
+    );
     logger.debug({ started }, 'ahead-of-time summaries');
   }
   return out;

@@ -47,6 +47,28 @@ describe('AheadOfTimeRunner', () => {
     expect(errors).toEqual([]);
   });
 
+  it("takes each job's limits from the call when given (valves changed since the runner was built)", async () => {
+    const runner = new AheadOfTimeRunner({ maxConcurrent: 1, timeoutMs: 10_000 });
+    const gates = [gate(), gate()];
+    expect(await runner.schedule(store.state, 'x', gates[0]!.job)).toBe('started');
+    expect(await runner.schedule(store.state, 'y', gates[1]!.job)).toBe('at-capacity');
+    expect(await runner.schedule(store.state, 'y', gates[1]!.job, { maxConcurrent: 2 })).toBe('started');
+    const errors: string[] = [];
+    const stuck = (signal: AbortSignal) =>
+      new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    expect(
+      await runner.schedule(store.state, 'z', stuck, {
+        maxConcurrent: 3,
+        timeoutMs: 20,
+        onError: (error) => errors.push(error.message),
+      }),
+    ).toBe('started');
+    await runner.settle('z', 5_000);
+    expect(errors).toEqual(['ahead-of-time job timed out after 20 ms']);
+    gates.forEach((item) => item.release());
+    await runner.close();
+  });
+
   it('caps concurrent jobs in a process', async () => {
     const runner = new AheadOfTimeRunner({ maxConcurrent: 2, timeoutMs: 10_000 });
     const gates = [gate(), gate(), gate()];

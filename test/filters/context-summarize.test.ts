@@ -238,6 +238,33 @@ describe('context filter with a summarizer, over HTTP', () => {
     await valves({ ahead_of_time: false });
   });
 
+  it('ahead of time: a job uses the valves in force at its outlet, not those of the first outlet (its timeout here)', async () => {
+    await valves({ ahead_of_time: true });
+    // A first job builds the background runner with the default timeout (120 s).
+    const warm = orderChat(15, 'what is new with the warehouse?');
+    await outlet([...warm, { role: 'assistant', content: 'the warehouse is fine' }], 'sum-aot-valves-1');
+    await aheadOfTimeDone('sum-aot-valves-1');
+    // Now a timeout shorter than the model takes: the next job must be cut off, leaving nothing cached.
+    await valves({ ahead_of_time_timeout_ms: 1000 });
+    const slow: Script = (seen) => ({ ...faithfulSummary(seen), delayMs: 4000 });
+    server.script = slow;
+    try {
+      const history = orderChat(15, 'and the deliveries?').map((message) =>
+        message.role === 'system' ? message : { ...message, content: `${message.content} (deliveries)` },
+      );
+      const withReply = [...history, { role: 'assistant', content: 'deliveries are on time' }];
+      await outlet(withReply, 'sum-aot-valves-2');
+      await aheadOfTimeDone('sum-aot-valves-2');
+      server.script = faithfulSummary;
+      const next = await calls(() =>
+        inlet([...withReply, { role: 'user', content: 'and the late ones?' }], 'sum-aot-valves-2'),
+      );
+      expect(next.calls).toBeGreaterThan(0);
+    } finally {
+      await valves({ ahead_of_time: false, ahead_of_time_timeout_ms: 120000 });
+    }
+  });
+
   it('embedding scoring runs through the same client and falls back to keywords when the model errors', async () => {
     await valves({ scoring: 'embedding', embedding_model: 'embed-small' });
     const before = server.embeddingCalls();
