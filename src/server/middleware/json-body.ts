@@ -103,7 +103,7 @@ function contentTypeMismatch(request: Request): UnsupportedMediaTypeError | unde
   const hasBody = headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
   if (!hasBody) return undefined;
   const type = headers['content-type'];
-  const media = type?.split(';')[0]!.trim().toLowerCase();
+  const media = type?.split(';')[0]?.trim().toLowerCase();
   if (media && ACCEPTED_MEDIA.has(media)) return undefined;
   return new UnsupportedMediaTypeError(
     `Content-Type must be application/json (received ${media ? JSON.stringify(media) : 'none'})`,
