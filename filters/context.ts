@@ -1,4 +1,12 @@
-import { closeContext, contextInlet, contextOutlet, contextUserValves, contextValves, defineFilter } from 'eunoe';
+import {
+  closeContext,
+  contextInlet,
+  contextOutlet,
+  contextUserValves,
+  contextValves,
+  defineFilter,
+  warmContext,
+} from 'eunoe';
 
 /**
  * The context filter: on every inlet, scores the history against the current question and keeps,
@@ -11,5 +19,6 @@ export default defineFilter({
   userValves: contextUserValves,
   inlet: contextInlet,
   outlet: contextOutlet,
+  onStartup: warmContext,
   onShutdown: closeContext,
 });

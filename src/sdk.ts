@@ -33,7 +33,14 @@ export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } f
 export { createOpenAIProxy } from './proxy/openai-proxy.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
-export { contextValves, contextUserValves, contextInlet, contextOutlet, closeContext } from './context/index.js';
+export {
+  contextValves,
+  contextUserValves,
+  contextInlet,
+  contextOutlet,
+  closeContext,
+  warmContext,
+} from './context/index.js';
 /** The shipped accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */
 export { createAccountingFilter, type AccountingOptions } from './accounting/accounting-filter.js';
 export { createSpendLimitFilter, type SpendLimitOptions } from './spend-limit/spend-limit-filter.js';

@@ -3,7 +3,14 @@ import type { FilterBody, HookArgs } from '../host/types.js';
 import type { ScopedState } from '../state/scoped-state.js';
 import type { Logger } from '../util/logger.js';
 import { isRecord, type ChatMessage } from '../messages/chat-message.js';
-import { LruTokenCache, messageIds, newestUserIndex, planContext, type PlanInput } from '../engine/index.js';
+import {
+  LruTokenCache,
+  loadEncoder,
+  messageIds,
+  newestUserIndex,
+  planContext,
+  type PlanInput,
+} from '../engine/index.js';
 import { appendToReply } from '../host/append-to-reply.js';
 import { describeFlags, keepTags } from '../flags/index.js';
 import { LlmClientPool } from '../llm/client-pool.js';
@@ -329,6 +336,14 @@ export async function contextOutlet({
     logger.debug({ started }, 'ahead-of-time summaries');
   }
   return out;
+}
+
+/**
+ * Loads the default tokenizer's ranks (the filter's onStartup): done at the first inlet instead, it held the
+ * event loop for about a second while other requests waited.
+ */
+export function warmContext(): void {
+  loadEncoder('o200k_base');
 }
 
 /** Stops background summarizing and closes the model clients (the filter's onShutdown). */
