@@ -33,7 +33,8 @@ export async function userValvesFor(
   const saved = user?.id ? await valves.loadUser(filter.id, String(user.id)) : undefined;
   let result = mergeSavedValves(filter.userValvesSchema, saved).values as Record<string, unknown>;
   const inline = user?.valves;
-  if (inline && typeof inline === 'object' && !Array.isArray(inline)) result = applyLenient(filter, result, inline, log);
+  if (inline && typeof inline === 'object' && !Array.isArray(inline))
+    result = applyLenient(filter, result, inline, log);
   return request ? applyStrict(filter, result, request, log) : result;
 }
 
