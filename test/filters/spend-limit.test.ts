@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSpendLimitFilter } from '../../filters/spend-limit.js';
 import spendLimitDefault from '../../filters/spend-limit.js';
-import { FilterError } from '../../src/errors/index.js';
+import { rejection } from './helpers/rejection.js';
 import type { PipelineUser } from '../../src/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
 import { createLedger } from '../../src/usage/ledger.js';
@@ -38,14 +38,6 @@ async function inlet(
       filterId: 'spend-limit',
     }),
   );
-}
-async function rejection(promise: Promise<unknown>): Promise<FilterError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(FilterError);
-  return error as FilterError;
 }
 const spend = (id: string, cost: string, time: number, userId = 'u1') =>
   ledger.record(usageRecord({ messageId: id, userId, cost, time }));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createAccountingFilter } from '../../src/accounting/accounting-filter.js';
 import { FilterError } from '../../src/errors/index.js';
+import { rejection } from './helpers/rejection.js';
 import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../../src/host/types.js';
 import { decimalOf } from '../../src/pricing/decimal.js';
 import { estimatePromptTokensBounded } from '../../src/spend-limit/estimate-request-cost.js';
@@ -126,15 +127,6 @@ async function reply(
     }),
     requestId: `outlet-${randomUUID()}`,
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<FilterError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(FilterError);
-  return error as FilterError;
 }
 
 const seed = (replica: Replica, cost: string, overrides: Parameters<typeof usageRecord>[0] = {}) =>

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pseudoText } from '../../bench/lib/pseudo-text.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -11,28 +12,6 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
  */
 const KEY = 'huge-message-key';
 const MEGABYTES = 20;
-const SYLLABLES =
-  'ka lo mi ne ru sa ti vo we xu ya ze bra cor dun fel gir hap jov kel mur nis pol quen rast sul tev und vor'.split(
-    ' ',
-  );
-
-/** `length` characters of pseudo-words (a fixed seed; hundreds of thousands of distinct words, so nothing repeats much). */
-function pseudoText(length: number): string {
-  let seed = 7;
-  const next = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed;
-  };
-  const parts: string[] = [];
-  let size = 0;
-  while (size < length) {
-    let word = '';
-    for (let count = 1 + (next() % 4); count > 0; count--) word += SYLLABLES[next() % SYLLABLES.length];
-    parts.push(next() % 12 === 0 ? `${word}.` : word);
-    size += word.length + 1;
-  }
-  return parts.join(' ').slice(0, length);
-}
 const huge = `Zebra migration notes. ${pseudoText(MEGABYTES * 1e6)}`.slice(0, MEGABYTES * 1e6);
 
 function conversation(big: string) {

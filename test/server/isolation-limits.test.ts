@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { postInlet } from './helpers/http.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,13 +72,7 @@ const lineOf = (source: string, marker: string) => source.split('\n').findIndex(
 
 const auth = { Authorization: `Bearer ${KEY}` };
 
-function inlet(server: ServerProcess, id: string, body: Record<string, unknown>) {
-  return fetch(`${server.url}/${id}/filter/inlet`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ body: { model: 'm', messages: [], ...body }, user: { id: 'u' } }),
-  });
-}
+const inlet = (server: ServerProcess, id: string, body: Record<string, unknown>) => postInlet(server, KEY, id, body);
 
 /** Peak resident memory of a process (Linux `VmHWM`), in bytes: the threads of its workers included. */
 function peakRss(pid: number): number {

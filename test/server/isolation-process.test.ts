@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { postInlet } from './helpers/http.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,13 +35,7 @@ export default defineFilter({ inlet: ({ body }) => body });
 
 const auth = { Authorization: `Bearer ${KEY}` };
 
-function inlet(server: ServerProcess, id: string, body: Record<string, unknown>) {
-  return fetch(`${server.url}/${id}/filter/inlet`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ body: { model: 'm', messages: [], ...body }, user: { id: 'u' } }),
-  });
-}
+const inlet = (server: ServerProcess, id: string, body: Record<string, unknown>) => postInlet(server, KEY, id, body);
 
 /** Every answer of GET /health while `pending` runs (the server must keep answering). */
 async function healthWhile(server: ServerProcess, pending: Promise<unknown>): Promise<number[]> {

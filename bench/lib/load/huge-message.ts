@@ -1,60 +1,19 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { markdownTable } from '../table.js';
 import { startBenchServer } from './bench-server.js';
+import { pseudoText } from '../pseudo-text.js';
+import { startProbe, type LoadResult } from './run-load.js';
 
-/** What the `GET /` probe saw while one scenario ran. */
-interface ProbeResult {
-  requests: number;
-  p50Ms: number;
-  maxMs: number;
-  errors: number;
-}
-
-const SYLLABLES =
-  'ka lo mi ne ru sa ti vo we xu ya ze bra cor dun fel gir hap jov kel mur nis pol quen rast sul tev und vor'.split(
-    ' ',
-  );
-
-/** `length` characters of pseudo-words (fixed seed; hundreds of thousands of distinct words, like a pasted document). */
-function pseudoText(length: number): string {
-  let seed = 7;
-  const next = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed;
-  };
-  const parts: string[] = [];
-  let size = 0;
-  while (size < length) {
-    let word = '';
-    for (let count = 1 + (next() % 4); count > 0; count--) word += SYLLABLES[next() % SYLLABLES.length];
-    parts.push(word);
-    size += word.length + 1;
-  }
-  return parts.join(' ').slice(0, length);
-}
-
-/** Runs `send` while probe-while.ts polls `GET /` in its own process; the probe's figures. */
-async function probeDuring(url: string, send: () => Promise<void>): Promise<ProbeResult> {
-  const file = new URL('./probe-while.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', file, url], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (output.includes('ready\n')) markReady();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  await Promise.race([ready, exited]);
+/** Runs `send` while the probe polls `GET /` in its own process; the probe's figures. */
+async function probeDuring(url: string, send: () => Promise<void>): Promise<LoadResult> {
+  const probe = await startProbe(url);
   try {
     await send();
   } finally {
-    child.stdin.end('stop\n');
+    probe.stop();
   }
-  if ((await exited) !== 0) throw new Error('GET / probe failed');
-  return JSON.parse(output.slice(output.indexOf('ready\n') + 6)) as ProbeResult;
+  return probe.result;
 }
 
 /**
@@ -113,7 +72,7 @@ export async function hugeMessageScenario(options: {
       ['pass-through (system-prefix)', 'system-prefix'],
       ['context', 'context'],
     ] as const) {
-      const results: ProbeResult[] = [];
+      const results: LoadResult[] = [];
       const times: number[] = [];
       for (let round = 0; round < rounds; round++) {
         results.push(

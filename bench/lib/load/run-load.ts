@@ -67,14 +67,17 @@ export async function runLoad(options: {
 }
 
 /**
- * Start probe-root.ts in its own process against `url`; resolves once it is warmed up and
- * measuring, with a promise of its latencies of `GET /` over the next `durationMs`.
+ * Start probe-root.ts in its own process against `url`; resolves once it is warmed up and measuring, with a
+ * promise of its latencies of `GET /` over the next `durationMs`, or until `stop()` when no duration is given.
  */
-export async function startProbe(url: string, durationMs: number): Promise<{ result: Promise<LoadResult> }> {
+export async function startProbe(
+  url: string,
+  durationMs?: number,
+): Promise<{ result: Promise<LoadResult>; stop: () => void }> {
   const { spawn } = await import('node:child_process');
   const file = new URL('./probe-root.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', file, url, String(durationMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['--import', 'tsx', file, url, String(durationMs ?? 'until-stopped')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   let output = '';
   let markReady: () => void = () => undefined;
@@ -85,10 +88,12 @@ export async function startProbe(url: string, durationMs: number): Promise<{ res
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   await Promise.race([ready, exited]);
+  const started = performance.now();
   const result = exited.then((code) => {
     if (code !== 0) throw new Error(`GET / probe exited with ${code}`);
     const parsed = JSON.parse(output.slice(output.indexOf('ready\n') + 6)) as Omit<LoadResult, 'perSecond'>;
-    return { ...parsed, perSecond: parsed.requests / (durationMs / 1000) };
+    const seconds = (durationMs ?? performance.now() - started) / 1000;
+    return { ...parsed, perSecond: parsed.requests / seconds };
   });
-  return { result };
+  return { result, stop: () => child.stdin.end('stop\n') };
 }

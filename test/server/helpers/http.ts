@@ -14,3 +14,17 @@ export function expectJsonError(response: Response, status: number, detail?: Reg
 
 /** Both prefixes every route is served under. */
 export const PREFIXES = ['', '/v1'] as const;
+
+/** `POST {server}/{id}/filter/inlet` over real HTTP: `body` over an empty chat for model `m`, user `u`. */
+export function postInlet(
+  server: { url: string },
+  key: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<globalThis.Response> {
+  return fetch(`${server.url}/${id}/filter/inlet`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ body: { model: 'm', messages: [], ...body }, user: { id: 'u' } }),
+  });
+}
