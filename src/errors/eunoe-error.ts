@@ -1,10 +1,12 @@
+import type { ErrorCode } from './codes.js';
+
 /**
- * Base of every typed error. The HTTP layer serialises any EunoeError to
- * `{"detail": message}` with `status`; `code` goes to the logs and the README's error table.
+ * Base of every typed error. The HTTP layer serialises any EunoeError to `{"detail": message}` with
+ * `status`; `code` (from ERROR_CODES, or a filter's own through FilterError) goes to the logs and metrics.
  */
 export class EunoeError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode | (string & {}),
     message: string,
     readonly status: number = 500,
     options?: { cause?: unknown },

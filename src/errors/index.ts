@@ -1,6 +1,7 @@
 import { EunoeError } from './eunoe-error.js';
 
 export { EunoeError } from './eunoe-error.js';
+export { ERROR_CODES, type ErrorCode } from './codes.js';
 export { FilterError } from './filter-error.js';
 
 /** 400: a request body or valve values failed validation. `fields` lists the issues. */
@@ -96,13 +97,49 @@ export class DataDirInUseError extends ConfigError {
     super(message);
   }
 }
-/** 502: an upstream HTTP service (OpenRouter, a summarizer) failed. */
+/**
+ * An upstream HTTP service (OpenRouter, a summarizer, the `openai-proxy`'s API) failed: 502 unless `status` passes
+ * the upstream's own on (the proxy does, with its `Retry-After`).
+ */
 export class UpstreamError extends EunoeError {
+  readonly retryAfter?: string;
   constructor(
     message: string,
     readonly upstreamStatus?: number,
+    options?: { cause?: unknown; status?: number; retryAfter?: string },
+  ) {
+    super('ERR_UPSTREAM', message, options?.status ?? 502, options);
+    this.retryAfter = options?.retryAfter;
+  }
+}
+/** 403: the read-only dashboard key used for anything but the dashboard's reads. */
+export class ReadOnlyKeyError extends EunoeError {
+  constructor(message = 'The dashboard key is read-only: it can read usage and status only') {
+    super('ERR_READ_ONLY', message, 403);
+  }
+}
+/** 503: a filter or pipe whose file failed to load was called. */
+export class FilterNotLoadedError extends EunoeError {
+  constructor(
+    readonly filterId: string,
+    reason: string,
+  ) {
+    super('ERR_FILTER_NOT_LOADED', `Filter ${filterId} is not loaded: ${reason}`, 503);
+  }
+}
+/** 500: a pipe threw (with no status of its own) or returned something that is not an answer. */
+export class PipeExecutionError extends EunoeError {
+  constructor(
+    readonly pipeId: string,
+    message: string,
     options?: { cause?: unknown },
   ) {
-    super('ERR_UPSTREAM', message, 502, options);
+    super('ERR_PIPE_FAILED', message, 500, options);
+  }
+}
+/** 500: a value cannot be stored or used as asked (not JSON, or `increment` on a non-number). A bug, not an outage. */
+export class StateValueError extends EunoeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_STATE_VALUE', message, 500, options);
   }
 }

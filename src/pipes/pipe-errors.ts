@@ -1,15 +1,4 @@
-import { EunoeError } from '../errors/index.js';
-
-/** 500: a pipe threw (with no status of its own) or returned something that is not an answer. */
-export class PipeExecutionError extends EunoeError {
-  constructor(
-    readonly pipeId: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super('ERR_PIPE_FAILED', message, 500, options);
-  }
-}
+import { EunoeError, PipeExecutionError } from '../errors/index.js';
 
 /** What a pipe threw, as a typed error: a `FilterError`/`EunoeError` keeps its status, anything else is a 500. */
 export function asPipeError(pipeId: string, error: unknown): EunoeError {

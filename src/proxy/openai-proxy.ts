@@ -1,4 +1,5 @@
 import { FilterError } from '../errors/filter-error.js';
+import { EunoeError } from '../errors/index.js';
 import { discardBody } from '../util/discard-body.js';
 import { definePipe } from '../pipes/define-pipe.js';
 import { ReplyAssembler } from '../pipes/reply-assembler.js';
@@ -53,7 +54,7 @@ async function* relayStream(
     done = true;
     yield 'data: [DONE]';
   } catch (error) {
-    if (error instanceof FilterError || args.signal.aborted) throw error;
+    if (error instanceof EunoeError || args.signal.aborted) throw error;
     throw new FilterError(502, `upstream stream failed: ${(error as Error)?.message ?? error}`, { cause: error });
   } finally {
     // After [DONE], the (empty) rest is read so the keep-alive connection is free for the next call.

@@ -1,5 +1,6 @@
 import { Agent, errors, type Dispatcher } from 'undici';
 import { FilterError } from '../errors/filter-error.js';
+import { UpstreamError } from '../errors/index.js';
 import { redact } from '../llm/llm-errors.js';
 import { apiKeyOf, type ProxyValves } from './proxy-valves.js';
 
@@ -134,22 +135,11 @@ async function send(
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
   const retryAfter = response.headers['retry-after'];
-  throw new UpstreamError(
-    response.statusCode,
-    redact(upstreamErrorMessage(response.statusCode, text), key),
-    typeof retryAfter === 'string' ? retryAfter : undefined,
-  );
-}
-
-/** An upstream's error answer, with its `Retry-After` (passed on to the client with the same status). */
-export class UpstreamError extends FilterError {
-  constructor(
-    status: number,
-    message: string,
-    readonly retryAfter?: string,
-  ) {
-    super(status, message, { code: 'ERR_UPSTREAM' });
-  }
+  // The upstream's own status and Retry-After reach the client.
+  throw new UpstreamError(redact(upstreamErrorMessage(response.statusCode, text), key), response.statusCode, {
+    status: response.statusCode,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+  });
 }
 
 /** `error.message` (or `error`, or `detail`) of an error body, else its text. */

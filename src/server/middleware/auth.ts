@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { EunoeError, UnauthorizedError } from '../../errors/index.js';
+import { ReadOnlyKeyError, UnauthorizedError } from '../../errors/index.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -28,9 +28,7 @@ export function requireApiKey(apiKey: string, options: ApiKeyOptions = {}): Requ
     if (timingSafeEqual(given, expected)) return next();
     if (readOnly && timingSafeEqual(given, readOnly)) {
       if (options.readOnly?.(request)) return next();
-      return next(
-        new EunoeError('ERR_READ_ONLY', 'The dashboard key is read-only: it can read usage and status only', 403),
-      );
+      return next(new ReadOnlyKeyError());
     }
     next(new UnauthorizedError('Invalid API key'));
   };

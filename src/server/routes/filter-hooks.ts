@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { FilterNotLoadedError, NotFoundError, ValidationError } from '../../errors/index.js';
 import type { FilterRegistry } from '../../host/filter-registry.js';
 import type { ValvesRepository } from '../../host/valves-repository.js';
 import { targets, userValvesFor } from '../../host/user-valves.js';
@@ -84,7 +84,7 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
       const filter = (await deps.registry.acquire(id, deps.hookTimeoutMs)) ?? pipeOwning(deps.registry, id);
       if (!filter) {
         const failure = deps.registry.failure(id);
-        if (failure) throw new EunoeError('ERR_FILTER_NOT_LOADED', `Filter ${id} is not loaded: ${failure.error}`, 503);
+        if (failure) throw new FilterNotLoadedError(id, failure.error);
         throw new NotFoundError(`Filter ${id} not found`);
       }
       const parsed = envelope.safeParse(request.body);
