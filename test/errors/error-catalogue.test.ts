@@ -22,7 +22,10 @@ function documentedCodes(): Map<string, string> {
   const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| status')));
   const rows = new Map<string, string>();
   for (const line of table.split('\n').filter((row) => row.startsWith('| '))) {
-    const [status, codes] = line.split('|').slice(1, 3).map((cell) => cell.trim());
+    const [status, codes] = line
+      .split('|')
+      .slice(1, 3)
+      .map((cell) => cell.trim());
     for (const code of codes!.matchAll(/`(ERR_[A-Z_]+)`/g)) rows.set(code[1]!, status!);
   }
   return rows;
