@@ -11,6 +11,7 @@ import { tuneV8 } from './util/v8-tuning.js';
 import { lockTarget, takeInstanceLock, type InstanceLock } from './server/instance-lock.js';
 import { assertCanListen } from './server/port-probe.js';
 import { EXIT_FATAL_CONFIG } from './supervisor/exit-codes.js';
+import { errorMessage, errorStack } from './util/error-message.js';
 
 /** Held from start-up to exit; the OS lets go of it if the process dies. */
 let lock: InstanceLock | undefined;
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
       setTimeout(resolve, 10_000).unref();
     });
-    await runtime.close().catch((error) => logger.error({ err: (error as Error).message }, 'shutdown failed'));
+    await runtime.close().catch((error) => logger.error({ err: errorMessage(error) }, 'shutdown failed'));
     lock?.release();
     process.exit(0);
   };
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   };
   // A filter's stray timer or promise must not take the server (and every chat) down: log it and keep serving.
   process.on('unhandledRejection', (reason) =>
-    logger.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection'),
+    logger.error({ err: String(errorStack(reason) ?? reason) }, 'unhandled rejection'),
   );
   process.on('uncaughtException', (error) =>
     logger.fatal({ err: String(error?.stack ?? error) }, 'uncaught exception (server keeps running)'),
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof EunoeError ? error.message : ((error as Error)?.stack ?? String(error));
+  const message = error instanceof EunoeError ? error.message : (errorStack(error) ?? String(error));
   process.stderr.write(`Eunoe failed to start: ${message}\n`);
   lock?.release();
   // A configuration problem (ConfigError: bad variable, port in use, data folder held, unusable SQLite file)

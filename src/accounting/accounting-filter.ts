@@ -10,6 +10,7 @@ import { OutageNotice } from '../util/outage-notice.js';
 import { isRecord } from '../messages/chat-message.js';
 import { recordedByProxy } from './recorded-by-proxy.js';
 import { requestReservationId, settleHolds } from '../usage/spend-reservations.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -113,7 +114,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         } catch (error) {
           // Neither the store nor the journal took it (disk failure, journal full): the record is only in this line.
           logger.error(
-            { err: (error as Error)?.message, record },
+            { err: errorMessage(error), record },
             'accounting: could not record usage; the record is in this line',
           );
           if (valves.reject_unrecorded)

@@ -4,6 +4,7 @@ import { isRecord } from '../messages/chat-message.js';
 import { formatPlanTable } from './format-plan-table.js';
 import { parseArgs, parseFunctionArgs, UsageError } from './parse-args.js';
 import { runFunctionCommand } from './function-command.js';
+import { errorMessage } from '../util/error-message.js';
 
 const USAGE = `usage: eunoe plan <conversation.json> [--max-tokens N] [--target N] [--model M]
          [--algorithm greedy|recency|dependency|prefix_cache] [--weighting static|keyword|smart|composite]
@@ -51,7 +52,7 @@ export function runCli(argv: readonly string[], output: CliOutput): number | Pro
     try {
       data = JSON.parse(readFileSync(command.file!, 'utf8'));
     } catch (error) {
-      throw new UsageError(`cannot read ${command.file}: ${(error as Error).message}`);
+      throw new UsageError(`cannot read ${command.file}: ${errorMessage(error)}`);
     }
     const messages = messagesOf(data);
     const result = planContext({ messages, model: command.model, options: command.options });

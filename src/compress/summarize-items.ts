@@ -1,6 +1,7 @@
 import type { Summarizer } from '../engine/index.js';
 import type { SummaryChunk, SummaryItem } from './build-items.js';
 import { summaryKey, type SummaryCache } from './summary-cache.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** One summary text and the chunk it was written from. */
 export interface ChunkText {
@@ -66,7 +67,7 @@ export async function summarizeItems(input: {
         const chunk = input.warm ? [...item.options].sort((a, b) => b.ids.length - a.ids.length)[0]! : item.options[0]!;
         return { item, texts: [await write(chunk)] };
       } catch (error) {
-        return { item, error: (error as Error)?.message ?? String(error) };
+        return { item, error: errorMessage(error) };
       }
     }),
   );

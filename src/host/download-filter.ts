@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { discardBody } from '../util/discard-body.js';
 import { PayloadTooLargeError, ValidationError } from '../errors/index.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** GitHub `.../blob/<branch>/<path>` page URLs → raw file URLs (as the Python server does). */
 export function rawUrl(url: URL): URL {
@@ -28,7 +29,7 @@ export async function downloadFilter(options: { url: URL; timeoutMs: number; max
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (error) {
-      throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+      throw new ValidationError(`Failed to download file: ${errorMessage(error)}`);
     }
     const location = response.headers.location;
     if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && hop < 5) {
@@ -62,7 +63,7 @@ export async function downloadFilter(options: { url: URL; timeoutMs: number; max
     }
   } catch (error) {
     if (error instanceof PayloadTooLargeError) throw error;
-    throw new ValidationError(`Failed to download file: ${(error as Error).message}`);
+    throw new ValidationError(`Failed to download file: ${errorMessage(error)}`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -12,6 +12,7 @@ import { EunoeError, FilterExecutionError } from '../errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
 import { listFilterFiles, originOf, userDirs, type FilterOrigin, type FilterSources } from './filter-sources.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A loaded, started filter with its current admin valves. */
 export interface ActiveFilter extends LoadedModule {
@@ -283,7 +284,7 @@ export class FilterRegistry {
       throw new FilterExecutionError(
         id,
         'onValvesUpdated',
-        (error as Error)?.message || `Filter ${id} onValvesUpdated failed`,
+        errorMessage(error) || `Filter ${id} onValvesUpdated failed`,
         { cause: error },
       );
     }
@@ -298,7 +299,7 @@ export class FilterRegistry {
       await this.applyValves(id, values as ActiveFilter['valves']);
     } catch (error) {
       this.options.logger.warn(
-        { filter: id, err: (error as Error).message },
+        { filter: id, err: errorMessage(error) },
         'onValvesUpdated failed after a change from another replica',
       );
     }
@@ -318,7 +319,7 @@ export class FilterRegistry {
     const entry: FailedFilter = {
       id,
       file: path.basename(file),
-      error: (error as Error)?.message ?? String(error),
+      error: errorMessage(error),
       line: error instanceof FilterLoadError ? error.line : undefined,
       origin: this.origin(file),
       kind:
@@ -392,7 +393,7 @@ export class FilterRegistry {
       this.active.delete(filter.id);
       this.options.onFlags?.(filter.id, undefined);
       await filter.release?.();
-      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${(error as Error)?.message ?? error}`), filter);
+      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${errorMessage(error) ?? error}`), filter);
     }
   }
 
@@ -402,12 +403,12 @@ export class FilterRegistry {
     try {
       await filter.definition.onShutdown?.(this.lifecycleArgs(filter));
     } catch (error) {
-      this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'onShutdown failed');
+      this.options.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'onShutdown failed');
     }
     await filter
       .release?.()
       .catch((error: unknown) =>
-        this.options.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'releasing the filter failed'),
+        this.options.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'releasing the filter failed'),
       );
   }
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
 import { valvesSpec } from './valves-spec.js';
 import { kindOfExport, type ModuleType } from './declared-kind.js';
+import { errorMessage, errorStack } from '../util/error-message.js';
 
 /** File endings the loader accepts as filters. */
 export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
@@ -84,7 +85,7 @@ export function fileStem(file: string): string {
 
 /** Find `file:LINE` in an error message or stack. */
 function lineOf(error: unknown, file: string): number | undefined {
-  const text = `${(error as Error)?.message ?? ''}\n${(error as Error)?.stack ?? ''}`;
+  const text = `${errorMessage(error) ?? ''}\n${errorStack(error) ?? ''}`;
   const escaped = path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const match = new RegExp(`${escaped}(?:\\?[^:\\s]*)?:(\\d+)(?::\\d+)?`).exec(text);
   return match ? Number(match[1]) : undefined;
@@ -109,7 +110,7 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   try {
     imported = (await import(`${pathToFileURL(file).href}?v=${++generation}`)) as { default?: unknown };
   } catch (error) {
-    const message = (error as Error)?.message ?? String(error);
+    const message = errorMessage(error);
     throw new FilterLoadError(file, `import failed: ${message.split('\n').slice(0, 3).join(' ')}`, lineOf(error, file));
   }
   const parsed = moduleShape.safeParse(imported.default);
@@ -135,7 +136,7 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
     requireDefaults(valvesSchema, 'valves', file);
     if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
   } catch (error) {
-    throw new FilterLoadError(file, (error as Error).message, undefined, kindOfExport(definition));
+    throw new FilterLoadError(file, errorMessage(error), undefined, kindOfExport(definition));
   }
   return {
     id,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 import { storeOutage } from '../state/store-outage.js';
+import { errorMessage } from '../util/error-message.js';
 
 /**
  * Where valve values live. Admin valves: `valves/<id>.json` (atomic write), mirrored in
@@ -33,7 +34,7 @@ export class ValvesRepository {
       shared = sharedDoc(await this.options.store.get(`valves:admin:${filterId}`));
     } catch (error) {
       this.options.logger.warn(
-        { filterId, err: (error as Error).message },
+        { filterId, err: errorMessage(error) },
         'state store unavailable; admin valves read from file',
       );
     }
@@ -54,10 +55,7 @@ export class ValvesRepository {
     try {
       return { values: JSON.parse(readFileSync(file, 'utf8')), updatedAt: statSync(file).mtimeMs };
     } catch (error) {
-      this.options.logger.warn(
-        { filterId, file, err: (error as Error).message },
-        'saved valves unreadable; using defaults',
-      );
+      this.options.logger.warn({ filterId, file, err: errorMessage(error) }, 'saved valves unreadable; using defaults');
       return undefined;
     }
   }
@@ -71,7 +69,7 @@ export class ValvesRepository {
       await this.options.store.publish('valves', JSON.stringify({ filterId, origin: this.origin }));
     } catch (error) {
       this.options.logger.warn(
-        { filterId, err: (error as Error).message },
+        { filterId, err: errorMessage(error) },
         'valves saved to file only; other replicas will not see them until the store is back',
       );
     }

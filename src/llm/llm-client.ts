@@ -4,6 +4,7 @@ import { LlmError, redact } from './llm-errors.js';
 import { resolveLlmClientOptions, type LlmClientOptions, type ResolvedLlmClientOptions } from './llm-client-options.js';
 import { retryAfterMs, retryDelayMs, sleep } from './retry-delay.js';
 import { timeoutSignal } from '../util/timeout-signal.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** One chat message of the wire format. */
 export interface LlmMessage {
@@ -150,7 +151,7 @@ export class LlmClient {
     const name = (error as Error)?.name;
     if (name === 'TimeoutError' || name === 'AbortError')
       return new LlmError('timeout', `model call timed out after ${this.options.timeoutMs} ms`, undefined, attempt);
-    const message = redact(String((error as Error)?.message ?? error), this.options.apiKey);
+    const message = redact(String(errorMessage(error) ?? error), this.options.apiKey);
     return new LlmError('network', `model API unreachable: ${message}`, undefined, attempt);
   }
 }

@@ -11,6 +11,7 @@ import { targets, userValvesFor } from '../host/user-valves.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import { loadedFilters } from './pipe-catalog.js';
 import type { ReplyAssembler } from './reply-assembler.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** What running filters around a pipe needs from the host. */
 export interface FilterChainDeps {
@@ -211,7 +212,7 @@ export async function runOutletChain(
     try {
       current = await runOne(deps, filter, 'outlet', current, call);
     } catch (error) {
-      call.logger.warn({ filter: filter.id, err: (error as Error)?.message }, 'outlet filter failed on a pipe reply');
+      call.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'outlet filter failed on a pipe reply');
       continue;
     }
     const after = replyText(current);

@@ -2,6 +2,7 @@ import type { Logger } from '../util/logger.js';
 import type { ActiveFilter } from '../host/filter-registry.js';
 import type { HostServices } from '../host/types.js';
 import type { AnyPipeDefinition, ManifoldModel } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Default life of a `models()` answer before a background refresh. */
 export const DEFAULT_MODELS_TTL_MS = 60_000;
@@ -81,10 +82,7 @@ export class ManifoldModels {
           (model): model is ManifoldModel => typeof model?.id === 'string' && model.id !== '',
         );
       } catch (error) {
-        logger.warn(
-          { err: (error as Error)?.message ?? String(error) },
-          'manifold models() failed; keeping the last list',
-        );
+        logger.warn({ err: errorMessage(error) }, 'manifold models() failed; keeping the last list');
       } finally {
         entry.loadedAt = this.now();
         entry.refreshing = undefined;

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors/index.js';
 import type { ModelPrice } from './types.js';
 import { parseModelList } from './openrouter-schema.js';
 import { buildPriceTable, priceFieldsOf } from './price-table.js';
+import { errorMessage } from '../util/error-message.js';
 
 const entrySchema = z.looseObject({
   context_length: z.number().int().positive().optional(),
@@ -14,7 +15,7 @@ async function readJson(file: string, variable: string): Promise<unknown> {
   try {
     return JSON.parse(await fs.readFile(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`${variable}: cannot read ${file} as JSON (${(error as Error).message})`, { cause: error });
+    throw new ConfigError(`${variable}: cannot read ${file} as JSON (${errorMessage(error)})`, { cause: error });
   }
 }
 

@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { discardBody } from '../util/discard-body.js';
 import { UpstreamError } from '../errors/index.js';
 import { parseModelList, type ParsedModelList } from './openrouter-schema.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Options of one `/models` download. */
 export interface FetchModelsOptions {
@@ -34,7 +35,7 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
       dispatcher: options.dispatcher,
     });
   } catch (error) {
-    throw new RetryableError(`pricing fetch failed: ${(error as Error).message}`, undefined, { cause: error });
+    throw new RetryableError(`pricing fetch failed: ${errorMessage(error)}`, undefined, { cause: error });
   }
   const { statusCode, body } = response;
   if (statusCode !== 200) {
@@ -62,7 +63,7 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
     }
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
-    throw new RetryableError(`pricing body read failed: ${(error as Error).message}`, statusCode, { cause: error });
+    throw new RetryableError(`pricing body read failed: ${errorMessage(error)}`, statusCode, { cause: error });
   }
   let json: unknown;
   try {

@@ -7,6 +7,7 @@ import { buildPriceTable, modelCount } from './price-table.js';
 import { writeLastGoodFile } from './table-files.js';
 import type { PriceBook } from './price-book.js';
 import type { SharedPriceTable } from './shared-price-table.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Result of one refresh attempt. */
 export type RefreshOutcome =
@@ -106,7 +107,7 @@ export class PriceRefresher {
       logger.info({ models: count }, 'pricing: refreshed from OpenRouter');
       return { status: 'updated', models: count };
     } catch (error) {
-      const message = (error as Error).message;
+      const message = errorMessage(error);
       this.lastFailure = message;
       const fetched = book.table.fetchedAt;
       const age =

@@ -5,6 +5,7 @@ import { replyFingerprint } from '../usage/reply-claims.js';
 import type { UsageRecord } from '../usage/types.js';
 import { storeOutage } from '../state/store-outage.js';
 import { requestReservationId, settleHolds } from '../usage/spend-reservations.js';
+import { errorMessage } from '../util/error-message.js';
 
 /**
  * Record one proxied reply in the ledger, priced like the accounting filter does (the
@@ -61,7 +62,7 @@ async function record(
     logger.debug({ messageId: record.messageId, costSource: record.costSource }, 'openai-proxy: usage recorded');
     return record;
   } catch (error) {
-    logger.error({ err: (error as Error)?.message, record }, 'openai-proxy: could not record usage');
+    logger.error({ err: errorMessage(error), record }, 'openai-proxy: could not record usage');
     return record;
   }
 }

@@ -11,6 +11,7 @@ import { SseScanner, type ScannedPiece } from './sse-scanner.js';
 import { upstreamBody } from './upstream-body.js';
 import { proxyModels } from './upstream-models.js';
 import { UpstreamPools } from './upstream.js';
+import { errorMessage } from '../util/error-message.js';
 
 type ProxyArgs = PipeArgs<ProxyValves, Record<string, never>>;
 
@@ -55,7 +56,7 @@ async function* relayStream(
     yield 'data: [DONE]';
   } catch (error) {
     if (error instanceof EunoeError || args.signal.aborted) throw error;
-    throw new FilterError(502, `upstream stream failed: ${(error as Error)?.message ?? error}`, { cause: error });
+    throw new FilterError(502, `upstream stream failed: ${errorMessage(error) ?? error}`, { cause: error });
   } finally {
     // After [DONE], the (empty) rest is read so the keep-alive connection is free for the next call.
     if (done) void response.body.dump({ limit: 65_536 }).catch(() => undefined);

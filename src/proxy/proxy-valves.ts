@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../util/error-message.js';
 
 /** Admin valves of the `openai-proxy` manifold. */
 export const proxyValves = z.object({
@@ -49,7 +50,7 @@ export function extraBody(valves: ProxyValves): Record<string, unknown> {
   try {
     parsed = JSON.parse(valves.extra_body || '{}');
   } catch (error) {
-    throw new Error(`openai-proxy: extra_body is not JSON (${(error as Error).message})`);
+    throw new Error(`openai-proxy: extra_body is not JSON (${errorMessage(error)})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('openai-proxy: extra_body must be a JSON object');

@@ -3,6 +3,7 @@ import { FilterError } from '../errors/filter-error.js';
 import { UpstreamError } from '../errors/index.js';
 import { redact } from '../llm/llm-errors.js';
 import { apiKeyOf, type ProxyValves } from './proxy-valves.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Time a closing pool gives the requests still running on it before they are cut. */
 const CLOSE_GRACE_MS = 5_000;
@@ -43,7 +44,7 @@ export class UpstreamPools {
       target = this.targetOf(valves);
     } catch (error) {
       return Promise.reject(
-        new FilterError(502, `upstream base_url is not a URL: ${(error as Error).message}`, { cause: error }),
+        new FilterError(502, `upstream base_url is not a URL: ${errorMessage(error)}`, { cause: error }),
       );
     }
     return send(target, valves, path, options);
@@ -129,7 +130,7 @@ async function send(
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const timeout = error instanceof errors.HeadersTimeoutError || error instanceof errors.ConnectTimeoutError;
-    const message = redact(`upstream ${target.host} ${(error as Error).message}`, key);
+    const message = redact(`upstream ${target.host} ${errorMessage(error)}`, key);
     throw new FilterError(timeout ? 504 : 502, message, { cause: error });
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { ConfigError, DataDirInUseError } from '../errors/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Who holds a lock: written beside it so a second process can name the holder. */
 export interface LockHolder {
@@ -72,7 +73,7 @@ export function takeInstanceLock(
     db?.close();
     if ((error as { code?: string }).code !== 'SQLITE_BUSY')
       throw new ConfigError(
-        `cannot lock ${target.what} (${target.file}: ${(error as Error).message}); check that the folder is writable; if no Eunoe server runs, the file may be removed`,
+        `cannot lock ${target.what} (${target.file}: ${errorMessage(error)}); check that the folder is writable; if no Eunoe server runs, the file may be removed`,
         { cause: error },
       );
     const other = readHolder(holderFile);

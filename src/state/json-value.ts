@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { StateValueError } from './state-value-error.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Serialise a document value to JSON; StateValueError when it has no JSON form (undefined, a function, a BigInt). */
 export function encodeJson(key: string, value: unknown): string {
@@ -7,7 +8,7 @@ export function encodeJson(key: string, value: unknown): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new StateValueError(`State value for "${key}" is not JSON-serialisable: ${(error as Error).message}`, {
+    throw new StateValueError(`State value for "${key}" is not JSON-serialisable: ${errorMessage(error)}`, {
       cause: error,
     });
   }

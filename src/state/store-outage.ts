@@ -1,5 +1,6 @@
 import { StateUnavailableError } from '../errors/index.js';
 import type { Logger } from '../util/logger.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** How long a store must go without a failed call before one that answers closes the outage (no flapping lines). */
 const QUIET_MS = 1000;
@@ -46,7 +47,7 @@ export class StoreOutageLog {
    * outage logs the start line, without a stack); another error is not an outage and is logged at warn as before.
    */
   degraded(logger: Logger | undefined, what: string, error: unknown, fields: Record<string, unknown> = {}): void {
-    const reason = (error as Error)?.message ?? String(error);
+    const reason = errorMessage(error);
     if (!(error instanceof StateUnavailableError)) {
       (logger ?? this.logger)?.warn({ ...fields, err: reason }, what);
       return;

@@ -1,4 +1,5 @@
 import { compare, parseDecimal, type Decimal } from '../pricing/decimal.js';
+import { errorMessage } from '../util/error-message.js';
 
 /**
  * Spend reservations ("holds"): the spend-limit inlet holds an estimated cost for each request it
@@ -140,6 +141,6 @@ export async function settleHolds(
   try {
     await spend.release(userId, ids, options);
   } catch (error) {
-    logger.debug({ err: (error as Error)?.message, ids }, 'spend holds not released; they expire after their timeout');
+    logger.debug({ err: errorMessage(error), ids }, 'spend holds not released; they expire after their timeout');
   }
 }

@@ -1,6 +1,7 @@
 import { StateUnavailableError } from '../errors/index.js';
 import { storeOutage } from '../state/store-outage.js';
 import type { Logger } from './logger.js';
+import { errorMessage } from './error-message.js';
 
 /**
  * Logs a degraded dependency once per outage instead of once per request. A state store outage
@@ -20,7 +21,7 @@ export class OutageNotice {
       storeOutage.degraded(logger, message, error);
       return;
     }
-    const reason = (error as Error)?.message ?? String(error);
+    const reason = errorMessage(error);
     if (this.down) {
       this.skipped += 1;
       logger.debug({ err: reason }, message);

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from './logger.js';
+import { errorMessage } from './error-message.js';
 
 /** Modes of files holding secrets or private data (API key, valves with API keys, the SQLite state). */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -34,7 +35,7 @@ export function makePrivate(target: string, mode: number, logger: Logger): boole
     return true;
   } catch (error) {
     logger.error(
-      { file: target, mode: octal(current), err: (error as Error).message },
+      { file: target, mode: octal(current), err: errorMessage(error) },
       `cannot make ${target} private; chmod it to ${octal(mode)} yourself`,
     );
     return false;
@@ -60,7 +61,7 @@ export function securePrivateFiles(options: {
       for (const name of readdirSync(valvesDir)) if (name.endsWith('.json')) files.push(path.join(valvesDir, name));
     } catch (error) {
       logger.error(
-        { dir: valvesDir, err: (error as Error).message },
+        { dir: valvesDir, err: errorMessage(error) },
         "cannot list the valves directory to check its files' modes",
       );
     }

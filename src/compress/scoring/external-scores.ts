@@ -1,5 +1,6 @@
 import type { Scorer } from '../../engine/index.js';
 import { timeoutSignal } from '../../util/timeout-signal.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** A scorer and its share in the blend. */
 export interface WeightedScorer {
@@ -66,7 +67,7 @@ export async function externalScores(input: {
     if (outcome.status === 'fulfilled') {
       used.push(scorer.name);
       parts.push({ scores: outcome.value, share: Math.max(0, share) });
-    } else failed.push({ name: scorer.name, error: (outcome.reason as Error)?.message ?? String(outcome.reason) });
+    } else failed.push({ name: scorer.name, error: errorMessage(outcome.reason) });
   });
   if (parts.length === 0) return { used, failed };
   const total = parts.reduce((sum, part) => sum + part.share, 0) || parts.length;

@@ -13,6 +13,7 @@ import {
   type WireError,
   type WorkerToHost,
 } from './worker-protocol.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export type { FilterWorkerOptions } from './spawn-worker.js';
 
@@ -112,7 +113,7 @@ export class FilterWorker {
         this.settle(callId, reason);
         this.replace(worker, `${hook} ran past its deadline`);
       } else {
-        this.send(worker, { type: 'abort', callId, reason: String((reason as Error)?.message ?? reason) });
+        this.send(worker, { type: 'abort', callId, reason: String(errorMessage(reason) ?? reason) });
       }
     };
     const result = new Promise<unknown>((resolve, reject) => {
@@ -176,7 +177,7 @@ export class FilterWorker {
     try {
       spawned = await spawn(this.options);
     } catch (error) {
-      throw new FilterCrashedError(this.id, `Filter ${this.id} could not be restarted: ${(error as Error).message}`);
+      throw new FilterCrashedError(this.id, `Filter ${this.id} could not be restarted: ${errorMessage(error)}`);
     }
     if (this.closed) {
       await spawned.worker.terminate();
@@ -189,7 +190,7 @@ export class FilterWorker {
       await this.call('onStartup', started.args, started.context, { timeLimitMs: this.options.loadTimeoutMs }).catch(
         (error) =>
           this.options.logger.error(
-            { filter: this.id, err: (error as Error).message },
+            { filter: this.id, err: errorMessage(error) },
             'onStartup failed in the replacement worker',
           ),
       );
@@ -256,7 +257,7 @@ export class FilterWorker {
       if (message.type === 'call')
         this.settle(
           message.callId,
-          new Error(`arguments cannot be sent to an isolated filter: ${(error as Error).message}`),
+          new Error(`arguments cannot be sent to an isolated filter: ${errorMessage(error)}`),
         );
     }
   }

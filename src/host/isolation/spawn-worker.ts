@@ -6,6 +6,7 @@ import type { HostServices } from '../types.js';
 import { writeWorkerLog } from './host-rpc.js';
 import type { LoadedMessage, LoadFailedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
 import { HEARTBEAT_BYTES } from './memory-guard.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface FilterWorkerOptions {
   file: string;
@@ -30,7 +31,7 @@ export function outOfMemory(maxMemoryMb: number): string {
 /** Why a worker died, for logs and answers. */
 export function describeDeath(error: unknown, maxMemoryMb: number): string {
   if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') return outOfMemory(maxMemoryMb);
-  return `crashed: ${(error as Error)?.message ?? String(error)}`;
+  return `crashed: ${errorMessage(error)}`;
 }
 
 /** Start a worker on `file` and wait until it imported the file (or failed, or ran out of time). */

@@ -17,6 +17,7 @@ import {
 import type { WorkerStart } from './worker-protocol.js';
 import { syncCaller } from './sync-calls.js';
 import { startMemoryGuard } from './memory-guard.js';
+import { errorMessage, errorStack } from '../../util/error-message.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -105,7 +106,7 @@ process.on('uncaughtException', (error) =>
   ),
 );
 process.on('unhandledRejection', (reason) =>
-  strayLog.error({ err: String((reason as Error)?.stack ?? reason) }, 'unhandled rejection in an isolated filter'),
+  strayLog.error({ err: String(errorStack(reason) ?? reason) }, 'unhandled rejection in an isolated filter'),
 );
 
 /** Serve hook calls and tell the host what the file is. */
@@ -135,7 +136,7 @@ try {
 } catch (error) {
   post({
     type: 'load-failed',
-    error: (error as Error)?.message ?? String(error),
+    error: errorMessage(error),
     line: error instanceof FilterLoadError ? error.line : undefined,
     kind: error instanceof FilterLoadError ? error.kind : undefined,
   });

@@ -8,6 +8,7 @@ import type { FilterRegistry } from '../../host/filter-registry.js';
 import { safeFilterFileName } from '../../host/filter-file-name.js';
 import { downloadFilter, rawUrl } from '../../host/download-filter.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface ManagementDeps {
   registry: FilterRegistry;
@@ -24,7 +25,7 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
     try {
       parser = busboy({ headers: request.headers, preservePath: true, limits: { fileSize: limit, files: 1 } });
     } catch (error) {
-      reject(new ValidationError(`Expected multipart/form-data with a "file" field (${(error as Error).message})`));
+      reject(new ValidationError(`Expected multipart/form-data with a "file" field (${errorMessage(error)})`));
       return;
     }
     let found: Promise<{ name: string; data: Buffer }> | undefined;
@@ -41,7 +42,7 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
       });
       found.catch(() => undefined); // handled at 'close'; never an unhandled rejection meanwhile
     });
-    parser.on('error', (error) => reject(new ValidationError(`Malformed multipart body: ${(error as Error).message}`)));
+    parser.on('error', (error) => reject(new ValidationError(`Malformed multipart body: ${errorMessage(error)}`)));
     // A client that drops mid-upload must not leave the handler (and its buffered chunks) pending.
     request.on('close', () => {
       if (!request.complete) reject(new ValidationError('Upload aborted by the client'));

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { StateStore, StoreHealth } from '../../state/types.js';
 import type { FilterRegistry } from '../../host/filter-registry.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Key used by the readiness probe's store round trip (never written). */
 const PROBE_KEY = 'eunoe:readyz-probe';
@@ -15,7 +16,7 @@ export async function checkStoreHealth(store: StateStore): Promise<StoreHealth> 
   try {
     await store.get(PROBE_KEY);
   } catch (error) {
-    failure = (error as Error).message;
+    failure = errorMessage(error);
   }
   const health = store.health(); // after the read, so a read that just timed out counts
   if (failure === undefined) return health;
@@ -46,7 +47,7 @@ export function probesRouter(deps: ProbeDeps): Router {
       await deps.store.get(PROBE_KEY);
       checks.store = true;
     } catch (error) {
-      reason = `state store (${deps.store.backend}) does not answer: ${(error as Error).message}`;
+      reason = `state store (${deps.store.backend}) does not answer: ${errorMessage(error)}`;
     }
     if (!checks.filters) reason ??= 'filters are not loaded yet';
     const ready = checks.filters && checks.store;

@@ -5,6 +5,7 @@ import type { ValvesRepository } from '../../host/valves-repository.js';
 import { mergeSavedValves, mergeValvesUpdate } from '../../host/coerce-valves.js';
 import { keepMaskedSecrets, maskSecrets } from '../../host/secret-valves.js';
 import { knownQuery } from '../middleware/known-query.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
 export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {
@@ -73,7 +74,7 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
       await valves.saveUser(filter.id, userId, values);
     } catch (error) {
       throw new StateUnavailableError(
-        `User valves could not be saved: the state store is unavailable (${(error as Error).message})`,
+        `User valves could not be saved: the state store is unavailable (${errorMessage(error)})`,
       );
     }
     response.json(maskSecrets(values, spec));

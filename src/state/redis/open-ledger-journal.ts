@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../util/private-files.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** In-memory journal (tests and stores built without a data directory): not durable. */
 export const MEMORY_JOURNAL = ':memory:';
@@ -32,7 +33,7 @@ export function openLedgerJournal(file: string): Database.Database {
     return db;
   } catch (error) {
     throw new ConfigError(
-      `Ledger journal ${file} cannot be opened for writing (${(error as Error).message}). ` +
+      `Ledger journal ${file} cannot be opened for writing (${errorMessage(error)}). ` +
         'Make DATA_DIR writable by the Eunoe user (or move a corrupt file aside); ledger writes made while Redis is down are kept there.',
       { cause: error },
     );

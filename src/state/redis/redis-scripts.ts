@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { errorMessage } from '../../util/error-message.js';
 
 /** A Lua script run by SHA (EVALSHA), loading it with EVAL when the server does not know it yet. */
 export class LuaScript {
@@ -19,7 +20,7 @@ export class LuaScript {
     try {
       return await client.evalsha(this.sha, this.keyCount, ...keys, ...args);
     } catch (error) {
-      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+      if (!String(errorMessage(error)).startsWith('NOSCRIPT')) throw error;
       return client.eval(this.source, this.keyCount, ...keys, ...args);
     }
   }

@@ -16,6 +16,7 @@ import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Options of the Redis backend. */
 export interface RedisStateStoreOptions extends RedisClientOptions {
@@ -262,7 +263,7 @@ export class RedisStateStore implements StateStore {
       .catch((error: unknown) => {
         this.backfill = undefined;
         this.options.logger.warn(
-          { backend: 'redis', err: (error as Error)?.message },
+          { backend: 'redis', err: errorMessage(error) },
           'spend counter or daily aggregate backfill failed; retried after the next reconnection',
         );
         return undefined;

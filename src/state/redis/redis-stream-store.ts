@@ -13,6 +13,7 @@ import { utcDay } from '../../usage/daily-usage.js';
 import { dailyFields } from './daily-fields.js';
 import { isUnavailable } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
 export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;
@@ -72,9 +73,9 @@ export class RedisStreamStore {
             time: item.time,
             record: item.json,
             journal: this.queue.file,
-            err: (error as Error)?.message,
+            err: errorMessage(error),
           },
-          `ledger write refused by Redis (${(error as Error)?.message}); kept in the journal and retried until it lands (after 1 s, then doubling up to 60 s; the record is in this line)`,
+          `ledger write refused by Redis (${errorMessage(error)}); kept in the journal and retried until it lands (after 1 s, then doubling up to 60 s; the record is in this line)`,
         ),
       onReleased: (count) =>
         logger.info(
@@ -204,7 +205,7 @@ export class RedisStreamStore {
       pushed = this.queue.push(item, failed);
     } catch (error) {
       throw new StateUnavailableError(
-        `Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${(error as Error).message}`,
+        `Ledger journal ${this.queue.file} refused record ${item.stream}/${item.id}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../../errors/index.js';
 import { runMigrations } from './migrations.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../util/private-files.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Error codes that mean "the file is damaged or is not a database". */
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
@@ -19,7 +20,7 @@ export function openSqliteDatabase(file: string, options: { busyTimeoutMs?: numb
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (error) {
     throw new ConfigError(
-      `Cannot create the directory for the state database ${file}: ${(error as Error).message}. ` +
+      `Cannot create the directory for the state database ${file}: ${errorMessage(error)}. ` +
         'Set DATA_DIR or SQLITE_PATH to a writable directory.',
       { cause: error },
     );
@@ -55,7 +56,7 @@ export function openSqliteDatabase(file: string, options: { busyTimeoutMs?: numb
 /** Turn a better-sqlite3 / fs error into an actionable ConfigError. */
 function describeOpenError(file: string, error: unknown): ConfigError {
   const code = (error as { code?: string }).code ?? '';
-  const reason = (error as Error).message;
+  const reason = errorMessage(error);
   if (CORRUPT_CODES.has(code)) {
     return new ConfigError(
       `State database ${file} is corrupt or not a SQLite database (${reason}). ` +

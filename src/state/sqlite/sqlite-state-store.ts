@@ -10,6 +10,7 @@ import { prepareStatements, type DocumentRow, type SqliteStatements } from './sq
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { UsageQueryThread } from './usage-query-thread.js';
 import { storeOutage } from '../store-outage.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Options of the embedded backend. */
 export interface SqliteStateStoreOptions {
@@ -254,7 +255,7 @@ export class SqliteStateStore implements StateStore {
     } catch (error) {
       storeOutage.failed();
       if (error instanceof StateValueError || error instanceof StateUnavailableError) throw error;
-      throw new StateUnavailableError(`SQLite state ${this.options.file}: ${(error as Error).message}`, {
+      throw new StateUnavailableError(`SQLite state ${this.options.file}: ${errorMessage(error)}`, {
         cause: error,
       });
     }

@@ -31,6 +31,7 @@ import { StateUnavailableError } from '../../errors/index.js';
 import type { Logger } from '../../util/logger.js';
 import { LedgerQueue } from '../redis/ledger-queue.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** SQLite result codes that mean the database as a whole cannot write now (not one record's fault). */
 const DATABASE_WIDE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOTADB|CORRUPT)/;
@@ -250,8 +251,8 @@ export class SqliteUsageStore implements UsageStore {
         this.journaled += 1;
         if (this.journaled > 1) return; // one line per episode, the next when the journal is empty again
         logger?.warn(
-          { backend: 'sqlite', journal: journal.file, id: item.id, err: (error as Error)?.message },
-          `SQLite ledger write failed (${(error as Error)?.message}); records are kept in the journal ${journal.file} and retried until they land (a failure of the whole database every ${every} ms, a record's own after 1 s, then doubling up to 60 s)`,
+          { backend: 'sqlite', journal: journal.file, id: item.id, err: errorMessage(error) },
+          `SQLite ledger write failed (${errorMessage(error)}); records are kept in the journal ${journal.file} and retried until they land (a failure of the whole database every ${every} ms, a record's own after 1 s, then doubling up to 60 s)`,
         );
       },
       onReleased: (count) => {
@@ -283,13 +284,13 @@ export class SqliteUsageStore implements UsageStore {
       );
     } catch (journalError) {
       throw new StateUnavailableError(
-        `Ledger write failed (${(error as Error)?.message}) and the journal ${journal.file} refused record ${record.messageId}: ${(journalError as Error).message}`,
+        `Ledger write failed (${errorMessage(error)}) and the journal ${journal.file} refused record ${record.messageId}: ${errorMessage(journalError)}`,
         { cause: journalError },
       );
     }
     if (!pushed)
       throw new StateUnavailableError(
-        `Ledger write failed (${(error as Error)?.message}) and the journal is full; record ${record.messageId} was not accepted`,
+        `Ledger write failed (${errorMessage(error)}) and the journal is full; record ${record.messageId} was not accepted`,
       );
     return true;
   }
