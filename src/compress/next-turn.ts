@@ -1,5 +1,4 @@
-import { contentText, newestUserIndex } from '../engine/index.js';
-import { looseMessage, type LooseMessage } from '../messages/chat-message.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
 
 /**
  * The history as the next inlet will most likely see it: this turn's messages with the
@@ -10,14 +9,4 @@ export function nextTurnMessages(messages: readonly unknown[]): unknown[] {
   const last = lastUserMessage(messages);
   const standIn = { role: 'user', content: last?.content ?? '' };
   return [...messages, standIn];
-}
-
-/** The newest user message, if any. */
-function lastUserMessage(messages: readonly unknown[]): LooseMessage | undefined {
-  return looseMessage(messages[newestUserIndex(messages)]);
-}
-
-/** Text of the newest user message (the query scorers rank against). */
-export function lastUserText(messages: readonly unknown[]): string {
-  return contentText(lastUserMessage(messages)?.content);
 }

@@ -16,7 +16,8 @@ import { describeFlags, keepTags } from '../flags/index.js';
 import { LlmClientPool } from '../llm/client-pool.js';
 import { AheadOfTimeRunner } from '../compress/ahead-of-time.js';
 import { clientFor, compressionFor, scorersFor } from '../compress/context-compression.js';
-import { lastUserText, nextTurnMessages } from '../compress/next-turn.js';
+import { nextTurnMessages } from '../compress/next-turn.js';
+import { lastUserText } from '../messages/last-user-message.js';
 import { type CompressedContext, planAndCompress } from '../compress/plan-and-compress.js';
 import { externalScores } from '../compress/scoring/external-scores.js';
 import {
@@ -159,7 +160,7 @@ export async function contextInlet({
         scorers: scorersFor(client, valves, state),
         messages,
         ids: messageIds(messages),
-        query: lastUserText(messages),
+        query: lastUserText(messages) ?? '',
         timeoutMs: modelTimeMs(valves.scoring_timeout_ms),
         signal,
       });

@@ -58,4 +58,4 @@ export function stripFlagBlocks(
 }
 
 /** Index of the newest user message (tool calls and results may follow it); -1 when none. */
-export { newestUserIndex } from '../engine/conversation/message-text.js';
+export { newestUserIndex } from '../messages/last-user-message.js';

@@ -4,6 +4,7 @@ import type { ValvesRepository } from '../host/valves-repository.js';
 import { noFlags, type FlagsHost } from '../host/flags-host.js';
 import type { ActiveFlags } from '../flags/types.js';
 import { describeFlags } from '../flags/describe-flags.js';
+import { lastUserText } from '../messages/last-user-message.js';
 import { runHook } from '../host/run-hook.js';
 import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
 import type { Logger } from '../util/logger.js';
@@ -32,20 +33,11 @@ export interface ChainCall {
   emit?: (event: FilterEvent) => void;
 }
 
-/** The text of the newest user message (flag blocks are stripped from it, so a change means this turn had one). */
-function newestUserText(body: FilterBody): string | undefined {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message?.role === 'user') return JSON.stringify(message.content);
-  }
-  return undefined;
-}
-
 /** Reports this turn's flags once per request: the flags in force after a `!flag` block, and rejected values. */
 function reportFlags(call: ChainCall, before: FilterBody, after: FilterBody, flags: ActiveFlags): void {
   if (!call.emit || reported.has(call)) return;
-  const typed = newestUserText(before) !== newestUserText(after);
+  // Flag blocks are stripped from the newest user message: a change there means this turn typed one.
+  const typed = lastUserText(before.messages ?? []) !== lastUserText(after.messages ?? []);
   if (!typed && flags.notices.length === 0) return;
   reported.add(call);
   if (typed) call.emit({ type: 'status', data: { description: describeFlags(flags), done: true } });

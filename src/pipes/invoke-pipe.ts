@@ -1,7 +1,7 @@
 import type { Logger } from '../util/logger.js';
 import type { FilterBody, HostServices, PipelineUser } from '../host/types.js';
 import type { ChatMessage } from '../messages/chat-message.js';
-import { lastUserMessage } from './last-user-message.js';
+import { lastUserText } from '../messages/last-user-message.js';
 import { asPipeError } from './pipe-errors.js';
 import { pipeDefinition } from './manifold-models.js';
 import type { PipeModel } from './pipe-catalog.js';
@@ -26,7 +26,7 @@ export function pipeArgs(call: PipeCall): PipeArgs<Record<string, unknown>, Reco
   return {
     body,
     messages: body.messages,
-    userMessage: lastUserMessage(body.messages),
+    userMessage: lastUserText(body.messages),
     modelId: target.modelId,
     model: target.id,
     stream: call.stream,

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { cleanEvent, MAX_EVENTS } from '../host/hook-events.js';
 import type { FilterBody, FilterEvent, PipelineUser } from '../host/types.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
 import type { StateStore } from '../state/types.js';
 import type { FilterRegistry } from '../host/filter-registry.js';
 import { pipeOwning } from './pipe-catalog.js';
@@ -32,17 +33,13 @@ export function isPipeModel(registry: FilterRegistry, model: unknown): boolean {
 
 /** The newest user message's content, the turn's key (Open WebUI changes neither between its inlet and the pipe call). */
 function turnKey(user: PipelineUser | null, messages: readonly ChatMessage[] | undefined): string | undefined {
-  if (!user?.id || !Array.isArray(messages)) return undefined;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message?.role !== 'user') continue;
-    const digest = createHash('sha256')
-      .update(JSON.stringify(message.content ?? ''))
-      .digest('hex')
-      .slice(0, 32);
-    return `h:pipe-status:${String(user.id)}:${digest}`;
-  }
-  return undefined;
+  const message = user?.id && Array.isArray(messages) ? lastUserMessage(messages) : undefined;
+  if (!user?.id || !message) return undefined;
+  const digest = createHash('sha256')
+    .update(JSON.stringify(message.content ?? ''))
+    .digest('hex')
+    .slice(0, 32);
+  return `h:pipe-status:${String(user.id)}:${digest}`;
 }
 
 const STATUS_TTL_MS = 120_000;

@@ -1,18 +1,9 @@
-import { isRecord, looseMessage, type LooseMessage } from '../../messages/chat-message.js';
+import { isRecord, type LooseMessage } from '../../messages/chat-message.js';
+import { contentText } from '../../messages/last-user-message.js';
+
+export { contentText, newestUserIndex } from '../../messages/last-user-message.js';
 
 export type { LooseMessage };
-
-/** Text parts of a message's content joined by newlines; image parts are skipped. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const texts: string[] = [];
-  for (const part of content) {
-    if (typeof part === 'string') texts.push(part);
-    else if (isRecord(part) && typeof part.text === 'string') texts.push(part.text);
-  }
-  return texts.join('\n');
-}
 
 /** Longest scoring text of one message, in UTF-16 code units (32 Ki). */
 export const SCORING_TEXT_CHARS = 32_768;
@@ -39,12 +30,4 @@ export function scoringText(message: LooseMessage): string {
     return `${String(fn?.name ?? '')} ${typeof fn?.arguments === 'string' ? fn.arguments : ''}`;
   });
   return scoringExcerpt(text ? `${text}\n${calls.join('\n')}` : calls.join('\n'));
-}
-
-/** Index of the newest user message (tool calls and results may follow it); -1 when none. */
-export function newestUserIndex(messages: readonly unknown[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (looseMessage(messages[index])?.role === 'user') return index;
-  }
-  return -1;
 }
