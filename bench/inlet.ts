@@ -8,7 +8,7 @@
  * that parses and re-serialises the same body. The process runs with the server's V8 setting (`tuneV8`);
  * BENCH_V8_DEFAULTS=1 measures with V8's defaults instead.
  */
-import { LruTokenCache, planContext, type PlanResult } from '../src/engine/index.js';
+import { LruTokenCache, planContext, type PlanResult } from '../src/domain/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import { startHttpTarget, type HttpTarget } from './lib/http-harness.js';
 import { rawO200k } from './lib/raw-tokenizer.js';
@@ -18,7 +18,7 @@ import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { startEchoServer } from './lib/echo-server.js';
 import { loadLocomo } from './lib/locomo.js';
-import { tuneV8 } from '../src/util/v8-tuning.js';
+import { tuneV8 } from '../src/core/util/v8-tuning.js';
 
 const SIZES = [50, 500, 2000];
 const COLD_RUNS: Record<number, number> = { 50: 80, 500: 20, 2000: 6 };

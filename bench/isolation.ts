@@ -3,9 +3,9 @@
  * (FILTER_ISOLATION=off) and in a worker thread (FILTER_ISOLATION=worker), over HTTP on
  * loopback and at the hook alone (runHook, no HTTP), for a small and a large chat body.
  */
-import { runHook } from '../src/host/run-hook.js';
-import { noFlags } from '../src/host/flags-host.js';
-import { silentLogger } from '../src/util/logger.js';
+import { runHook } from '../src/runtime/host/run-hook.js';
+import { noFlags } from '../src/runtime/host/flags-host.js';
+import { silentLogger } from '../src/core/util/logger.js';
 import { quantile } from './lib/metrics.js';
 import { markdownTable } from './lib/table.js';
 import { formatMs, timeAsync } from './lib/timing.js';

@@ -3,7 +3,7 @@
  * the history and measures, per algorithm, how much of each prompt repeats the previous
  * request's prefix (what providers bill at cache-read prices) and what that costs at gpt-4o prices.
  */
-import { LruTokenCache, planContext, type AlgorithmName } from '../src/engine/index.js';
+import { LruTokenCache, planContext, type AlgorithmName } from '../src/domain/engine/index.js';
 import { GPT_4O_PRICES, promptCost } from './lib/cache-cost.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import { generateConversation, questionRequest, type BenchConversation } from './lib/conversation-generator.js';

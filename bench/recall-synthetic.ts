@@ -4,7 +4,7 @@
  * (tool pairs, code, errors, decisions), and with summaries, at 1k–8k token budgets. These
  * generators were written by us; the headline quality figures come from bench/recall.ts.
  */
-import { LruTokenCache } from '../src/engine/index.js';
+import { LruTokenCache } from '../src/domain/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import {
   generateConversation,
@@ -20,7 +20,7 @@ import { slidingWindow } from './lib/sliding-window.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { printSummarizingRecall } from './lib/summarizing-recall.js';
-import { planContext } from '../src/engine/index.js';
+import { planContext } from '../src/domain/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import type { ToolChatMessage } from './lib/tool-chat-generator.js';
 import { toolRecallRows } from './lib/tool-recall.js';

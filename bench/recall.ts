@@ -11,9 +11,9 @@
  * question and overheads included). Baselines keep the question and fill the same budget.
  */
 import contextFilter from '../filters/context.js';
-import { contextOptions } from '../src/context/index.js';
-import { noFlags } from '../src/host/flags-host.js';
-import { LruTokenCache, planContext, type EngineOptions } from '../src/engine/index.js';
+import { contextOptions } from '../src/features/context/index.js';
+import { noFlags } from '../src/runtime/host/flags-host.js';
+import { LruTokenCache, planContext, type EngineOptions } from '../src/domain/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import { keptIndexes } from './lib/engine-selection.js';
 import { loadLocomo, LOCOMO_CATEGORIES, questionMessages } from './lib/locomo.js';

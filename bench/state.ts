@@ -14,7 +14,7 @@ import { RedisStateStore } from '../src/state/redis/redis-state-store.js';
 import { openSqliteDatabase } from '../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../src/state/sqlite/sqlite-state-store.js';
 import type { StateStore } from '../src/state/types.js';
-import { silentLogger } from '../src/util/logger.js';
+import { silentLogger } from '../src/core/util/logger.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2000);
 const MAX_ITERATIONS = 1_000_000;

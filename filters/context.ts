@@ -11,7 +11,7 @@ import {
 /**
  * The context filter: on every inlet, scores the history against the current question and keeps,
  * summarizes or drops messages under the token/cost budget, obeying the chat's `!flags`; on
- * outlet, notes under the reply. The logic lives in `src/context/`; this file only declares it.
+ * outlet, notes under the reply. The logic lives in `src/features/context/`; this file only declares it.
  */
 export default defineFilter({
   name: 'Context Budget',

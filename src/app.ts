@@ -1,11 +1,11 @@
 import express, { Router, type Express } from 'express';
-import type { Logger } from './util/logger.js';
+import type { Logger } from './core/util/logger.js';
 import type { StateStore } from './state/types.js';
-import type { FilterRegistry } from './host/filter-registry.js';
-import type { ValvesRepository } from './host/valves-repository.js';
-import type { FlagsHost } from './host/flags-host.js';
-import type { HostServices } from './host/types.js';
-import { VERSION } from './version.js';
+import type { FilterRegistry } from './runtime/host/filter-registry.js';
+import type { ValvesRepository } from './runtime/host/valves-repository.js';
+import type { FlagsHost } from './runtime/host/flags-host.js';
+import type { HostServices } from './runtime/host/types.js';
+import { VERSION } from './core/version.js';
 import { requestContext } from './server/middleware/request-context.js';
 import { requireApiKey } from './server/middleware/auth.js';
 import { jsonBody } from './server/middleware/json-body.js';
@@ -18,13 +18,13 @@ import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
 import { dashboardPageRouter, isDashboardRead } from './server/routes/dashboard-page.js';
 import { checkStoreHealth, probesRouter } from './server/routes/probes.js';
-import type { Metrics } from './metrics/metrics.js';
-import { httpMetrics } from './metrics/http-metrics.js';
-import { metricsRouter } from './metrics/metrics-router.js';
+import type { Metrics } from './runtime/metrics/metrics.js';
+import { httpMetrics } from './runtime/metrics/http-metrics.js';
+import { metricsRouter } from './runtime/metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
-import { ManifoldModels } from './pipes/manifold-models.js';
+import { ManifoldModels } from './runtime/pipes/manifold-models.js';
 import { openWebuiRouter } from './server/routes/open-webui.js';
-import { PipeStatusMailbox } from './pipes/pipe-status.js';
+import { PipeStatusMailbox } from './runtime/pipes/pipe-status.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {

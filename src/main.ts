@@ -1,17 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from './config.js';
-import { createLogger } from './util/logger.js';
+import { loadConfig } from './core/config.js';
+import { createLogger } from './core/util/logger.js';
 import { createRuntime } from './runtime.js';
 import { listenHttp } from './server/http-server.js';
-import { ConfigError, EunoeError } from './errors/index.js';
-import { VERSION } from './version.js';
-import { listenMetrics } from './metrics/listen-metrics.js';
-import { tuneV8 } from './util/v8-tuning.js';
+import { ConfigError, EunoeError } from './core/errors/index.js';
+import { VERSION } from './core/version.js';
+import { listenMetrics } from './runtime/metrics/listen-metrics.js';
+import { tuneV8 } from './core/util/v8-tuning.js';
 import { lockTarget, takeInstanceLock, type InstanceLock } from './server/instance-lock.js';
 import { assertCanListen } from './server/port-probe.js';
 import { EXIT_FATAL_CONFIG } from './supervisor/exit-codes.js';
-import { errorMessage, errorStack } from './util/error-message.js';
+import { errorMessage, errorStack } from './core/util/error-message.js';
 
 /** Held from start-up to exit; the OS lets go of it if the process dies. */
 let lock: InstanceLock | undefined;

@@ -1,7 +1,7 @@
 /** What filter files import, by package name from any folder: `import { defineFilter, baseValves, z } from 'eunoe'`. */
 export { z } from 'zod';
-export { defineFilter } from './host/define-filter.js';
-export { baseValves } from './host/types.js';
+export { defineFilter } from './runtime/host/define-filter.js';
+export { baseValves } from './runtime/host/types.js';
 export type {
   FilterDefinition,
   HookArgs,
@@ -10,8 +10,8 @@ export type {
   FilterBody,
   FilterEvent,
   HostServices,
-} from './host/types.js';
-export type { ActiveFlags, FlagSpec, FlagValue } from './flags/types.js';
+} from './runtime/host/types.js';
+export type { ActiveFlags, FlagSpec, FlagValue } from './domain/flags/types.js';
 export type {
   ChatMessage,
   ChatRole,
@@ -20,17 +20,17 @@ export type {
   OtherPart,
   TextPart,
   ToolCall,
-} from './messages/chat-message.js';
-export { chatMessageSchema } from './messages/chat-message-schema.js';
-export { FilterError } from './errors/filter-error.js';
-export { appendToReply } from './host/append-to-reply.js';
-export { secret, SECRET_MASK } from './host/secret-valves.js';
+} from './core/messages/chat-message.js';
+export { chatMessageSchema } from './core/messages/chat-message-schema.js';
+export { FilterError } from './core/errors/filter-error.js';
+export { appendToReply } from './core/messages/append-to-reply.js';
+export { secret, SECRET_MASK } from './runtime/host/secret-valves.js';
 
-/** Pipes and manifolds (models served by `POST /chat/completions`): see src/pipes/. */
-export { definePipe } from './pipes/define-pipe.js';
-export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } from './pipes/types.js';
+/** Pipes and manifolds (models served by `POST /chat/completions`): see src/runtime/pipes/. */
+export { definePipe } from './runtime/pipes/define-pipe.js';
+export type { PipeDefinition, PipeArgs, PipeChunk, PipeResult, ManifoldModel } from './runtime/pipes/types.js';
 /** The shipped `openai-proxy` manifold (filters/openai-proxy.ts declares it). */
-export { createOpenAIProxy } from './proxy/openai-proxy.js';
+export { createOpenAIProxy } from './features/proxy/openai-proxy.js';
 
 /** The shipped context filter's parts (filters/context.ts declares them; a custom filter may reuse them). */
 export {
@@ -40,7 +40,7 @@ export {
   contextOutlet,
   closeContext,
   warmContext,
-} from './context/index.js';
+} from './features/context/index.js';
 /** The shipped accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */
-export { createAccountingFilter, type AccountingOptions } from './accounting/accounting-filter.js';
-export { createSpendLimitFilter, type SpendLimitOptions } from './spend-limit/spend-limit-filter.js';
+export { createAccountingFilter, type AccountingOptions } from './features/accounting/accounting-filter.js';
+export { createSpendLimitFilter, type SpendLimitOptions } from './features/spend-limit/spend-limit-filter.js';

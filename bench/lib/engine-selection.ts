@@ -1,4 +1,4 @@
-import { planContext, type EngineOptions, type Plan, type TokenCache } from '../../src/engine/index.js';
+import { planContext, type EngineOptions, type Plan, type TokenCache } from '../../src/domain/engine/index.js';
 import type { SelectionInput } from './selection.js';
 
 /** Indexes of the messages a plan sends in full (kept or pinned), ascending. */

@@ -1,4 +1,4 @@
-import { loadEncoder, type Summarizer } from '../../src/engine/index.js';
+import { loadEncoder, type Summarizer } from '../../src/domain/engine/index.js';
 
 /** One sentence of a message, with where it came from and how informative it looks. */
 interface Sentence {

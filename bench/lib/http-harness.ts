@@ -27,9 +27,9 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(valvesDir, 'context.json'), JSON.stringify(valves));
     const apiKey = 'bench-key';
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/core/config.js');
     const { createRuntime } = await import('../../src/runtime.js');
-    const { createLogger } = await import('../../src/util/logger.js');
+    const { createLogger } = await import('../../src/core/util/logger.js');
     const config = loadConfig({
       PIPELINES_API_KEY: apiKey,
       DATA_DIR: dataDir,

@@ -4,11 +4,11 @@
  * Run alone: `node --import tsx bench/lib/summarizing-recall.ts`; the lead calls the exports.
  */
 import { pathToFileURL } from 'node:url';
-import { LruTokenCache, planContext, type Summarizer } from '../../src/engine/index.js';
-import { compressSettings } from '../../src/compress/compress-settings.js';
-import { nextTurnMessages } from '../../src/compress/next-turn.js';
-import { planAndCompress } from '../../src/compress/plan-and-compress.js';
-import { SummaryCache, type CacheStore } from '../../src/compress/summary-cache.js';
+import { LruTokenCache, planContext, type Summarizer } from '../../src/domain/engine/index.js';
+import { compressSettings } from '../../src/features/context/compress/compress-settings.js';
+import { nextTurnMessages } from '../../src/features/context/compress/next-turn.js';
+import { planAndCompress } from '../../src/features/context/compress/plan-and-compress.js';
+import { SummaryCache, type CacheStore } from '../../src/features/context/compress/summary-cache.js';
 import { generateConversation, questionRequest, type EvidenceRef } from './conversation-generator.js';
 import { ExtractiveSummarizer } from './extractive-summarizer.js';
 import { mean, quantile } from './metrics.js';

@@ -1,5 +1,5 @@
-import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
-import type { LooseMessage } from '../../src/messages/chat-message.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/domain/engine/index.js';
+import type { LooseMessage } from '../../src/core/messages/chat-message.js';
 
 /** Any message the benches count: plain chat messages, and tool calls and results (content may be null). */
 export type CountableMessage = LooseMessage & { role: string };

@@ -1,4 +1,4 @@
-"""Step 2 of building src/engine/weighting/data/term-neighbours.json.gz (step 1: export-term-vectors.ts).
+"""Step 2 of building src/domain/engine/weighting/data/term-neighbours.json.gz (step 1: export-term-vectors.ts).
 
 For each of the first QUERY_TERMS terms (the common words questions use), its nearest terms by
 cosine similarity of the exported unit vectors: the best MAX_NEIGHBOURS with similarity >=
@@ -14,7 +14,7 @@ import numpy as np
 QUERY_TERMS = 40000
 MAX_NEIGHBOURS = 12
 MIN_SIMILARITY = 0.55
-OUT = 'src/engine/weighting/data/term-neighbours.json.gz'
+OUT = 'src/domain/engine/weighting/data/term-neighbours.json.gz'
 
 meta = json.load(open('.tmp/term-vectors.json'))
 terms = meta['terms']

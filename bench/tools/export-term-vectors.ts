@@ -1,5 +1,5 @@
 /**
- * Step 1 of building `src/engine/weighting/data/term-neighbours.json.gz` (step 2:
+ * Step 1 of building `src/domain/engine/weighting/data/term-neighbours.json.gz` (step 2:
  * `build-term-neighbours.py`): the word vectors of common English terms, stemmed exactly as the
  * keyword scorer stems, written to `.tmp/term-vectors.json` (terms) and `.tmp/term-vectors.f32`
  * (unit vectors, 100 float32 per term, in the same order).
@@ -14,7 +14,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { analyzeTerm } from '../../src/engine/weighting/analyze-term.js';
+import { analyzeTerm } from '../../src/domain/engine/weighting/analyze-term.js';
 
 const TERM_WORDS = 100_000;
 

@@ -1,6 +1,6 @@
-import type { PlanResult } from '../engine/index.js';
-import { contentText } from '../engine/conversation/message-text.js';
-import { isRecord, looseMessage } from '../messages/chat-message.js';
+import type { PlanResult } from '../domain/engine/index.js';
+import { contentText } from '../domain/engine/conversation/message-text.js';
+import { isRecord, looseMessage } from '../core/messages/chat-message.js';
 
 /** One-line preview of a message: its text, or `[tool calls: …]` / `[image]`. */
 function preview(message: unknown, width: number): string {

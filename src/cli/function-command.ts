@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../config.js';
-import { listFilterFiles, uploadDirFor } from '../host/filter-sources.js';
-import { loadFilterFile } from '../host/load-filter-file.js';
-import { registerSdkResolution } from '../host/sdk-resolution.js';
-import { shippedFilterSource } from '../host/shipped-filter-source.js';
-import { renderFunction, type FunctionFilter } from '../integrations/open-webui/render-function.js';
-import { VERSION } from '../version.js';
-import type { CliOutput } from './run-cli.js';
+import { loadConfig } from '../core/config.js';
+import { listFilterFiles, uploadDirFor } from '../runtime/host/filter-sources.js';
+import { loadFilterFile } from '../runtime/host/load-filter-file.js';
+import { registerSdkResolution } from '../runtime/host/sdk-resolution.js';
+import { shippedFilterSource } from '../runtime/host/shipped-filter-source.js';
+import { renderFunction, type FunctionFilter } from '../features/integrations/open-webui/render-function.js';
+import { VERSION } from '../core/version.js';
+import type { CliOutput } from './cli-output.js';
 
 /** A parsed `eunoe function` command line. */
 export interface FunctionCommand {

@@ -1,4 +1,4 @@
-import type { EngineOptions } from '../engine/index.js';
+import type { EngineOptions } from '../domain/engine/index.js';
 
 /** A parsed `eunoe plan` command line. */
 export interface PlanCommand {

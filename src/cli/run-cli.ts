@@ -1,10 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { planContext } from '../engine/index.js';
-import { isRecord } from '../messages/chat-message.js';
+import { planContext } from '../domain/engine/index.js';
+import { isRecord } from '../core/messages/chat-message.js';
 import { formatPlanTable } from './format-plan-table.js';
 import { parseArgs, parseFunctionArgs, UsageError } from './parse-args.js';
 import { runFunctionCommand } from './function-command.js';
-import { errorMessage } from '../util/error-message.js';
+import type { CliOutput } from './cli-output.js';
+
+export type { CliOutput } from './cli-output.js';
+import { errorMessage } from '../core/util/error-message.js';
 
 const USAGE = `usage: eunoe plan <conversation.json> [--max-tokens N] [--target N] [--model M]
          [--algorithm greedy|recency|dependency|prefix_cache] [--weighting static|keyword|smart|composite]
@@ -20,12 +23,6 @@ function messagesOf(data: unknown): unknown[] {
   const messages = isRecord(data) ? data.messages : undefined;
   if (Array.isArray(messages)) return messages;
   throw new UsageError('the file must hold a JSON array of messages or an object with "messages"');
-}
-
-/** Where the CLI writes (the process's stdout and stderr when run as a program). */
-export interface CliOutput {
-  out(text: string): void;
-  err(text: string): void;
 }
 
 /** Runs the CLI; returns the exit code (0 ok, 2 usage or input error); `function` answers asynchronously. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../util/logger.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
+import type { Logger } from '../core/util/logger.js';
+import { writeFileAtomic } from '../core/util/atomic-write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/util/private-files.js';
 
 /**
  * The API key: `PIPELINES_API_KEY` when set; else the key saved in `<dataDir>/api-key`;

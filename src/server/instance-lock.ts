@@ -1,10 +1,10 @@
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Config } from '../config.js';
-import { ConfigError, DataDirInUseError } from '../errors/index.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { errorMessage } from '../util/error-message.js';
+import type { Config } from '../core/config.js';
+import { ConfigError, DataDirInUseError } from '../core/errors/index.js';
+import { writeFileAtomic } from '../core/util/atomic-write.js';
+import { errorMessage } from '../core/util/error-message.js';
 
 /** Who holds a lock: written beside it so a second process can name the holder. */
 export interface LockHolder {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError } from '../core/errors/index.js';
 
 /**
  * Fail fast when HOST:PORT cannot be listened on (in use, no permission, no such address): bind it and let go,

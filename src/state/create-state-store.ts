@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../util/logger.js';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/util/logger.js';
 import { RedisStateStore } from './redis/redis-state-store.js';
 import { redactRedisUrl } from './redis/redis-keys.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { StateValueError } from './state-value-error.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../core/util/error-message.js';
 
 /** Serialise a document value to JSON; StateValueError when it has no JSON form (undefined, a function, a BigInt). */
 export function encodeJson(key: string, value: unknown): string {

@@ -1,1 +1,1 @@
-export { StateValueError } from '../errors/index.js';
+export { StateValueError } from '../core/errors/index.js';

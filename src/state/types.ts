@@ -9,7 +9,7 @@
  * - a change channel so replicas learn about valve updates without a restart.
  */
 
-import type { UsageStore } from '../usage/usage-store.js';
+import type { UsageStore } from '../domain/usage/usage-store.js';
 
 /** Options for a document write. */
 export interface SetOptions {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AheadOfTimeRunner } from '../../src/compress/ahead-of-time.js';
+import { AheadOfTimeRunner } from '../../src/features/context/compress/ahead-of-time.js';
 import { tempStore } from './helpers/temp-store.js';
 
 let store: Awaited<ReturnType<typeof tempStore>>;

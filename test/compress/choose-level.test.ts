@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chooseLevel, DEFAULT_LEVEL_POLICY, type LevelPolicy } from '../../src/compress/summary-level.js';
+import {
+  chooseLevel,
+  DEFAULT_LEVEL_POLICY,
+  type LevelPolicy,
+} from '../../src/features/context/compress/summary-level.js';
 
 const only = (turn: boolean, segment: boolean, conversation: boolean): LevelPolicy => ({
   ...DEFAULT_LEVEL_POLICY,

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { messageIds, planContext, type PlanInput } from '../../src/engine/index.js';
-import { compressSettings, type CompressSettings } from '../../src/compress/compress-settings.js';
-import { LlmSummarizer } from '../../src/compress/llm-summarizer.js';
-import { planAndCompress } from '../../src/compress/plan-and-compress.js';
-import { SummaryCache } from '../../src/compress/summary-cache.js';
-import { DEFAULT_LEVEL_POLICY } from '../../src/compress/summary-level.js';
-import { LlmClient } from '../../src/llm/llm-client.js';
+import { messageIds, planContext, type PlanInput } from '../../src/domain/engine/index.js';
+import { compressSettings, type CompressSettings } from '../../src/features/context/compress/compress-settings.js';
+import { LlmSummarizer } from '../../src/features/context/compress/llm-summarizer.js';
+import { planAndCompress } from '../../src/features/context/compress/plan-and-compress.js';
+import { SummaryCache } from '../../src/features/context/compress/summary-cache.js';
+import { DEFAULT_LEVEL_POLICY } from '../../src/features/context/compress/summary-level.js';
+import { LlmClient } from '../../src/domain/llm/llm-client.js';
 import { chatReply, startLoopback, type LoopbackServer, type Script } from '../llm/helpers/loopback-openai.js';
 import { faithfulSummary, orderChat, promptTokens, type Message } from './helpers/order-chat.js';
 import { tempStore } from './helpers/temp-store.js';

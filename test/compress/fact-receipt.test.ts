@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractFacts } from '../../src/compress/extract-facts.js';
-import { appendFacts, factReceipt } from '../../src/compress/fact-receipt.js';
+import { extractFacts } from '../../src/features/context/compress/extract-facts.js';
+import { appendFacts, factReceipt } from '../../src/features/context/compress/fact-receipt.js';
 
 describe('extractFacts (money, ratios, percentages, numbers, acronyms and names, plus dates and identifiers)', () => {
   it('finds amounts, percents, ratios, dates, numbers, ids, code identifiers and names', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLabels } from '../../src/compress/scoring/parse-labels.js';
+import { parseLabels } from '../../src/features/context/compress/scoring/parse-labels.js';
 
 describe('parseLabels', () => {
   it.each([

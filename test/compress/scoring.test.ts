@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageIds, planContext } from '../../src/engine/index.js';
-import { EmbeddingScorer } from '../../src/compress/scoring/embedding-scorer.js';
-import { externalScores } from '../../src/compress/scoring/external-scores.js';
-import { LlmAnalyzer } from '../../src/compress/scoring/llm-analyzer.js';
-import { LlmClient } from '../../src/llm/llm-client.js';
+import { messageIds, planContext } from '../../src/domain/engine/index.js';
+import { EmbeddingScorer } from '../../src/features/context/compress/scoring/embedding-scorer.js';
+import { externalScores } from '../../src/features/context/compress/scoring/external-scores.js';
+import { LlmAnalyzer } from '../../src/features/context/compress/scoring/llm-analyzer.js';
+import { LlmClient } from '../../src/domain/llm/llm-client.js';
 import {
   chatReply,
   embeddingReply,

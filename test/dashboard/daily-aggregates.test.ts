@@ -5,8 +5,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrations, runMigrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
-import { formatDecimal } from '../../src/pricing/decimal.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { formatDecimal } from '../../src/domain/pricing/decimal.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
 import {
   deleteRedisPrefix,

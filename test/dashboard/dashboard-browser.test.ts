@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { add, formatDecimal, parseDecimal } from '../../src/pricing/decimal.js';
+import { add, formatDecimal, parseDecimal } from '../../src/domain/pricing/decimal.js';
 import { launchChromium, type Chromium } from '../helpers/chromium.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { SEED_ENV, seedThroughOutlets, type SeedReply } from './helpers/seed-through-outlets.js';

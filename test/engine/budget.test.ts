@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { planContext, validateMessageOrder } from '../../src/engine/index.js';
-import { summaryRanges } from '../../src/engine/summarize/summary-ranges.js';
+import { planContext, validateMessageOrder } from '../../src/domain/engine/index.js';
+import { summaryRanges } from '../../src/domain/engine/summarize/summary-ranges.js';
 import {
   SUMMARY_BUDGET_SHARE,
   SUMMARY_OVERHEAD_TOKENS,
   summaryReserve,
-} from '../../src/engine/summarize/summary-reserve.js';
+} from '../../src/domain/engine/summarize/summary-reserve.js';
 import { chat, system, user, words } from './fixtures/conversations.js';
 import { linearPricing } from './fixtures/linear-pricing.js';
 

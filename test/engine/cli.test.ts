@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { planContext } from '../../src/engine/index.js';
+import { planContext } from '../../src/domain/engine/index.js';
 import { assistant, chat, system, toolCalls, toolResult, user } from './fixtures/conversations.js';
 
 const BIN = fileURLToPath(new URL('../../bin/eunoe.mjs', import.meta.url));

@@ -5,7 +5,7 @@ import {
   validateMessageOrder,
   type PlanInput,
   type PlanResult,
-} from '../../src/engine/index.js';
+} from '../../src/domain/engine/index.js';
 import {
   assistant,
   chat,

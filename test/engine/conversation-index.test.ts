@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LruTermCache } from '../../src/engine/index.js';
-import { bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
-import { conversationIndex } from '../../src/engine/weighting/conversation-index.js';
+import { LruTermCache } from '../../src/domain/engine/index.js';
+import { bm25Scores } from '../../src/domain/engine/weighting/bm25-scores.js';
+import { conversationIndex } from '../../src/domain/engine/weighting/conversation-index.js';
 
 const WORDS = [
   'bread',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descendingOrder } from '../../src/engine/selection/descending-order.js';
+import { descendingOrder } from '../../src/domain/engine/selection/descending-order.js';
 import { prng as random } from './fixtures/conversations.js';
 
 /** The comparator sort it replaces. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fillByWeight } from '../../src/engine/selection/fill-by-weight.js';
-import type { SelectionUnit } from '../../src/engine/selection/selection-algorithm.js';
+import { fillByWeight } from '../../src/domain/engine/selection/fill-by-weight.js';
+import type { SelectionUnit } from '../../src/domain/engine/selection/selection-algorithm.js';
 
 /** Units from [tokens, weight] pairs, oldest first. */
 function units(specs: Array<[tokens: number, weight: number]>): SelectionUnit[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash, messageIds } from '../../src/engine/index.js';
-import { TwoGenerationMap } from '../../src/engine/cache/two-generation-map.js';
-import { hashesWithListMemo } from '../../src/engine/cache/list-hash-memo.js';
+import { contentHash, messageIds } from '../../src/domain/engine/index.js';
+import { TwoGenerationMap } from '../../src/domain/engine/cache/two-generation-map.js';
+import { hashesWithListMemo } from '../../src/domain/engine/cache/list-hash-memo.js';
 
 /** Ids computed from scratch, hashing every message (what the memos must reproduce). */
 function expectedIds(messages: Array<Record<string, unknown>>): string[] {

@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
-import { scoringExcerpt, SCORING_TEXT_CHARS } from '../../src/engine/conversation/message-text.js';
-import { countMessageTokens, loadEncoder, planContext } from '../../src/engine/index.js';
-import { EXACT_COUNT_CHARS } from '../../src/engine/tokens/long-text-estimate.js';
+import { scoringExcerpt, SCORING_TEXT_CHARS } from '../../src/domain/engine/conversation/message-text.js';
+import { countMessageTokens, loadEncoder, planContext } from '../../src/domain/engine/index.js';
+import { EXACT_COUNT_CHARS } from '../../src/domain/engine/tokens/long-text-estimate.js';
 
 const o200k = getEncoding('o200k_base');
 const counter = loadEncoder('o200k_base');
 const fill = (text: string, length: number) => text.repeat(Math.ceil(length / text.length)).slice(0, length);
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const code = readFileSync(new URL('../../src/engine/weighting/keyword-relevance.ts', import.meta.url), 'utf8');
+const code = readFileSync(new URL('../../src/domain/engine/weighting/keyword-relevance.ts', import.meta.url), 'utf8');
 
 describe('token counts of very long texts', () => {
   it.each([

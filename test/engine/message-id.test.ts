@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contentHash, messageIds } from '../../src/engine/index.js';
+import { contentHash, messageIds } from '../../src/domain/engine/index.js';
 import { assistant, resend, toolCalls, toolResult, user } from './fixtures/conversations.js';
 
 describe('message ids', () => {

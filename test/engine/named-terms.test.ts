@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseConversation } from '../../src/engine/conversation/parse-conversation.js';
-import { defaultEngineOptions } from '../../src/engine/index.js';
-import { analyzeTerm } from '../../src/engine/weighting/analyze-term.js';
-import { KEYWORD_FLOOR, keywordWeighting } from '../../src/engine/weighting/keyword-weighting.js';
-import { namedTerms } from '../../src/engine/weighting/query-terms.js';
+import { parseConversation } from '../../src/domain/engine/conversation/parse-conversation.js';
+import { defaultEngineOptions } from '../../src/domain/engine/index.js';
+import { analyzeTerm } from '../../src/domain/engine/weighting/analyze-term.js';
+import { KEYWORD_FLOOR, keywordWeighting } from '../../src/domain/engine/weighting/keyword-weighting.js';
+import { namedTerms } from '../../src/domain/engine/weighting/query-terms.js';
 import { assistant, user, type TestMessage } from './fixtures/conversations.js';
 
 const term = (word: string) => analyzeTerm(word);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planContext, validateMessageOrder, type PlanResult } from '../../src/engine/index.js';
-import { repairUnits } from '../../src/engine/plan/repair-units.js';
-import { PREFIX_RECALL_SHARE } from '../../src/engine/selection/prefix-cache-selection.js';
+import { planContext, validateMessageOrder, type PlanResult } from '../../src/domain/engine/index.js';
+import { repairUnits } from '../../src/domain/engine/plan/repair-units.js';
+import { PREFIX_RECALL_SHARE } from '../../src/domain/engine/selection/prefix-cache-selection.js';
 import { assistant, chat, resend, system, user, type TestMessage } from './fixtures/conversations.js';
 
 const history: TestMessage[] = [

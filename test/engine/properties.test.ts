@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LruTokenCache, planContext, validateMessageOrder, type PlanResult } from '../../src/engine/index.js';
+import { LruTokenCache, planContext, validateMessageOrder, type PlanResult } from '../../src/domain/engine/index.js';
 import { prng } from './fixtures/conversations.js';
 import { randomConversation, randomOptions } from './fixtures/random-conversation.js';
 

@@ -11,7 +11,7 @@ import {
   validateMessageOrder,
   type EngineOptions,
   type PlanResult,
-} from '../../src/engine/index.js';
+} from '../../src/domain/engine/index.js';
 
 /**
  * Properties of planContext on the five real LoCoMo dev conversations (hundreds of turns each,

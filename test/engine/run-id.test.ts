@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runId } from '../../src/engine/plan/run-id.js';
+import { runId } from '../../src/domain/engine/plan/run-id.js';
 
 describe('run ids', () => {
   const ids = ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', 'bbbbbbbbbbbbbbbb~1'];

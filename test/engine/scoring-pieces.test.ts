@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { planContext } from '../../src/engine/index.js';
-import { analyzeTerm } from '../../src/engine/weighting/analyze-term.js';
-import { bm25Scores, termMatrix } from '../../src/engine/weighting/bm25-scores.js';
-import { chatRelevance } from '../../src/engine/weighting/keyword-relevance.js';
-import { NEIGHBOUR_DECAY, NEIGHBOUR_SHARE, smoothNeighbours } from '../../src/engine/weighting/neighbour-smoothing.js';
-import { passageScores } from '../../src/engine/weighting/passage-scores.js';
-import { STOPWORDS } from '../../src/engine/weighting/stopwords.js';
-import { hasTimeReference } from '../../src/engine/weighting/time-expressions.js';
+import { planContext } from '../../src/domain/engine/index.js';
+import { analyzeTerm } from '../../src/domain/engine/weighting/analyze-term.js';
+import { bm25Scores, termMatrix } from '../../src/domain/engine/weighting/bm25-scores.js';
+import { chatRelevance } from '../../src/domain/engine/weighting/keyword-relevance.js';
+import {
+  NEIGHBOUR_DECAY,
+  NEIGHBOUR_SHARE,
+  smoothNeighbours,
+} from '../../src/domain/engine/weighting/neighbour-smoothing.js';
+import { passageScores } from '../../src/domain/engine/weighting/passage-scores.js';
+import { STOPWORDS } from '../../src/domain/engine/weighting/stopwords.js';
+import { hasTimeReference } from '../../src/domain/engine/weighting/time-expressions.js';
 import { assistant, user } from './fixtures/conversations.js';
 
 describe('term analysis: stop words and Porter2 stems', () => {

@@ -5,8 +5,8 @@ import {
   validateMessageOrder,
   type AlgorithmName,
   type PlanResult,
-} from '../../src/engine/index.js';
-import { validPrefix } from '../../src/engine/selection/valid-prefix.js';
+} from '../../src/domain/engine/index.js';
+import { validPrefix } from '../../src/domain/engine/selection/valid-prefix.js';
 import { assistant, chat, resend, system, user, words, type TestMessage } from './fixtures/conversations.js';
 
 /** Indexes of messages sent. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LruTermCache, planContext, type TermCache, type TermCounts } from '../../src/engine/index.js';
-import { bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
-import { termCount, termFrequencies, termKey } from '../../src/engine/weighting/term-frequencies.js';
+import { LruTermCache, planContext, type TermCache, type TermCounts } from '../../src/domain/engine/index.js';
+import { bm25Scores } from '../../src/domain/engine/weighting/bm25-scores.js';
+import { termCount, termFrequencies, termKey } from '../../src/domain/engine/weighting/term-frequencies.js';
 import { assistant, chat, user } from './fixtures/conversations.js';
 
 /** A cache that records its traffic. */

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeTerm } from '../../src/engine/weighting/analyze-term.js';
-import { bm25Scores, postingsEnd, type TermMatrix, termMatrix } from '../../src/engine/weighting/bm25-scores.js';
-import { termKey } from '../../src/engine/weighting/term-frequencies.js';
-import { expandQuery, NEIGHBOUR_WEIGHT, NEIGHBOURS_PER_TERM } from '../../src/engine/weighting/term-neighbours.js';
+import { analyzeTerm } from '../../src/domain/engine/weighting/analyze-term.js';
+import { bm25Scores, postingsEnd, type TermMatrix, termMatrix } from '../../src/domain/engine/weighting/bm25-scores.js';
+import { termKey } from '../../src/domain/engine/weighting/term-frequencies.js';
+import {
+  expandQuery,
+  NEIGHBOUR_WEIGHT,
+  NEIGHBOURS_PER_TERM,
+} from '../../src/domain/engine/weighting/term-neighbours.js';
 
 const key = (word: string): number => termKey(analyzeTerm(word));
 const chatOf = (...words: string[]) => new Set(words.map(key));

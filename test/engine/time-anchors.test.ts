@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planContext } from '../../src/engine/index.js';
-import { asksAboutTime, hasDateExpression } from '../../src/engine/weighting/time-expressions.js';
-import { TIME_ANCHOR_SHARE } from '../../src/engine/weighting/time-anchors.js';
+import { planContext } from '../../src/domain/engine/index.js';
+import { asksAboutTime, hasDateExpression } from '../../src/domain/engine/weighting/time-expressions.js';
+import { TIME_ANCHOR_SHARE } from '../../src/domain/engine/weighting/time-anchors.js';
 import { assistant, system, user, type TestMessage } from './fixtures/conversations.js';
 
 describe('time questions', () => {

@@ -10,7 +10,7 @@ import {
   planContext,
   REPLY_PRIMING_TOKENS,
   tileTokens,
-} from '../../src/engine/index.js';
+} from '../../src/domain/engine/index.js';
 import { buildPng, dataUrl, gifHeader, jpegHeader, webpHeader } from './fixtures/build-png.js';
 import { assistant, chat, prng, user } from './fixtures/conversations.js';
 

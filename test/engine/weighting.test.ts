@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseConversation } from '../../src/engine/conversation/parse-conversation.js';
-import { defaultEngineOptions, planContext, type EngineOptions } from '../../src/engine/index.js';
-import { bm25Idf, bm25Scores } from '../../src/engine/weighting/bm25-scores.js';
-import { compositeWeighting } from '../../src/engine/weighting/composite-weighting.js';
-import { KEYWORD_FLOOR, keywordWeighting } from '../../src/engine/weighting/keyword-weighting.js';
-import { SMART_FLOOR, smartWeighting } from '../../src/engine/weighting/smart-weighting.js';
-import { staticWeighting } from '../../src/engine/weighting/static-weighting.js';
-import { queryTerms, MAX_QUERY_TERMS } from '../../src/engine/weighting/query-terms.js';
+import { parseConversation } from '../../src/domain/engine/conversation/parse-conversation.js';
+import { defaultEngineOptions, planContext, type EngineOptions } from '../../src/domain/engine/index.js';
+import { bm25Idf, bm25Scores } from '../../src/domain/engine/weighting/bm25-scores.js';
+import { compositeWeighting } from '../../src/domain/engine/weighting/composite-weighting.js';
+import { KEYWORD_FLOOR, keywordWeighting } from '../../src/domain/engine/weighting/keyword-weighting.js';
+import { SMART_FLOOR, smartWeighting } from '../../src/domain/engine/weighting/smart-weighting.js';
+import { staticWeighting } from '../../src/domain/engine/weighting/static-weighting.js';
+import { queryTerms, MAX_QUERY_TERMS } from '../../src/domain/engine/weighting/query-terms.js';
 import { assistant, system, toolCalls, toolResult, user, type TestMessage } from './fixtures/conversations.js';
 
 /** Scores of a strategy over messages, the query being the last user message. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors/index.js';
+import { ERROR_CODES } from '../../src/core/errors/index.js';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 
 /** Codes of Node's own that the source compares against (never answered by Eunoe). */
@@ -31,7 +31,7 @@ function documentedCodes(): Map<string, string> {
   return rows;
 }
 
-describe('the error catalogue (src/errors/codes.ts)', () => {
+describe('the error catalogue (src/core/errors/codes.ts)', () => {
   it('holds every error code the source uses', () => {
     const used = new Set<string>();
     for (const file of [...sourceFiles(path.join(repoRoot, 'src')), ...sourceFiles(path.join(repoRoot, 'filters'))])

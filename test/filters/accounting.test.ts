@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountingFilter } from '../../filters/accounting.js';
 import accountingDefault from '../../filters/accounting.js';
-import type { HostServices, FilterBody } from '../../src/host/types.js';
+import type { HostServices, FilterBody } from '../../src/runtime/host/types.js';
 import type { StateStore } from '../../src/state/types.js';
-import type { ChatMessage } from '../../src/messages/chat-message.js';
-import type { PricingService } from '../../src/pricing/pricing-service.js';
-import { estimatePromptTokens } from '../../src/usage/estimate-tokens.js';
-import { add, decimalOf, formatDecimal, mulInt } from '../../src/pricing/decimal.js';
+import type { ChatMessage } from '../../src/core/messages/chat-message.js';
+import type { PricingService } from '../../src/runtime/pricing/pricing-service.js';
+import { estimatePromptTokens } from '../../src/domain/usage/estimate-tokens.js';
+import { add, decimalOf, formatDecimal, mulInt } from '../../src/domain/pricing/decimal.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { hookArgs, realServices } from '../usage/helpers/hook-args.js';
 
@@ -172,7 +172,7 @@ describe('accounting outlet', () => {
     const body = outletBody({ usage: openRouterUsage });
     const brokenServices = {
       ...services,
-      ledger: (await import('../../src/usage/ledger.js')).createLedger(broken.store),
+      ledger: (await import('../../src/runtime/usage/ledger.js')).createLedger(broken.store),
     };
     const result = await filter.outlet!(
       hookArgs(filter, {

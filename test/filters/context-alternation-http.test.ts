@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alternateRoles } from '../../src/engine/constraints/alternate-roles.js';
-import { validateMessageOrder } from '../../src/engine/index.js';
+import { alternateRoles } from '../../src/domain/engine/constraints/alternate-roles.js';
+import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import {
   fillerText,
@@ -12,7 +12,7 @@ import {
   SYSTEM,
   type Message,
 } from './helpers/flag-chats.js';
-import type { ChatMessage } from '../../src/messages/chat-message.js';
+import type { ChatMessage } from '../../src/core/messages/chat-message.js';
 
 const hasCalls = (message: ChatMessage) => Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
 const plain = (message: ChatMessage, role: 'user' | 'assistant') => message.role === role && !hasCalls(message);

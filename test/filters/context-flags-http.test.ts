@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLAGS_LINE_PREFIX } from '../../src/flags/describe-flags.js';
+import { FLAGS_LINE_PREFIX } from '../../src/domain/flags/describe-flags.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import {
   fillerText,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/domain/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import type { Message } from './helpers/flag-chats.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextOptions, contextValves, type ContextValves } from '../../src/context/index.js';
-import { createActiveFlags } from '../../src/flags/index.js';
+import { contextOptions, contextValves, type ContextValves } from '../../src/features/context/index.js';
+import { createActiveFlags } from '../../src/domain/flags/index.js';
 
 const valves = (overrides: Partial<ContextValves> = {}): ContextValves =>
   contextValves.parse({

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { planContext } from '../../src/engine/index.js';
-import { loadConfig } from '../../src/config.js';
+import { planContext } from '../../src/domain/engine/index.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { createLogger } from '../../src/util/logger.js';
+import { createLogger } from '../../src/core/util/logger.js';
 import { copyShippedFilter, TEST_API_KEY } from '../helpers/create-test-runtime.js';
 import {
   embeddingReply,

@@ -6,12 +6,12 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { createLogger, silentLogger } from '../../src/util/logger.js';
+import { createLogger, silentLogger } from '../../src/core/util/logger.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { ScopedState } from '../../src/state/scoped-state.js';
-import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/engine/index.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../src/domain/engine/index.js';
 import { copyShippedFilter, repoRoot, TEST_API_KEY } from '../helpers/create-test-runtime.js';
 import type { Message } from '../compress/helpers/order-chat.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { appliedKey, applyBlock, checkItems, temporaryFlags } from '../../src/flags/apply-flag-block.js';
-import { FlagRegistry } from '../../src/flags/flag-registry.js';
-import { emptyFlagState, type FlagStateDoc } from '../../src/flags/flag-state.js';
-import { parseFlagBlock } from '../../src/flags/parse-flag-block.js';
+import { appliedKey, applyBlock, checkItems, temporaryFlags } from '../../src/domain/flags/apply-flag-block.js';
+import { FlagRegistry } from '../../src/domain/flags/flag-registry.js';
+import { emptyFlagState, type FlagStateDoc } from '../../src/domain/flags/flag-state.js';
+import { parseFlagBlock } from '../../src/domain/flags/parse-flag-block.js';
 
 const registry = new FlagRegistry();
 registry.register('memo', [{ key: 'remember', kind: 'integer', scope: 'message', description: 'keep for N turns' }]);

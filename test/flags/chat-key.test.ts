@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatKey } from '../../src/flags/chat-key.js';
+import { chatKey } from '../../src/domain/flags/chat-key.js';
 
 const history = [
   { role: 'system', content: 'Be brief.' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createActiveFlags } from '../../src/flags/active-flags.js';
-import { describeFlags, FLAGS_LINE_PREFIX } from '../../src/flags/describe-flags.js';
+import { createActiveFlags } from '../../src/domain/flags/active-flags.js';
+import { describeFlags, FLAGS_LINE_PREFIX } from '../../src/domain/flags/describe-flags.js';
 
 describe('describeFlags', () => {
   it.each([

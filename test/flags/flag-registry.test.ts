@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { builtinFlags } from '../../src/flags/builtin-flags.js';
-import { BUILTIN_OWNER, FlagRegistry } from '../../src/flags/flag-registry.js';
-import { defineFilter } from '../../src/host/define-filter.js';
-import { ConfigError } from '../../src/errors/index.js';
+import { builtinFlags } from '../../src/domain/flags/builtin-flags.js';
+import { BUILTIN_OWNER, FlagRegistry } from '../../src/domain/flags/flag-registry.js';
+import { defineFilter } from '../../src/runtime/host/define-filter.js';
+import { ConfigError } from '../../src/core/errors/index.js';
 
 const costFilter = defineFilter({
   id: 'cost',

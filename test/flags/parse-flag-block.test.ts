@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FlagRegistry } from '../../src/flags/flag-registry.js';
-import { parseFlagBlock } from '../../src/flags/parse-flag-block.js';
+import { FlagRegistry } from '../../src/domain/flags/flag-registry.js';
+import { parseFlagBlock } from '../../src/domain/flags/parse-flag-block.js';
 
 const registry = new FlagRegistry();
 registry.register('demo', [

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { messageIds } from '../../src/engine/message-id.js';
-import { FlagRegistry } from '../../src/flags/flag-registry.js';
-import { keepTags } from '../../src/flags/keep-tags.js';
-import { describeFlags } from '../../src/flags/describe-flags.js';
-import { FLAG_ONLY_TEXT } from '../../src/flags/strip-flag-blocks.js';
+import { messageIds } from '../../src/domain/engine/message-id.js';
+import { FlagRegistry } from '../../src/domain/flags/flag-registry.js';
+import { keepTags } from '../../src/domain/flags/keep-tags.js';
+import { describeFlags } from '../../src/domain/flags/describe-flags.js';
+import { FLAG_ONLY_TEXT } from '../../src/domain/flags/strip-flag-blocks.js';
 import type { StateStore } from '../../src/state/types.js';
 import { sqliteStore, tempDir } from '../helpers/temp-store.js';
 import { flagsNamespace } from './helpers/flag-stores.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FlagRegistry } from '../../src/flags/flag-registry.js';
-import { FLAG_ONLY_TEXT, newestUserIndex, stripFlagBlocks } from '../../src/flags/strip-flag-blocks.js';
+import { FlagRegistry } from '../../src/domain/flags/flag-registry.js';
+import { FLAG_ONLY_TEXT, newestUserIndex, stripFlagBlocks } from '../../src/domain/flags/strip-flag-blocks.js';
 
 const registry = new FlagRegistry();
 const known = (key: string) => registry.has(key);

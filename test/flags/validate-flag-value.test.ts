@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { builtinFlags } from '../../src/flags/builtin-flags.js';
-import type { FlagSpec } from '../../src/flags/types.js';
-import { splitLabels, validateFlagValue } from '../../src/flags/validate-flag-value.js';
+import { builtinFlags } from '../../src/domain/flags/builtin-flags.js';
+import type { FlagSpec } from '../../src/domain/flags/types.js';
+import { splitLabels, validateFlagValue } from '../../src/domain/flags/validate-flag-value.js';
 
 const spec = (key: string): FlagSpec => {
   const found = builtinFlags.find((flag) => flag.key === key);

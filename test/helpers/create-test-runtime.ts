@@ -2,9 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 
 /** The repository root (for copying shipped filters). */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import { errorHandler } from '../../src/server/middleware/error-handler.js';
 import { requestContext } from '../../src/server/middleware/request-context.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 
 type Mount = RequestHandler | Router | [path: string, handler: RequestHandler | Router];
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 
 /** The suite's one place for real temporary state: directories, SQLite stores and Redis stores. */
 

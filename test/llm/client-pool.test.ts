@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LlmClientPool } from '../../src/llm/client-pool.js';
+import { LlmClientPool } from '../../src/domain/llm/client-pool.js';
 import { chatReply, startLoopback, type LoopbackServer } from './helpers/loopback-openai.js';
 
 let server: LoopbackServer;

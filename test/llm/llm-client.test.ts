@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LlmClient } from '../../src/llm/llm-client.js';
+import { LlmClient } from '../../src/domain/llm/llm-client.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { LlmError } from '../../src/llm/llm-errors.js';
+import { LlmError } from '../../src/domain/llm/llm-errors.js';
 import {
   bagOfWords,
   chatReply,

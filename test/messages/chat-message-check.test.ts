@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatMessageSchema, firstInvalidMessage, plainlyValid } from '../../src/messages/chat-message-schema.js';
+import { chatMessageSchema, firstInvalidMessage, plainlyValid } from '../../src/core/messages/chat-message-schema.js';
 
 const samples: unknown[] = [
   { role: 'user', content: 'hi' },

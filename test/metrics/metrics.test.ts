@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenMetrics } from '../../src/metrics/listen-metrics.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { listenMetrics } from '../../src/runtime/metrics/listen-metrics.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
 import { filterSource } from '../server/helpers/filter-source.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveFilter } from '../../src/host/filter-registry.js';
-import { ManifoldModels } from '../../src/pipes/manifold-models.js';
+import type { ActiveFilter } from '../../src/runtime/host/filter-registry.js';
+import { ManifoldModels } from '../../src/runtime/pipes/manifold-models.js';
 import { definePipe } from '../../src/sdk.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import type { ScopedState } from '../../src/state/scoped-state.js';
 
 /** A loaded manifold as the registry holds it (only what the cache reads). */

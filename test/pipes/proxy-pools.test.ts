@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { proxyValves } from '../../src/proxy/proxy-valves.js';
-import { UpstreamPools } from '../../src/proxy/upstream.js';
+import { proxyValves } from '../../src/features/proxy/proxy-valves.js';
+import { UpstreamPools } from '../../src/features/proxy/upstream.js';
 import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 

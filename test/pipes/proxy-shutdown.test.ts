@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PendingWork } from '../../src/pipes/pending-work.js';
-import type { Ledger } from '../../src/usage/types.js';
+import { PendingWork } from '../../src/runtime/pipes/pending-work.js';
+import type { Ledger } from '../../src/domain/usage/types.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 import { listen, postStream, sseData } from './helpers/sse.js';

@@ -2,9 +2,9 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendStreamReply } from '../../src/pipes/send-reply.js';
-import type { PipeChunk } from '../../src/pipes/types.js';
-import { createLogger } from '../../src/util/logger.js';
+import { sendStreamReply } from '../../src/runtime/pipes/send-reply.js';
+import type { PipeChunk } from '../../src/runtime/pipes/types.js';
+import { createLogger } from '../../src/core/util/logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { listen, sseData } from './helpers/sse.js';
 

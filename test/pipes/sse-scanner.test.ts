@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseScanner } from '../../src/proxy/sse-scanner.js';
+import { SseScanner } from '../../src/features/proxy/sse-scanner.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (piece: Uint8Array | string) => (typeof piece === 'string' ? piece : new TextDecoder().decode(piece));

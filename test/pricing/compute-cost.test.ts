@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { computeCost } from '../../src/pricing/compute-cost.js';
-import { applyOverrides, inUtcWindow } from '../../src/pricing/apply-overrides.js';
-import { formatDecimal } from '../../src/pricing/decimal.js';
-import type { ModelPrice } from '../../src/pricing/types.js';
+import { computeCost } from '../../src/domain/pricing/compute-cost.js';
+import { applyOverrides, inUtcWindow } from '../../src/domain/pricing/apply-overrides.js';
+import { formatDecimal } from '../../src/domain/pricing/decimal.js';
+import type { ModelPrice } from '../../src/domain/pricing/types.js';
 import { docIndex } from './fixtures.js';
 
 const index = docIndex();

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { add, compare, formatDecimal, formatFixed, mul, mulInt, parseDecimal } from '../../src/pricing/decimal.js';
+import {
+  add,
+  compare,
+  formatDecimal,
+  formatFixed,
+  mul,
+  mulInt,
+  parseDecimal,
+} from '../../src/domain/pricing/decimal.js';
 
 describe('decimal', () => {
   it('parses OpenRouter price strings exactly', () => {

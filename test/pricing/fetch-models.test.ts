@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchModels } from '../../src/pricing/fetch-models.js';
-import { UpstreamError } from '../../src/errors/index.js';
+import { fetchModels } from '../../src/domain/pricing/fetch-models.js';
+import { UpstreamError } from '../../src/core/errors/index.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 
 const noSleep = async () => {};

@@ -1,6 +1,6 @@
-import { buildPriceTable } from '../../src/pricing/price-table.js';
-import { parseModelList } from '../../src/pricing/openrouter-schema.js';
-import { ModelIndex } from '../../src/pricing/model-index.js';
+import { buildPriceTable } from '../../src/domain/pricing/price-table.js';
+import { parseModelList } from '../../src/domain/pricing/openrouter-schema.js';
+import { ModelIndex } from '../../src/domain/pricing/model-index.js';
 
 /** A small OpenRouter model list: priced models plus a free variant, a "-1" router, overrides and a sparse entry. */
 export const DOC_FIXTURE = {

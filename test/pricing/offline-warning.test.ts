@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPricingService } from '../../src/pricing/pricing-service.js';
+import { createPricingService } from '../../src/runtime/pricing/pricing-service.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { harness } from './helpers/service-harness.js';
 

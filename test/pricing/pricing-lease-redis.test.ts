@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createPricingService } from '../../src/pricing/pricing-service.js';
+import { createPricingService } from '../../src/runtime/pricing/pricing-service.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import type { StateStore } from '../../src/state/types.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { harness } from './helpers/service-harness.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -3,7 +3,7 @@ import type express from 'express';
 import request from 'supertest';
 import { pricingRouter } from '../../src/server/routes/pricing.js';
 import { routeApp } from '../helpers/route-app.js';
-import { createPricingService, type PricingService } from '../../src/pricing/pricing-service.js';
+import { createPricingService, type PricingService } from '../../src/runtime/pricing/pricing-service.js';
 import { harness } from './helpers/service-harness.js';
 
 let service: PricingService;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskOptions } from 'node-cron';
-import { createPricingService } from '../../src/pricing/pricing-service.js';
-import type { CronScheduler } from '../../src/pricing/cron-scheduler.js';
+import { createPricingService } from '../../src/runtime/pricing/pricing-service.js';
+import type { CronScheduler } from '../../src/domain/pricing/cron-scheduler.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { harness } from './helpers/service-harness.js';

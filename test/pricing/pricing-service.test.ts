@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPricingService, type PricingService } from '../../src/pricing/pricing-service.js';
-import { ConfigError } from '../../src/errors/index.js';
+import { createPricingService, type PricingService } from '../../src/runtime/pricing/pricing-service.js';
+import { ConfigError } from '../../src/core/errors/index.js';
 import { modelList, sendJson, startOpenRouter } from './helpers/openrouter-server.js';
 import { harness } from './helpers/service-harness.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { resolveModelId, baseModelIdOf } from '../../src/pricing/resolve-model-id.js';
-import { ModelIndex } from '../../src/pricing/model-index.js';
-import { buildPriceTable } from '../../src/pricing/price-table.js';
-import { parseModelList } from '../../src/pricing/openrouter-schema.js';
-import { createPricingLookup } from '../../src/pricing/pricing-lookup.js';
+import { resolveModelId, baseModelIdOf } from '../../src/domain/pricing/resolve-model-id.js';
+import { ModelIndex } from '../../src/domain/pricing/model-index.js';
+import { buildPriceTable } from '../../src/domain/pricing/price-table.js';
+import { parseModelList } from '../../src/domain/pricing/openrouter-schema.js';
+import { createPricingLookup } from '../../src/domain/pricing/pricing-lookup.js';
 import { CAPTURE } from './helpers/openrouter-server.js';
 
 const table = buildPriceTable(parseModelList(CAPTURE)!.models, 'snapshot', 0);

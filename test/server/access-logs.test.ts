@@ -4,10 +4,10 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { createLogger } from '../../src/util/logger.js';
-import { prettyLine } from '../../src/util/pretty-stream.js';
+import { createLogger } from '../../src/core/util/logger.js';
+import { prettyLine } from '../../src/core/util/pretty-stream.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
 import { filterSource } from './helpers/filter-source.js';
 

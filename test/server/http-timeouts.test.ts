@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { openRawSocket, parseRawResponse, type RawSocket } from './helpers/raw-socket.js';
 

@@ -2,9 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
-import { parseOverrides, placementFor, type IsolationSettings } from '../../src/host/isolation/isolation-settings.js';
-import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/host/isolation/shipped-filters.js';
+import { ConfigError } from '../../src/core/errors/index.js';
+import {
+  parseOverrides,
+  placementFor,
+  type IsolationSettings,
+} from '../../src/runtime/host/isolation/isolation-settings.js';
+import { ShippedFilters, SHIPPED_FILTER_FILES } from '../../src/runtime/host/isolation/shipped-filters.js';
 import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
 
 const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSettings => ({

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
-import { loadConfig } from '../../src/config.js';
-import { jsonDepthExceeds } from '../../src/util/json-depth.js';
+import { loadConfig } from '../../src/core/config.js';
+import { jsonDepthExceeds } from '../../src/core/util/json-depth.js';
 import { filterSource, noopFilter } from './helpers/filter-source.js';
 import { expectJsonError, PREFIXES } from './helpers/http.js';
 

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { SECRET_MASK } from '../../src/host/secret-valves.js';
+import { SECRET_MASK } from '../../src/runtime/host/secret-valves.js';
 import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
 

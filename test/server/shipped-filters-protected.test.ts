@@ -7,9 +7,9 @@ import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.
 import { copyPackage } from '../helpers/package-copy.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { repoRoot } from '../helpers/create-test-runtime.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createRuntime } from '../../src/runtime.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 
 /** A user's own filter under a shipped filter's name. */
 const myTurnLimit = `import { defineFilter } from 'eunoe';

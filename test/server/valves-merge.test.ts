@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_MASK } from '../../src/host/secret-valves.js';
+import { SECRET_MASK } from '../../src/runtime/host/secret-valves.js';
 import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { expectJsonError } from './helpers/http.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StateUnavailableError } from '../../src/errors/index.js';
+import { StateUnavailableError } from '../../src/core/errors/index.js';
 import { ScopedState } from '../../src/state/scoped-state.js';
 import { StateValueError } from '../../src/state/state-value-error.js';
 import type { StateStore } from '../../src/state/types.js';

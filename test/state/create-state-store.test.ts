@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
 
 const redisUrl = inject('redisUrl');

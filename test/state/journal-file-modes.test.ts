@@ -2,7 +2,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerQueue } from '../../src/state/redis/ledger-queue.js';
-import { sqliteFiles } from '../../src/util/private-files.js';
+import { sqliteFiles } from '../../src/core/util/private-files.js';
 import { tempDir } from '../helpers/temp-store.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;

@@ -5,14 +5,14 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
-import type { UsageRecord } from '../../src/usage/types.js';
-import { createLedger } from '../../src/usage/ledger.js';
+import type { UsageRecord } from '../../src/domain/usage/types.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { captureLogger } from './helpers/capture-logger.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 
 /**

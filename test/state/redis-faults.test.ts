@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { StateUnavailableError } from '../../src/errors/index.js';
+import { StateUnavailableError } from '../../src/core/errors/index.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { StateStore } from '../../src/state/types.js';

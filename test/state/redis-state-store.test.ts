@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { realClock } from '../helpers/clock.js';
 import { runStoreContract } from './contract.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
+import { ConfigError } from '../../src/core/errors/index.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { migrations } from '../../src/state/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { fakeDateClock } from '../helpers/clock.js';

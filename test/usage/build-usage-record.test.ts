@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildUsageRecord } from '../../src/usage/build-usage-record.js';
+import { buildUsageRecord } from '../../src/domain/usage/build-usage-record.js';
 
 describe('buildUsageRecord without Open WebUI ids (API callers)', () => {
   it('two identical replies in one chat get different ledger ids, and a resend of the same body the same id', async () => {

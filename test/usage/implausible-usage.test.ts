@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { compare, decimalOf, parseDecimal } from '../../src/pricing/decimal.js';
-import { USAGE_BOUNDS } from '../../src/usage/normalize-usage.js';
-import type { UsageRecord } from '../../src/usage/types.js';
+import { compare, decimalOf, parseDecimal } from '../../src/domain/pricing/decimal.js';
+import { USAGE_BOUNDS } from '../../src/domain/usage/normalize-usage.js';
+import type { UsageRecord } from '../../src/domain/usage/types.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 
 /**

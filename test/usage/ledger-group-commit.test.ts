@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLedger } from '../../src/usage/ledger.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
 import type { StateStore } from '../../src/state/types.js';
 import { sqliteStore, tempSqliteStore } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLedger } from '../../src/usage/ledger.js';
-import { createTokenCorrections } from '../../src/usage/token-corrections.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
+import { createTokenCorrections } from '../../src/runtime/usage/token-corrections.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { StateStore } from '../../src/state/types.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeUsage } from '../../src/usage/normalize-usage.js';
-import { findUsage } from '../../src/usage/find-usage.js';
+import { normalizeUsage } from '../../src/domain/usage/normalize-usage.js';
+import { findUsage } from '../../src/domain/usage/find-usage.js';
 
 describe('normalizeUsage: every backend usage shape', () => {
   it('OpenAI chat completions (cached and reasoning are subsets)', () => {

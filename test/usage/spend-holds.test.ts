@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { StateStore } from '../../src/state/types.js';
-import { createLedger } from '../../src/usage/ledger.js';
-import type { HoldRequest, SpendHolds } from '../../src/usage/spend-reservations.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
+import type { HoldRequest, SpendHolds } from '../../src/domain/usage/spend-reservations.js';
 import { deleteRedisPrefix, redisReplica, sqliteBackend, type UsageBackend } from './helpers/ledger-fixtures.js';
 import { usageRecord } from './helpers/usage-record.js';
 

@@ -3,8 +3,8 @@ import type express from 'express';
 import request from 'supertest';
 import { usageRouter } from '../../src/server/routes/usage.js';
 import { routeApp } from '../helpers/route-app.js';
-import { createLedger } from '../../src/usage/ledger.js';
-import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/domain/usage/usage-store.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { usageRecord } from './helpers/usage-record.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/index.js';
-import { add, formatDecimal, parseDecimal } from '../../src/pricing/decimal.js';
+import { ValidationError } from '../../src/core/errors/index.js';
+import { add, formatDecimal, parseDecimal } from '../../src/domain/pricing/decimal.js';
 import type { StateStore } from '../../src/state/types.js';
-import { createLedger } from '../../src/usage/ledger.js';
-import type { UsageRecord } from '../../src/usage/types.js';
-import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/usage/usage-store.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
+import type { UsageRecord } from '../../src/domain/usage/types.js';
+import { SUMMARY_CHUNK, USAGE_CHUNK } from '../../src/domain/usage/usage-store.js';
 import type { UsageBackend } from './helpers/ledger-fixtures.js';
 import { usageRecord } from './helpers/usage-record.js';
 

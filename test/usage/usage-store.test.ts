@@ -5,7 +5,7 @@ import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { SqliteUsageStore } from '../../src/state/sqlite/sqlite-usage-store.js';
 import { UsageQueryThread } from '../../src/state/sqlite/usage-query-thread.js';
-import { silentLogger } from '../../src/util/logger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
 import {
   deleteRedisPrefix,

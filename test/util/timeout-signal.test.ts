@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { timeoutSignal } from '../../src/util/timeout-signal.js';
+import { timeoutSignal } from '../../src/core/util/timeout-signal.js';
 
 /** A full garbage collection, on demand (the flag is set for this worker only). */
 function collectGarbage(): void {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { ReadOnlyKeyError, UnauthorizedError } from '../../errors/index.js';
+import { ReadOnlyKeyError, UnauthorizedError } from '../../core/errors/index.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

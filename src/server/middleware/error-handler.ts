@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { EunoeError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { EunoeError, NotFoundError, ValidationError } from '../../core/errors/index.js';
 
 /** A request that announced a body not (yet) fully received. */
 function hasUnreadBody(request: Parameters<ErrorRequestHandler>[1]): boolean {

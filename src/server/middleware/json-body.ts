@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { UnsupportedMediaTypeError, ValidationError } from '../../errors/index.js';
-import { jsonDepthExceeds } from '../../util/json-depth.js';
+import { UnsupportedMediaTypeError, ValidationError } from '../../core/errors/index.js';
+import { jsonDepthExceeds } from '../../core/util/json-depth.js';
 
 /**
  * The JSON body parser: at most `limit` bytes, and nested at most `maxDepth` arrays/objects

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ValidationError } from '../../errors/index.js';
+import { ValidationError } from '../../core/errors/index.js';
 
 /**
  * Refuses query parameters a route does not read: `GET /usage?user_id=u1` (the parameter is `user`) would

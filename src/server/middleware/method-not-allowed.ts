@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { MethodNotAllowedError } from '../../errors/index.js';
+import { MethodNotAllowedError } from '../../core/errors/index.js';
 
 /** One route a router answers: its path pattern (express 5 syntax) and its methods (upper case). */
 export interface RouteEntry {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../util/logger.js';
+import type { Logger } from '../../core/util/logger.js';
 
 /** What a route adds to its request's access line, when it knows it. */
 export interface AccessFields {

@@ -1,21 +1,26 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../errors/index.js';
-import { hasFilterChain, runInletChain, runOutletChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
-import { runsFilters, type PipeFiltersMode } from '../../pipes/runs-filters.js';
-import type { ReplyHooks } from '../../pipes/send-reply.js';
-import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
-import type { ChatMessage } from '../../messages/chat-message.js';
-import type { ManifoldModels } from '../../pipes/manifold-models.js';
-import { resolvePipeModel } from '../../pipes/pipe-catalog.js';
-import { pipeUser } from '../../pipes/pipe-user.js';
-import { invokePipe } from '../../pipes/invoke-pipe.js';
-import { sendJsonReply, sendStreamReply } from '../../pipes/send-reply.js';
-import { userValvesFor } from '../../host/user-valves.js';
-import { HookEvents } from '../../host/hook-events.js';
-import type { FilterEvent, PipelineUser } from '../../host/types.js';
-import type { Logger } from '../../util/logger.js';
-import { wantsEvents, type PipeStatusMailbox } from '../../pipes/pipe-status.js';
+import { NotFoundError, ValidationError } from '../../core/errors/index.js';
+import {
+  hasFilterChain,
+  runInletChain,
+  runOutletChain,
+  type FilterChainDeps,
+} from '../../runtime/pipes/filter-chain.js';
+import { runsFilters, type PipeFiltersMode } from '../../runtime/pipes/runs-filters.js';
+import type { ReplyHooks } from '../../runtime/pipes/send-reply.js';
+import { firstInvalidMessage } from '../../core/messages/chat-message-schema.js';
+import type { ChatMessage } from '../../core/messages/chat-message.js';
+import type { ManifoldModels } from '../../runtime/pipes/manifold-models.js';
+import { resolvePipeModel } from '../../runtime/pipes/pipe-catalog.js';
+import { pipeUser } from '../../runtime/pipes/pipe-user.js';
+import { invokePipe } from '../../runtime/pipes/invoke-pipe.js';
+import { sendJsonReply, sendStreamReply } from '../../runtime/pipes/send-reply.js';
+import { userValvesFor } from '../../runtime/host/user-valves.js';
+import { HookEvents } from '../../runtime/host/hook-events.js';
+import type { FilterEvent, PipelineUser } from '../../runtime/host/types.js';
+import type { Logger } from '../../core/util/logger.js';
+import { wantsEvents, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';
 
 const completionRequest = z.looseObject({
   model: z.string().min(1),

@@ -1,16 +1,16 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { ValidationError } from '../../errors/index.js';
-import type { ContextStats } from '../../context/context-stats.js';
-import { capsView } from '../../dashboard/caps-view.js';
-import { parseDayRange } from '../../dashboard/range-query.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import type { PricingService } from '../../pricing/pricing-service.js';
+import { ValidationError } from '../../core/errors/index.js';
+import type { ContextStats } from '../../runtime/usage/context-stats.js';
+import { capsView } from '../../features/dashboard/caps-view.js';
+import { parseDayRange } from '../../features/dashboard/range-query.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { PricingService } from '../../runtime/pricing/pricing-service.js';
 import type { StateStore } from '../../state/types.js';
-import { buildDailySeries } from '../../usage/daily-series.js';
-import type { Ledger } from '../../usage/types.js';
-import { VERSION } from '../../version.js';
-import { moduleTypeOf } from '../../host/declared-kind.js';
+import { buildDailySeries } from '../../domain/usage/daily-series.js';
+import type { Ledger } from '../../domain/usage/types.js';
+import { VERSION } from '../../core/version.js';
+import { moduleTypeOf } from '../../runtime/host/declared-kind.js';
 import { knownQuery } from '../middleware/known-query.js';
 
 /** The day-range parameters (`parseDayRange`). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Router, type Request } from 'express';
 
-const PUBLIC = new URL('../../dashboard/public/', import.meta.url);
+const PUBLIC = new URL('../../features/dashboard/public/', import.meta.url);
 
 /** The page's files: name → content type. Nothing else under /dashboard is served. */
 const FILES: Record<string, string> = {

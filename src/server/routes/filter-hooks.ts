@@ -1,20 +1,20 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { FilterNotLoadedError, NotFoundError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import type { ValvesRepository } from '../../host/valves-repository.js';
-import { targets, userValvesFor } from '../../host/user-valves.js';
-import { noFlags, type FlagsHost } from '../../host/flags-host.js';
-import { runHook } from '../../host/run-hook.js';
-import { HookEvents } from '../../host/hook-events.js';
+import { FilterNotLoadedError, NotFoundError, ValidationError } from '../../core/errors/index.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ValvesRepository } from '../../runtime/host/valves-repository.js';
+import { targets, userValvesFor } from '../../runtime/host/user-valves.js';
+import { noFlags, type FlagsHost } from '../../runtime/host/flags-host.js';
+import { runHook } from '../../runtime/host/run-hook.js';
+import { HookEvents } from '../../runtime/host/hook-events.js';
 import type { AccessFields } from '../middleware/request-context.js';
-import type { Metrics } from '../../metrics/metrics.js';
-import { observeHook } from '../../metrics/observe-hook.js';
-import type { FilterBody, HostServices, PipelineUser } from '../../host/types.js';
-import type { ChatMessage } from '../../messages/chat-message.js';
-import { firstInvalidMessage } from '../../messages/chat-message-schema.js';
-import { pipeOwning } from '../../pipes/pipe-catalog.js';
-import { isPipeModel, type PipeStatusMailbox } from '../../pipes/pipe-status.js';
+import type { Metrics } from '../../runtime/metrics/metrics.js';
+import { observeHook } from '../../runtime/metrics/observe-hook.js';
+import type { FilterBody, HostServices, PipelineUser } from '../../runtime/host/types.js';
+import type { ChatMessage } from '../../core/messages/chat-message.js';
+import { firstInvalidMessage } from '../../core/messages/chat-message-schema.js';
+import { pipeOwning } from '../../runtime/pipes/pipe-catalog.js';
+import { isPipeModel, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),

@@ -3,12 +3,12 @@ import path from 'node:path';
 import busboy from 'busboy';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import { safeFilterFileName } from '../../host/filter-file-name.js';
-import { downloadFilter, rawUrl } from '../../host/download-filter.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
-import { errorMessage } from '../../util/error-message.js';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../core/errors/index.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import { safeFilterFileName } from '../../runtime/host/filter-file-name.js';
+import { downloadFilter, rawUrl } from '../../runtime/host/download-filter.js';
+import { writeFileAtomic } from '../../core/util/atomic-write.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 export interface ManagementDeps {
   registry: FilterRegistry;

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import type { ManifoldModels } from '../../pipes/manifold-models.js';
-import { listPipeModels, loadedFilters } from '../../pipes/pipe-catalog.js';
-import { moduleTypeOf } from '../../host/declared-kind.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ManifoldModels } from '../../runtime/pipes/manifold-models.js';
+import { listPipeModels, loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
+import { moduleTypeOf } from '../../runtime/host/declared-kind.js';
 
 /**
  * `GET /models` (Open WebUI discovery: the top-level `pipelines: true` marks a Pipelines

@@ -1,14 +1,14 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { EunoeError, ValidationError } from '../../errors/index.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import { HookEvents } from '../../host/hook-events.js';
-import type { PipelineUser } from '../../host/types.js';
-import { isForbiddenKey } from '../../host/valve-keys.js';
-import { renderFunction } from '../../integrations/open-webui/render-function.js';
-import { runFunctionChain, type FilterChainDeps } from '../../pipes/filter-chain.js';
-import { loadedFilters } from '../../pipes/pipe-catalog.js';
-import { VERSION } from '../../version.js';
+import { EunoeError, ValidationError } from '../../core/errors/index.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import { HookEvents } from '../../runtime/host/hook-events.js';
+import type { PipelineUser } from '../../runtime/host/types.js';
+import { isForbiddenKey } from '../../runtime/host/valve-keys.js';
+import { renderFunction } from '../../features/integrations/open-webui/render-function.js';
+import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filter-chain.js';
+import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
+import { VERSION } from '../../core/version.js';
 import { checkedBody } from './filter-hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { NotFoundError } from '../../errors/index.js';
-import type { PricingService } from '../../pricing/pricing-service.js';
+import { NotFoundError } from '../../core/errors/index.js';
+import type { PricingService } from '../../runtime/pricing/pricing-service.js';
 import { knownQuery } from '../middleware/known-query.js';
 
 /**

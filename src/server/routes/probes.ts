@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { StateStore, StoreHealth } from '../../state/types.js';
-import type { FilterRegistry } from '../../host/filter-registry.js';
-import { errorMessage } from '../../util/error-message.js';
+import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** Key used by the readiness probe's store round trip (never written). */
 const PROBE_KEY = 'eunoe:readyz-probe';

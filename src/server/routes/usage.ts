@@ -1,10 +1,10 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { ValidationError } from '../../errors/index.js';
-import type { Ledger, UsageRecord } from '../../usage/types.js';
-import { csvLines, toCsv } from '../../usage/to-csv.js';
-import { parseCursor } from '../../usage/usage-cursor.js';
-import type { UsageQuery } from '../../usage/usage-store.js';
+import { ValidationError } from '../../core/errors/index.js';
+import type { Ledger, UsageRecord } from '../../domain/usage/types.js';
+import { csvLines, toCsv } from '../../domain/usage/to-csv.js';
+import { parseCursor } from '../../domain/usage/usage-cursor.js';
+import type { UsageQuery } from '../../domain/usage/usage-store.js';
 import { knownQuery } from '../middleware/known-query.js';
 
 const instant = z.string().transform((value, context) => {

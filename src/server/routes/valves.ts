@@ -1,11 +1,11 @@
 import { Router, type Request } from 'express';
-import { NotFoundError, StateUnavailableError, ValidationError } from '../../errors/index.js';
-import type { ActiveFilter, FilterRegistry } from '../../host/filter-registry.js';
-import type { ValvesRepository } from '../../host/valves-repository.js';
-import { mergeSavedValves, mergeValvesUpdate } from '../../host/coerce-valves.js';
-import { keepMaskedSecrets, maskSecrets } from '../../host/secret-valves.js';
+import { NotFoundError, StateUnavailableError, ValidationError } from '../../core/errors/index.js';
+import type { ActiveFilter, FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ValvesRepository } from '../../runtime/host/valves-repository.js';
+import { mergeSavedValves, mergeValvesUpdate } from '../../runtime/host/coerce-valves.js';
+import { keepMaskedSecrets, maskSecrets } from '../../runtime/host/secret-valves.js';
 import { knownQuery } from '../middleware/known-query.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
 export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {

@@ -1,4 +1,4 @@
-import { utcDay } from '../../usage/daily-usage.js';
+import { utcDay } from '../../domain/usage/daily-usage.js';
 import { backfillOnce, type BackfillOptions } from './backfill-once.js';
 import { dailyFields } from './daily-fields.js';
 

@@ -1,6 +1,6 @@
-import type { Logger } from '../../util/logger.js';
-import type { UsageRecord } from '../../usage/types.js';
-import { storedRecord } from '../../usage/stored-record.js';
+import type { Logger } from '../../core/util/logger.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
+import { storedRecord } from '../../domain/usage/stored-record.js';
 import type { Lease } from '../types.js';
 import { USAGE_STREAM, type RedisCall } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';

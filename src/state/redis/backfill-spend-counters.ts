@@ -1,5 +1,5 @@
-import { periodKey } from '../../usage/budget-periods.js';
-import { splitCost } from '../../usage/cost-parts.js';
+import { periodKey } from '../../domain/usage/budget-periods.js';
+import { splitCost } from '../../domain/usage/cost-parts.js';
 import { backfillOnce, type BackfillOptions } from './backfill-once.js';
 
 /**

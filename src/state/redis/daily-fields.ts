@@ -5,9 +5,9 @@ import {
   totalsFromColumns,
   type DailyDimension,
   type DailyRow,
-} from '../../usage/daily-usage.js';
-import { splitCost } from '../../usage/cost-parts.js';
-import type { UsageRecord } from '../../usage/types.js';
+} from '../../domain/usage/daily-usage.js';
+import { splitCost } from '../../domain/usage/cost-parts.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
 
 const SEPARATOR = '|';
 

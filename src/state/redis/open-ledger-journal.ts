@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError } from '../../errors/index.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../util/private-files.js';
-import { errorMessage } from '../../util/error-message.js';
+import { ConfigError } from '../../core/errors/index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../core/util/private-files.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** In-memory journal (tests and stores built without a data directory): not durable. */
 export const MEMORY_JOURNAL = ':memory:';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../util/logger.js';
-import { describeDegraded, storeOutage } from '../store-outage.js';
+import type { Logger } from '../../core/util/logger.js';
+import { describeDegraded, storeOutage } from '../../core/util/store-outage.js';
 
 /** Options of an OutageMonitor. */
 export interface OutageMonitorOptions {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** A Lua script run by SHA (EVALSHA), loading it with EVAL when the server does not know it yet. */
 export class LuaScript {

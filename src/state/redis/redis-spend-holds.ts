@@ -1,5 +1,5 @@
-import { formatDecimal } from '../../pricing/decimal.js';
-import { joinCost } from '../../usage/cost-parts.js';
+import { formatDecimal } from '../../domain/pricing/decimal.js';
+import { joinCost } from '../../domain/usage/cost-parts.js';
 import {
   nanoToDecimal,
   REQUEST_HOLD_PREFIX,
@@ -8,7 +8,7 @@ import {
   type HoldRequest,
   type ReleaseOptions,
   type SpendHolds,
-} from '../../usage/spend-reservations.js';
+} from '../../domain/usage/spend-reservations.js';
 import type { RedisKeys } from './redis-keys.js';
 import { LuaScript } from './redis-scripts.js';
 import type { RedisCall } from './redis-stream-store.js';

@@ -1,13 +1,13 @@
 import { backfillDailyAggregates } from './backfill-daily-aggregates.js';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { StateUnavailableError } from '../../errors/index.js';
-import type { Logger } from '../../util/logger.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
+import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
 import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
 import { OutageMonitor } from './outage-monitor.js';
-import { storeOutage } from '../store-outage.js';
+import { storeOutage } from '../../core/util/store-outage.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
@@ -16,7 +16,7 @@ import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */
 export interface RedisStateStoreOptions extends RedisClientOptions {

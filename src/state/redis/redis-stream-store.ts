@@ -1,19 +1,19 @@
 import type { Redis } from 'ioredis';
-import { StateUnavailableError } from '../../errors/index.js';
-import type { Logger } from '../../util/logger.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
+import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
 import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
 import type { RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
-import type { UsageRecord } from '../../usage/types.js';
-import { periodKey } from '../../usage/budget-periods.js';
-import { splitCost } from '../../usage/cost-parts.js';
-import { utcDay } from '../../usage/daily-usage.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
+import { periodKey } from '../../domain/usage/budget-periods.js';
+import { splitCost } from '../../domain/usage/cost-parts.js';
+import { utcDay } from '../../domain/usage/daily-usage.js';
 import { dailyFields } from './daily-fields.js';
 import { isUnavailable } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
 export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;

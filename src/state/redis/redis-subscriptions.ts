@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../util/logger.js';
+import type { Logger } from '../../core/util/logger.js';
 
 /**
  * Pub/sub handlers over one dedicated subscriber connection, created on the first

@@ -1,9 +1,9 @@
-import { formatDecimal } from '../../pricing/decimal.js';
-import { joinCost } from '../../usage/cost-parts.js';
-import type { UsageGroupBy } from '../../usage/summarize-usage.js';
-import type { UsageRecord } from '../../usage/types.js';
-import { UsageAccumulator } from '../../usage/usage-accumulator.js';
-import { parseCursor } from '../../usage/usage-cursor.js';
+import { formatDecimal } from '../../domain/pricing/decimal.js';
+import { joinCost } from '../../domain/usage/cost-parts.js';
+import type { UsageGroupBy } from '../../domain/usage/summarize-usage.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
+import { UsageAccumulator } from '../../domain/usage/usage-accumulator.js';
+import { parseCursor } from '../../domain/usage/usage-cursor.js';
 import {
   matchesQuery,
   USAGE_CHUNK,
@@ -12,12 +12,12 @@ import {
   type UsageQuery,
   type UsageStore,
   type UsageSummary,
-} from '../../usage/usage-store.js';
+} from '../../domain/usage/usage-store.js';
 import { userUsageStream, USAGE_STREAM, type RedisCall, type RedisStreamStore } from './redis-stream-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import { StreamWalker, type WalkPosition } from './stream-walker.js';
-import type { DailyDimension, DailyRow } from '../../usage/daily-usage.js';
-import { daysBetween } from '../../usage/day-range.js';
+import type { DailyDimension, DailyRow } from '../../domain/usage/daily-usage.js';
+import { daysBetween } from '../../domain/usage/day-range.js';
 import { parseDayHash } from './daily-fields.js';
 import { RedisSpendHolds } from './redis-spend-holds.js';
 

@@ -1,4 +1,4 @@
-import { StateUnavailableError } from '../../errors/index.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
 import { StateValueError } from '../state-value-error.js';
 
 /** Reply errors that mean the caller misused a value, not that Redis is unavailable. */

@@ -1,4 +1,4 @@
-import { StateUnavailableError } from '../../errors/index.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
 
 /**
  * Settle with `work`, or reject with StateUnavailableError after `timeoutMs`, whichever

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ConfigError } from '../../errors/index.js';
+import { ConfigError } from '../../core/errors/index.js';
 
 /**
  * Ordered schema migrations. Entry i brings `PRAGMA user_version` from i to i + 1.

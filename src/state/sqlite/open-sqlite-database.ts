@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError } from '../../errors/index.js';
+import { ConfigError } from '../../core/errors/index.js';
 import { runMigrations } from './migrations.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../util/private-files.js';
-import { errorMessage } from '../../util/error-message.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, sqliteFiles } from '../../core/util/private-files.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** Error codes that mean "the file is damaged or is not a database". */
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { formatDecimal, parseDecimal } from '../../pricing/decimal.js';
-import { joinCost } from '../../usage/cost-parts.js';
+import { formatDecimal, parseDecimal } from '../../domain/pricing/decimal.js';
+import { joinCost } from '../../domain/usage/cost-parts.js';
 import {
   hasRoom,
   nanoToDecimal,
@@ -10,7 +10,7 @@ import {
   type HoldRequest,
   type ReleaseOptions,
   type SpendHolds,
-} from '../../usage/spend-reservations.js';
+} from '../../domain/usage/spend-reservations.js';
 
 /** How often holds of users who sent nothing since are swept out (epoch ms of the callers' clock). */
 const SWEEP_EVERY_MS = 60_000;

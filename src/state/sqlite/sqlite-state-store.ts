@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { Logger } from '../../util/logger.js';
-import { StateUnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../core/util/logger.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
 import { LocalChannel } from '../local-channel.js';
 import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.js';
 import { StateValueError } from '../state-value-error.js';
@@ -9,8 +9,8 @@ import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamReco
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { UsageQueryThread } from './usage-query-thread.js';
-import { storeOutage } from '../store-outage.js';
-import { errorMessage } from '../../util/error-message.js';
+import { storeOutage } from '../../core/util/store-outage.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the embedded backend. */
 export interface SqliteStateStoreOptions {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { formatDecimal } from '../../pricing/decimal.js';
-import { periodKey } from '../../usage/budget-periods.js';
-import { joinCost, splitCost } from '../../usage/cost-parts.js';
+import { formatDecimal } from '../../domain/pricing/decimal.js';
+import { periodKey } from '../../domain/usage/budget-periods.js';
+import { joinCost, splitCost } from '../../domain/usage/cost-parts.js';
 import {
   dailyTargets,
   recordTotals,
@@ -10,10 +10,10 @@ import {
   type CounterColumns,
   type DailyDimension,
   type DailyRow,
-} from '../../usage/daily-usage.js';
-import type { UsageGroupBy } from '../../usage/summarize-usage.js';
-import type { UsageRecord } from '../../usage/types.js';
-import { UsageAccumulator } from '../../usage/usage-accumulator.js';
+} from '../../domain/usage/daily-usage.js';
+import type { UsageGroupBy } from '../../domain/usage/summarize-usage.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
+import { UsageAccumulator } from '../../domain/usage/usage-accumulator.js';
 import {
   SUMMARY_CHUNK,
   USAGE_CHUNK,
@@ -22,16 +22,16 @@ import {
   type UsageQuery,
   type UsageStore,
   type UsageSummary,
-} from '../../usage/usage-store.js';
-import { parseCursor, type Cursor } from '../../usage/usage-cursor.js';
+} from '../../domain/usage/usage-store.js';
+import { parseCursor, type Cursor } from '../../domain/usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
-import { storedRecord } from '../../usage/stored-record.js';
-import { StateUnavailableError } from '../../errors/index.js';
-import type { Logger } from '../../util/logger.js';
+import { storedRecord } from '../../domain/usage/stored-record.js';
+import { StateUnavailableError } from '../../core/errors/index.js';
+import type { Logger } from '../../core/util/logger.js';
 import { LedgerQueue } from '../redis/ledger-queue.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** SQLite result codes that mean the database as a whole cannot write now (not one record's fault). */
 const DATABASE_WIDE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOTADB|CORRUPT)/;

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { StateUnavailableError, ValidationError } from '../../errors/index.js';
-import type { UsageRecord } from '../../usage/types.js';
+import { StateUnavailableError, ValidationError } from '../../core/errors/index.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
 
 /** The worker could not start (e.g. no TypeScript loader): the caller answers on its own thread instead. */
 export class QueryThreadUnavailable extends Error {}

@@ -1,4 +1,4 @@
-import type { UsageQuery } from '../../usage/usage-store.js';
+import type { UsageQuery } from '../../domain/usage/usage-store.js';
 
 /** The WHERE clause (without the cursor) of a usage query over the `ledger` table, with its parameters. */
 export function usageWhere(query: UsageQuery): { sql: string; params: Array<string | number> } {

@@ -1,7 +1,7 @@
-import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/engine/index.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/domain/engine/index.js';
 import type { Reply, SeenRequest } from '../../llm/helpers/loopback-openai.js';
 import { chatReply, summaryInput } from '../../llm/helpers/loopback-openai.js';
-import type { ChatMessage } from '../../../src/messages/chat-message.js';
+import type { ChatMessage } from '../../../src/core/messages/chat-message.js';
 
 /** A plain-text chat message: the shared `ChatMessage` with string content. */
 export type Message = ChatMessage & { content: string };

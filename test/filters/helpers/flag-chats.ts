@@ -1,5 +1,5 @@
-import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/engine/index.js';
-import type { ChatMessage } from '../../../src/messages/chat-message.js';
+import { countMessageTokens, loadEncoder, REPLY_PRIMING_TOKENS } from '../../../src/domain/engine/index.js';
+import type { ChatMessage } from '../../../src/core/messages/chat-message.js';
 
 /** A chat message as Open WebUI sends it: the shared `ChatMessage` with text (or null) content. */
 export type Message = ChatMessage & { content: string | null };

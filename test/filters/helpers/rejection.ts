@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { FilterError } from '../../../src/errors/index.js';
+import { FilterError } from '../../../src/core/errors/index.js';
 
 /** The FilterError `promise` rejects with (a hook's refusal); fails the test when it resolves or throws anything else. */
 export async function rejection(promise: Promise<unknown>): Promise<FilterError> {

@@ -1,10 +1,10 @@
-import { FlagRegistry } from '../../../src/flags/flag-registry.js';
-import { resolveFlags } from '../../../src/flags/resolve-flags.js';
-import type { ActiveFlags } from '../../../src/flags/types.js';
-import type { FilterBody } from '../../../src/host/types.js';
-import type { ChatMessage } from '../../../src/messages/chat-message.js';
+import { FlagRegistry } from '../../../src/domain/flags/flag-registry.js';
+import { resolveFlags } from '../../../src/runtime/flags/resolve-flags.js';
+import type { ActiveFlags } from '../../../src/domain/flags/types.js';
+import type { FilterBody } from '../../../src/runtime/host/types.js';
+import type { ChatMessage } from '../../../src/core/messages/chat-message.js';
 import type { StateStore } from '../../../src/state/types.js';
-import { silentLogger } from '../../../src/util/logger.js';
+import { silentLogger } from '../../../src/core/util/logger.js';
 
 /** A chat message as Open WebUI sends it. */
 export type { ChatMessage };

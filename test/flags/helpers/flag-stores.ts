@@ -1,4 +1,4 @@
-import { StateUnavailableError } from '../../../src/errors/index.js';
+import { StateUnavailableError } from '../../../src/core/errors/index.js';
 import { ScopedState } from '../../../src/state/scoped-state.js';
 import type { StateStore } from '../../../src/state/types.js';
 import { freePort } from '../../helpers/redis-server.js';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_EVENT_TEXT, MAX_EVENTS } from '../../../src/host/hook-events.js';
+import { MAX_EVENT_TEXT, MAX_EVENTS } from '../../../src/runtime/host/hook-events.js';
 import { createTestRuntime, type TestRuntime } from '../../helpers/create-test-runtime.js';
 import { filterSource } from '../../server/helpers/filter-source.js';
 

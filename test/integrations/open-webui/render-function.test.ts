@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { valvesSpec } from '../../../src/host/valves-spec.js';
-import { secret } from '../../../src/host/secret-valves.js';
+import { valvesSpec } from '../../../src/runtime/host/valves-spec.js';
+import { secret } from '../../../src/runtime/host/secret-valves.js';
 import {
   functionFields,
   renderFunction,
   type FunctionFilter,
-} from '../../../src/integrations/open-webui/render-function.js';
+} from '../../../src/features/integrations/open-webui/render-function.js';
 import { runFunction } from './run-loader.js';
 
 const filter = (id: string, shape: z.ZodRawShape, name = id): FunctionFilter => ({

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../../src/config.js';
-import { createLogger } from '../../../src/util/logger.js';
+import { loadConfig } from '../../../src/core/config.js';
+import { createLogger } from '../../../src/core/util/logger.js';
 
 /** A temp PRICING_DIR, a config pointing at it, and a logger whose lines can be read back. */
 export function harness(env: Record<string, string> = {}) {

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../../src/util/logger.js';
+import { createLogger, type Logger } from '../../../src/core/util/logger.js';
 
 /** A real pino logger whose JSON lines are kept in `lines` for assertions. */
 export function captureLogger(): {

@@ -1,8 +1,8 @@
-import { Metrics } from '../../../src/metrics/metrics.js';
-import { createReplyClaims } from '../../../src/usage/reply-claims.js';
+import { Metrics } from '../../../src/runtime/metrics/metrics.js';
+import { createReplyClaims } from '../../../src/runtime/usage/reply-claims.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/core/config.js';
 import { ScopedState } from '../../../src/state/scoped-state.js';
 import type { StateStore } from '../../../src/state/types.js';
 import type {
@@ -12,16 +12,16 @@ import type {
   FilterDefinition,
   HostServices,
   PipelineUser,
-} from '../../../src/host/types.js';
-import { createActiveFlags } from '../../../src/flags/active-flags.js';
-import type { FlagValue } from '../../../src/flags/types.js';
-import { createPricingService, type PricingService } from '../../../src/pricing/pricing-service.js';
-import { createLedger } from '../../../src/usage/ledger.js';
-import { spendHoldsService } from '../../../src/usage/spend-reservations.js';
-import { createContextStats } from '../../../src/context/context-stats.js';
-import { createTokenCorrections } from '../../../src/usage/token-corrections.js';
-import { silentLogger } from '../../../src/util/logger.js';
-import { PendingWork } from '../../../src/pipes/pending-work.js';
+} from '../../../src/runtime/host/types.js';
+import { createActiveFlags } from '../../../src/domain/flags/active-flags.js';
+import type { FlagValue } from '../../../src/domain/flags/types.js';
+import { createPricingService, type PricingService } from '../../../src/runtime/pricing/pricing-service.js';
+import { createLedger } from '../../../src/runtime/usage/ledger.js';
+import { spendHoldsService } from '../../../src/domain/usage/spend-reservations.js';
+import { createContextStats } from '../../../src/runtime/usage/context-stats.js';
+import { createTokenCorrections } from '../../../src/runtime/usage/token-corrections.js';
+import { silentLogger } from '../../../src/core/util/logger.js';
+import { PendingWork } from '../../../src/runtime/pipes/pending-work.js';
 import { DOC_FIXTURE } from '../../pricing/fixtures.js';
 
 /** Real host services on a real store: pricing (bundled snapshot + the fixture price list as custom file), ledger, corrections. */

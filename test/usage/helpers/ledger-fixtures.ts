@@ -4,8 +4,8 @@ import { redisKeys } from '../../../src/state/redis/redis-keys.js';
 import { appendScript } from '../../../src/state/redis/redis-scripts.js';
 import { RedisStateStore } from '../../../src/state/redis/redis-state-store.js';
 import type { StateStore } from '../../../src/state/types.js';
-import type { UsageRecord } from '../../../src/usage/types.js';
-import { silentLogger } from '../../../src/util/logger.js';
+import type { UsageRecord } from '../../../src/domain/usage/types.js';
+import { silentLogger } from '../../../src/core/util/logger.js';
 import { tempSqliteStore } from '../../helpers/temp-store.js';
 
 /** A store to run a usage contract against, and how to get rid of it. */

@@ -1,4 +1,4 @@
-import type { UsageRecord } from '../../../src/usage/types.js';
+import type { UsageRecord } from '../../../src/domain/usage/types.js';
 
 /** A valid ledger record with overrides. */
 export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {

@@ -1,0 +1,40 @@
+/**
+ * The layers of src/, bottom to top: each top folder imports only the folders below it (and itself), and no file
+ * imports itself back through others. `npm run lint` runs it: an upward import or a cycle fails CI.
+ *   core (errors, messages, util, config) ← domain (engine, flags, pricing, usage, llm: libraries, no store)
+ *   ← state (SQLite, Redis) ← runtime (filter host, pipes, metrics, store-backed services)
+ *   ← features (context, accounting, spend-limit, proxy, dashboard, integrations) ← server (routes, middleware)
+ *   ← entry points (src/*.ts, cli, supervisor)
+ */
+const LAYERS = ['core', 'domain', 'state', 'runtime', 'features', 'server'];
+const ENTRY = '^src/(cli/|supervisor/|[^/]+\\.ts$)';
+const layer = (name) => `^src/${name}/`;
+
+const upward = LAYERS.map((name, index) => ({
+  name: `${name}-imports-upward`,
+  comment: `src/${name} may import only ${LAYERS.slice(0, index).join(', ') || 'itself'} (the layers below it)`,
+  severity: 'error',
+  from: { path: layer(name) },
+  to: { path: [...LAYERS.slice(index + 1).map(layer), ENTRY] },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-circular',
+      comment: 'a file must not import itself back through other files',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    // TypeScript 7 (the native compiler) has no JavaScript API for dependency-cruiser to parse with: swc parses the .ts files.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.mts', '.js', '.mjs'] },
+  },
+};

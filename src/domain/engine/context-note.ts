@@ -1,0 +1,58 @@
+import { stripFromReplies } from '../../core/messages/append-to-reply.js';
+import { z } from 'zod';
+import type { Plan } from './index.js';
+import type { ChatMessage } from '../../core/messages/chat-message.js';
+
+/** What the inlet saw and sent for one chat turn, kept for the outlet's note. */
+export const contextNoteSchema = z.object({
+  before: z.number(),
+  after: z.number(),
+  messages: z.number().int(),
+  leftOut: z.number().int(),
+  summarized: z.number().int(),
+});
+export type ContextNote = z.infer<typeof contextNoteSchema>;
+
+/** How long a turn's note waits for its outlet. */
+export const CONTEXT_NOTE_TTL_MS = 86_400_000;
+
+/** State key of a turn's note: the chat, and the number of user messages up to that turn (flag blocks do not change it). */
+export function contextNoteKey(chatKey: string, messages: readonly ChatMessage[]): string {
+  let turns = 0;
+  for (const message of messages) if (message?.role === 'user') turns += 1;
+  return `note:${chatKey}:${turns}`;
+}
+
+/** The note of a plan: tokens before and after (summary block included), chat messages, those not sent in full, those summarized. */
+export function contextNoteOf(plan: Plan, tokensAfter: number, summarized: number): ContextNote {
+  const chat = plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer');
+  const leftOut = chat.filter((entry) => entry.disposition === 'drop' || entry.disposition === 'summarize').length;
+  return { before: plan.tokensBefore, after: tokensAfter, messages: chat.length, leftOut, summarized };
+}
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`. */
+export function formatContextNote(note: ContextNote): string {
+  if (note.leftOut === 0) return `context: ${count(note.after)} tokens · all ${count(note.messages)} messages sent`;
+  const parts = [
+    `context: ${count(note.before)} → ${count(note.after)} tokens`,
+    `${count(note.leftOut)} of ${count(note.messages)} messages left out`,
+  ];
+  if (note.summarized > 0) parts.push(`${count(note.summarized)} summarized`);
+  return parts.join(' · ');
+}
+
+/** The admin's switch, unless the user chose `on` or `off`. */
+export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off' | undefined): boolean {
+  return user === 'on' ? true : user === 'off' ? false : admin;
+}
+
+/** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
+const NOTE_LINE =
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
+
+/** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
+export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {
+  return stripFromReplies(messages, NOTE_LINE);
+}

@@ -1,0 +1,146 @@
+import { compare, parseDecimal, type Decimal } from '../pricing/decimal.js';
+import { errorMessage } from '../../core/util/error-message.js';
+
+/**
+ * Spend reservations ("holds"): the spend-limit inlet holds an estimated cost for each request it
+ * admits, against every cap in force, in one atomic step with the check (one SQLite transaction, one
+ * Redis script), so concurrent requests (or replicas) cannot all pass a cap that has room for one.
+ * A hold is keyed by the user and an id both ends of a request know (Open WebUI's assistant message id);
+ * it is dropped when the reply is recorded (the ledger then holds the actual cost) and expires on its own
+ * after a timeout when no reply is recorded (aborted replies, callers that never send an outlet).
+ *
+ * Amounts are held in whole nano-dollars (1e-9 USD, rounded up): exact for any cap a person sets, and
+ * small integers that both SQLite and Redis add exactly.
+ */
+
+/** One cap the hold is checked against: the ledger's counter period (`m:2026-11`, `d:2026-11-05`) and its limit. */
+export interface HoldCap {
+  period: string;
+  /** The cap in USD, an exact decimal string. */
+  limit: string;
+}
+
+/** What the spend-limit inlet asks the store to hold. */
+export interface HoldRequest {
+  userId: string;
+  /** The reservation id: the assistant message id, or `req:<request id>` (see inletReservationId). */
+  id: string;
+  /** Estimated cost in USD (exact decimal string; rounded up to whole nano-dollars when held). */
+  amount: string;
+  caps: readonly HoldCap[];
+  /** Epoch ms of the caller's clock: holds with `expiresAt <= now` no longer count and are dropped. */
+  now: number;
+  /** Epoch ms after which this hold no longer counts. */
+  expiresAt: number;
+}
+
+/** The answer of a hold: admitted or not, and where each cap stands. */
+export interface HoldOutcome {
+  admitted: boolean;
+  /** Index in `caps` of the first cap that has no room (when not admitted). */
+  blockedBy?: number;
+  /** Recorded spend of each cap's period (exact decimal strings, aligned with `caps`). */
+  spent: string[];
+  /** The user's live holds in USD after this call (including this one when admitted), exact decimal string. */
+  held: string;
+}
+
+/**
+ * The atomic part each backend implements (next to its usage store): check every cap against
+ * recorded spend + live holds + this amount and, only when all have room, add the hold.
+ */
+export interface SpendHolds {
+  /**
+   * Atomically: drop expired holds; a cap has room when `spent + held < limit` and
+   * `spent + held + amount <= limit` (`held` = the user's live holds); when every cap has room, hold
+   * `amount` under `id` until `expiresAt`. The same id again adds to its hold (and keeps the later expiry):
+   * requests that reuse a message id cannot free each other's room.
+   */
+  reserve(request: HoldRequest): Promise<HoldOutcome>;
+  /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */
+  release(userId: string, ids: readonly string[], options?: ReleaseOptions): Promise<number>;
+}
+
+/** Options of SpendHolds.release. */
+export interface ReleaseOptions {
+  /**
+   * When none of the ids is held, release the user's oldest hold kept under a request id (`req:…`) instead:
+   * a recorded reply whose request had no message id (an API caller's) settles one such hold, so those
+   * requests count as in flight until a reply comes, not until their timeout.
+   */
+  orOldestRequestHold?: boolean;
+}
+
+const NANO = 10n ** 9n;
+
+/** USD (exact decimal string) → whole nano-dollars, rounded up (a hold never under-reserves); malformed or negative → 0. */
+export function toNano(amount: string): bigint {
+  const value = parseDecimal(amount) ?? 0n;
+  if (value <= 0n) return 0n;
+  return (value + NANO - 1n) / NANO;
+}
+
+/** Whole nano-dollars → Decimal (1e-18 units). */
+export function nanoToDecimal(nano: bigint | number): Decimal {
+  return BigInt(nano) * NANO;
+}
+
+/**
+ * The admission rule both backends apply (SQLite in JS with exact decimals, Redis in Lua on
+ * nano-dollars): a cap has room for `amount` when what is already in use (recorded + held) is below it
+ * and adding the amount does not pass it.
+ */
+export function hasRoom(spent: Decimal, held: Decimal, amount: Decimal, limit: Decimal): boolean {
+  const inUse = spent + held;
+  return compare(inUse, limit) < 0 && compare(inUse + amount, limit) <= 0;
+}
+
+/**
+ * The reservation id of an inlet: the assistant message id Open WebUI puts in `metadata.message_id` (the
+ * outlet carries it as `body.id`, the ledger records it as the record's message id); without one,
+ * `req:<request id>` (what Eunoe's own filter chain and the openai-proxy share for a direct caller, whose
+ * inlet and reply are one HTTP request).
+ */
+export function inletReservationId(body: Record<string, unknown>, requestId: string): string {
+  const metadata = body.metadata;
+  const messageId =
+    metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>).message_id : undefined;
+  return typeof messageId === 'string' && messageId ? messageId : requestReservationId(requestId);
+}
+
+/** The prefix of the reservation id of a request without a message id. */
+export const REQUEST_HOLD_PREFIX = 'req:';
+
+/** The reservation id of a request without a message id. */
+export function requestReservationId(requestId: string): string {
+  return `${REQUEST_HOLD_PREFIX}${requestId}`;
+}
+
+/** The holds as a host service: a plain object with the two methods only (an isolated filter reaches nothing else). */
+export function spendHoldsService(holds: SpendHolds | undefined): SpendHolds | undefined {
+  return (
+    holds && {
+      reserve: (request) => holds.reserve(request),
+      release: (userId, ids, options) => holds.release(userId, ids, options),
+    }
+  );
+}
+
+/**
+ * Release the holds of a recorded reply (its actual cost is in the ledger now). Never throws: a hold that
+ * cannot be released (the store is away) expires after its timeout, counting twice until then.
+ */
+export async function settleHolds(
+  spend: SpendHolds | undefined,
+  userId: string,
+  ids: readonly string[],
+  logger: { debug(details: object, message: string): void },
+  options?: ReleaseOptions,
+): Promise<void> {
+  if (!spend) return;
+  try {
+    await spend.release(userId, ids, options);
+  } catch (error) {
+    logger.debug({ err: errorMessage(error), ids }, 'spend holds not released; they expire after their timeout');
+  }
+}

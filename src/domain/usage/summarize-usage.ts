@@ -1,0 +1,1 @@
+export type { UsageGroupBy, UsageTotals } from './types.js';

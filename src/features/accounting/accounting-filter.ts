@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { FilterError } from '../../core/errors/filter-error.js';
+import { defineFilter } from '../../runtime/host/define-filter.js';
+import { baseValves } from '../../runtime/host/types.js';
+import { buildUsageRecord } from '../../domain/usage/build-usage-record.js';
+import { appendUsageLine, formatUsageLine, stripUsageLines } from '../../domain/usage/format-usage-line.js';
+import { estimatePromptTokens, encoderFor } from '../../domain/usage/estimate-tokens.js';
+import { encodingForModel } from '../../domain/engine/index.js';
+import { OutageNotice } from '../../core/util/outage-notice.js';
+import { isRecord } from '../../core/messages/chat-message.js';
+import { recordedByProxy } from './recorded-by-proxy.js';
+import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
+import { errorMessage } from '../../core/util/error-message.js';
+
+/** How long the inlet's prompt estimate waits for its outlet. */
+const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
+
+/** The prompt estimate the inlet stores for the outlet; a stored value of another shape reads as none. */
+const promptEstimate = z.object({ model: z.string(), tokens: z.number() });
+type PromptEstimate = z.infer<typeof promptEstimate>;
+
+/** Options of the accounting filter (tests inject the clock). */
+export interface AccountingOptions {
+  now?: () => number;
+}
+
+/**
+ * The accounting filter. Inlet (priority 100, after the context filter) estimates the prompt
+ * it sees and keeps it per chat; outlet reads the reply's actual usage in every backend shape,
+ * prices it (provider's cost → price table → tokenizer estimate), appends one ledger record
+ * per message id (idempotent), feeds the engine's per-model token correction, and optionally
+ * appends a usage line (`1,234 in · 567 out · $0.0123`; `!+nocost` hides it for a chat).
+ */
+export function createAccountingFilter(options: AccountingOptions = {}) {
+  // Read the clock at each call (not a captured Date.now), so a test clock set on Date applies too.
+  const now = options.now ?? (() => Date.now());
+  const correctionsOutage = new OutageNotice('the state store (token corrections)');
+  return defineFilter({
+    name: 'Usage Accounting',
+    valves: baseValves.extend({
+      priority: z
+        .number()
+        .int()
+        .default(100)
+        .describe(
+          'Filters run in ascending priority; after the context filter (0) so the estimate sees the final prompt.',
+        ),
+      show_usage: z.boolean().default(false).describe('Append a usage line (tokens in/out and cost) to every reply'),
+      strip_usage_lines: z
+        .boolean()
+        .default(true)
+        .describe('Remove earlier usage lines from the history sent to the model'),
+      reject_unrecorded: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Answer 503 instead of the reply when its usage could be kept neither in the store nor in the local journal (default: answer, and log the whole record at ERROR)',
+        ),
+      learn_corrections: z
+        .boolean()
+        .default(true)
+        .describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
+    }),
+    userValves: z.object({
+      show_usage: z
+        .enum(['default', 'on', 'off'])
+        .default('default')
+        .describe('Usage line under your replies: "default" follows the admin setting'),
+    }),
+    flags: [{ key: 'nocost', kind: 'boolean', description: 'Hide the usage line for this chat (use !+nocost)' }],
+
+    onStartup() {
+      // Load the tokenizer in the background so the first request does not wait for it.
+      void encoderFor().catch(() => undefined);
+    },
+
+    async inlet({ body: received, valves, state, flags, logger }) {
+      const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
+      const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+      if (task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
+        return body;
+      // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
+      // teach a wrong ratio. Models with an exact local tokenizer (GPT family) need no correction at all.
+      if (encodingForModel(body.model).exact || addsContextAfterInlet(body)) return body;
+      try {
+        const tokens = await estimatePromptTokens(body.messages, body.model);
+        await state.set(`estimate:${flags.chatKey}`, { model: body.model, tokens } satisfies PromptEstimate, {
+          ttlMs: ESTIMATE_TTL_MS,
+        });
+      } catch (error) {
+        logger.debug({ err: error }, 'accounting: prompt estimate not stored');
+      }
+      return body;
+    },
+
+    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId }) {
+      const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
+      if (!built) return body;
+      const { record } = built;
+      if (record.rejectedUsage)
+        logger.warn(
+          { messageId: record.messageId, rejected: record.rejectedUsage },
+          'accounting: usage fields out of bounds were refused and replaced (listed in the record as rejectedUsage)',
+        );
+      let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
+      const byProxy = await recordedByProxy({ body, user, state, services, messageId: record.messageId });
+      if (byProxy) {
+        added = false;
+        logger.debug({ messageId: record.messageId }, 'accounting: the proxy already recorded this reply');
+      } else if (services.ledger) {
+        try {
+          // Resolves once the record is durable: in the store, or in the local journal while Redis is away.
+          added = await services.ledger.record(record);
+        } catch (error) {
+          // Neither the store nor the journal took it (disk failure, journal full): the record is only in this line.
+          logger.error(
+            { err: errorMessage(error), record },
+            'accounting: could not record usage; the record is in this line',
+          );
+          if (valves.reject_unrecorded)
+            throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
+        }
+      } else {
+        logger.warn('accounting: no ledger service; usage is not recorded');
+      }
+      // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost;
+      // a new reply whose ids hold nothing settles the user's oldest hold of a request that had no message id.
+      await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger, {
+        orOldestRequestHold: added || byProxy,
+      });
+      if (
+        added &&
+        valves.learn_corrections &&
+        record.usageSource === 'reported' &&
+        record.promptTokens > 0 &&
+        services.corrections
+      ) {
+        try {
+          const estimate = promptEstimate.safeParse(await state.get(`estimate:${flags.chatKey}`)).data;
+          if (estimate && estimate.model === record.model && estimate.tokens > 0) {
+            await services.corrections.observe(record.model, estimate.tokens, record.promptTokens);
+            await state.delete(`estimate:${flags.chatKey}`);
+          }
+          correctionsOutage.recovered(logger);
+        } catch (error) {
+          // The record is already kept; only this turn's token correction is skipped.
+          correctionsOutage.failed(
+            logger,
+            error,
+            'accounting: token correction skipped, the state store is unavailable (usage is still recorded)',
+          );
+        }
+      }
+      logger.debug(
+        { messageId: record.messageId, costSource: record.costSource, location: built.location, added },
+        'accounting: recorded',
+      );
+      const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';
+      if (!show || flags.has('nocost')) return body;
+      return appendUsageLine(body, formatUsageLine(record));
+    },
+  });
+}
+
+/** True when Open WebUI will add context after the pipeline inlet (files/RAG, tools, web search, memory). */
+function addsContextAfterInlet(body: Record<string, unknown>): boolean {
+  const nonEmpty = (value: unknown) => Array.isArray(value) && value.length > 0;
+  const features = (body.features ?? (body.metadata as { features?: unknown } | undefined)?.features ?? {}) as Record<
+    string,
+    unknown
+  >;
+  return nonEmpty(body.files) || nonEmpty(body.tool_ids) || features.web_search === true || features.memory === true;
+}

@@ -1,0 +1,65 @@
+import type { EngineOptions } from '../../domain/engine/index.js';
+import type { ActiveFlags } from '../../domain/flags/types.js';
+import type { ContextUserValves as UserValves, ContextValves } from './context-valves.js';
+
+/** The admin valves `contextOptions` reads (the schema's type: one source of truth). */
+export type { ContextValves };
+/** What a single user may choose for themselves: `max_tokens` null or 0 = the admin's budget; `recent` null = the admin's value (0 keeps none). */
+export type ContextUserValves = Pick<UserValves, 'max_tokens' | 'recent'>;
+
+const positive = (value: number | null | undefined) => (typeof value === 'number' && value > 0 ? value : undefined);
+
+/** True when the valves name a summarizer (base URL and model). */
+export function summarizerConfigured(valves: Pick<ContextValves, 'summary_base_url' | 'summary_model'>): boolean {
+  return Boolean(valves.summary_base_url.trim() && valves.summary_model.trim());
+}
+
+/**
+ * Engine options for one request: admin valves, then the user's own valves (a user may
+ * only lower `max_tokens`), then this chat's flags (`!full`, `!nosum`, `!target`,
+ * `!context`, `!recent`, `!tool_penalty`, `!pair_coherence`). Summaries are on when a
+ * summarizer is configured and the chat has no `!nosum`.
+ */
+export function contextOptions(
+  valves: ContextValves,
+  user: ContextUserValves,
+  flags: ActiveFlags,
+): Partial<EngineOptions> {
+  const adminMax = valves.max_tokens;
+  const userMax = positive(user.max_tokens);
+  const maxTokens = userMax !== undefined ? (adminMax > 0 ? Math.min(adminMax, userMax) : userMax) : adminMax;
+  const options: Partial<EngineOptions> = {
+    maxTokens,
+    targetTokens: positive(valves.target_tokens),
+    contextFraction: positive(valves.context_fraction),
+    maxCostUsd: positive(valves.max_cost_usd),
+    algorithm: valves.algorithm,
+    weighting: valves.weighting,
+    recencyFactor: valves.recency_factor,
+    recent: user.recent ?? valves.recent,
+    toolPenalty: valves.tool_penalty,
+    pairCoherence: valves.pair_coherence,
+    minChatMessages: valves.min_chat_messages,
+    roleAlternation: valves.role_alternation ?? 'any',
+  };
+  // Below summary_min_budget a summary's reserve crowds out more than it saves (recall benchmark): drop instead.
+  const roomForSummary = !(maxTokens > 0 && maxTokens < (valves.summary_min_budget ?? 0));
+  if (summarizerConfigured(valves) && roomForSummary) {
+    options.summarize = true;
+    options.summaryRatio = valves.summary_ratio;
+    options.summaryMaxTokens = valves.summary_max_tokens;
+  }
+  const number = (key: string) => {
+    const value = flags.get(key);
+    return typeof value === 'number' ? value : undefined;
+  };
+  // `!full` lifts every budget for one turn, unless the admin forbids it (`allow_full`).
+  if (flags.get('full') === true && valves.allow_full !== false) options.full = true;
+  if (flags.get('nosum') === true) options.summarize = false;
+  options.targetTokens = number('target') ?? options.targetTokens;
+  options.contextTurns = number('context');
+  options.recent = number('recent') ?? options.recent;
+  options.toolPenalty = number('tool_penalty') ?? options.toolPenalty;
+  options.pairCoherence = number('pair_coherence') ?? options.pairCoherence;
+  return options;
+}

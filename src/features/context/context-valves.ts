@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { summaryValves } from './compress/summary-valves.js';
+import { defaultEngineOptions } from '../../domain/engine/index.js';
+import { baseValves } from '../../runtime/host/types.js';
+
+/** Valve defaults are the engine's defaults: what the benchmarks measure is what ships. */
+const engine = defaultEngineOptions();
+
+/** Admin valves of the context filter: the one schema its form, its types and its options come from. */
+export const contextValves = baseValves.extend({
+  max_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .default(16000)
+    .describe('Hard token budget for the whole prompt, system prompt included (0 = no limit)'),
+  target_tokens: z.number().int().min(0).default(0).describe('Soft token target (0 = none)'),
+  context_fraction: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0)
+    .describe("Budget as a fraction of the model's context length when known (0 = off)"),
+  max_cost_usd: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe('Most USD the prompt of one request may cost (0 = off; needs pricing)'),
+  algorithm: z
+    .enum(['recency', 'greedy', 'dependency', 'prefix_cache'])
+    .default(engine.algorithm)
+    .describe('How messages are chosen: recency-biased, greedy by weight, dependency-aware, or prefix-cache-optimized'),
+  weighting: z
+    .enum(['smart', 'keyword', 'static', 'composite'])
+    .default(engine.weighting)
+    .describe('How messages are scored against the current query'),
+  recency_factor: z
+    .number()
+    .min(0)
+    .default(engine.recencyFactor)
+    .describe('Recency boost: the newest message weighs (1 + factor) times the oldest'),
+  recent: z.number().int().min(0).default(engine.recent).describe('The last N messages are always kept'),
+  tool_penalty: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(engine.toolPenalty)
+    .describe('Scoring factor for tool calls and tool results'),
+  pair_coherence: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(engine.pairCoherence)
+    .describe('An answer keeps this share of its question’s score'),
+  allow_full: z
+    .boolean()
+    .default(true)
+    .describe('Let users send the whole history with !full (it lifts every budget, cost included, for that turn)'),
+  min_chat_messages: z
+    .number()
+    .int()
+    .min(0)
+    .default(engine.minChatMessages)
+    .describe('Never send fewer chat messages than this'),
+  role_alternation: z
+    .enum(['any', 'strict'])
+    .default('any')
+    .describe(
+      'strict: merge adjacent user (or assistant) messages left by trimming, for models whose chat template requires alternating roles',
+    ),
+  show_context_note: z
+    .boolean()
+    .default(false)
+    .describe('Append a line under each reply saying how much of the conversation the model saw'),
+  ...summaryValves,
+});
+
+/** Per-user valves of the context filter. */
+export const contextUserValves = z.object({
+  max_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe('Your own token budget (lower than the admin’s; empty = the admin’s)'),
+  recent: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe('Your own number of recent messages always kept (empty = the admin’s)'),
+  default_flags: z.string().default('').describe('Flags applied to every chat of yours, e.g. "+nosum,recent=6"'),
+  show_context_note: z
+    .enum(['default', 'on', 'off'])
+    .default('default')
+    .describe(
+      'A line under each reply saying how much of the conversation the model saw (default = the admin’s choice)',
+    ),
+});
+
+export type ContextValves = z.infer<typeof contextValves>;
+export type ContextUserValves = z.infer<typeof contextUserValves>;

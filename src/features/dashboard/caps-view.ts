@@ -1,0 +1,107 @@
+import { compare, formatDecimal, parseDecimal, type Decimal } from '../../domain/pricing/decimal.js';
+import { effectiveCaps, type SpendCapValves } from '../../domain/usage/spend-caps.js';
+import { monthlyPeriod } from '../../domain/usage/budget-periods.js';
+import { addDays } from '../../domain/usage/day-range.js';
+import { utcDay } from '../../domain/usage/daily-usage.js';
+import type { Ledger, UsageRecord } from '../../domain/usage/types.js';
+
+/** One cap of one user as the Caps view shows it. */
+export interface CapUsage {
+  period: 'daily' | 'monthly';
+  /** Exact decimal strings (USD). */
+  spent: string;
+  cap: string;
+  /** spent ÷ cap in percent, rounded to 0.1. */
+  percent: number;
+  /** When the period ends and spending starts over (ISO, UTC). */
+  resetsAt: string;
+  reached: boolean;
+}
+
+/** A user with at least one cap in force. */
+export interface UserCaps {
+  /** The ledger's user id; a `user_limits` key that no record of this month resolves is listed as itself. */
+  user: string;
+  /** The email on the user's newest record (null when unknown). */
+  email: string | null;
+  role: string | null;
+  caps: CapUsage[];
+  /** A cap is reached: the spend-limit filter answers 429 until the reset. */
+  blocked: boolean;
+}
+
+/** `GET /usage/caps`: the caps in force and how much of them is used. */
+export interface CapsView {
+  /** The spend-limit filter read, or null when none is loaded. */
+  filter: string | null;
+  at: string;
+  users: UserCaps[];
+  /** Users blocked now (a daily or monthly cap reached). */
+  blocked: string[];
+}
+
+const isCapValves = (valves: Record<string, unknown>): valves is Record<string, unknown> & SpendCapValves =>
+  typeof valves.daily_limit_usd === 'number' &&
+  typeof valves.monthly_limit_usd === 'number' &&
+  typeof valves.role_limits === 'object' &&
+  typeof valves.user_limits === 'object';
+
+/**
+ * Caps of every user who spent this month or has a cap of their own, read with the spend-limit
+ * filter's rules (user over role over default; exempt roles skipped; a user's role and email are
+ * the ones on their newest record). A cap set by email applies to the user ids whose newest record
+ * carries that email, as the filter (which sees the email) applies it; such a key is not listed
+ * again on its own. Spent amounts are one counter read per cap.
+ */
+export async function capsView(options: {
+  filters: ReadonlyArray<{ id: string; valves: Record<string, unknown> }>;
+  ledger: Ledger;
+  now: number;
+}): Promise<CapsView> {
+  const { ledger, now } = options;
+  const filter = options.filters.find((candidate) => isCapValves(candidate.valves));
+  const view: CapsView = { filter: filter?.id ?? null, at: new Date(now).toISOString(), users: [], blocked: [] };
+  if (!filter || !isCapValves(filter.valves)) return view;
+  const valves = filter.valves;
+  const exempt = Array.isArray(valves.exempt_roles) ? (valves.exempt_roles as string[]) : [];
+  const month = monthlyPeriod(now);
+  const spenders = await ledger.daily(utcDay(month.from), addDays(utcDay(month.to - 1), 1), 'user');
+  const newest = new Map<string, UsageRecord | undefined>();
+  const newestOf = async (user: string) => (await ledger.latest({ userId: user }, 1)).records[0];
+  for (const row of spenders) if (!newest.has(row.key)) newest.set(row.key, await newestOf(row.key));
+  const emails = new Set([...newest.values()].map((record) => record?.userEmail));
+  for (const key of Object.keys(valves.user_limits))
+    if (!newest.has(key) && !emails.has(key)) newest.set(key, await newestOf(key));
+  for (const [user, record] of [...newest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const role = record?.userRole ?? null;
+    if (role && exempt.includes(role)) continue;
+    const email = record?.userEmail ?? null;
+    // A key that no record resolves is matched as the filter would match it: as an id, or as an email.
+    const match = { id: user, email: record ? (email ?? undefined) : user, ...(role ? { role } : {}) };
+    const caps = effectiveCaps(valves, match, now);
+    if (caps.length === 0) continue;
+    const usage: CapUsage[] = [];
+    for (const cap of caps) {
+      const spent = await ledger.spent(user, cap.period.from, cap.period.to);
+      const amount = parseDecimal(spent) ?? 0n;
+      usage.push({
+        period: cap.period.kind,
+        spent,
+        cap: formatDecimal(cap.limit),
+        percent: percentOf(amount, cap.limit),
+        resetsAt: new Date(cap.period.to).toISOString(),
+        reached: compare(amount, cap.limit) >= 0,
+      });
+    }
+    usage.sort((a, b) => (a.period < b.period ? -1 : 1));
+    const blocked = usage.some((cap) => cap.reached);
+    view.users.push({ user, email, role, caps: usage, blocked });
+    if (blocked) view.blocked.push(user);
+  }
+  return view;
+}
+
+/** spent ÷ cap in percent, rounded to one decimal (exact integer division first, then one rounding). */
+function percentOf(spent: Decimal, cap: Decimal): number {
+  return Math.round(Number((spent * 10_000n) / cap) / 10) / 10;
+}

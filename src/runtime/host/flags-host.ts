@@ -1,0 +1,28 @@
+import type { ActiveFlags } from '../../domain/flags/types.js';
+import type { FilterBody, PipelineUser } from './types.js';
+
+/** How the host gets the `!flag` state of a request (implemented on src/domain/flags). */
+export interface FlagsHost {
+  resolve(options: {
+    body: FilterBody;
+    user: PipelineUser | null;
+    hook: 'inlet' | 'outlet';
+    /** Per-user default flag block (a `default_flags` user valve), if any. */
+    defaults?: string;
+  }): Promise<{ flags: ActiveFlags; body: FilterBody }>;
+}
+
+/** Flags for a request when no flags host is configured: nothing active. */
+export function noFlags(chatKey = ''): ActiveFlags {
+  return {
+    chatKey,
+    effective: {},
+    persistent: {},
+    temporary: {},
+    marks: {},
+    notices: [],
+    source: 'none',
+    has: () => false,
+    get: () => undefined,
+  };
+}

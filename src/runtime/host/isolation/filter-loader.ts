@@ -1,0 +1,43 @@
+import type { Logger } from '../../../core/util/logger.js';
+import type { HostServices } from '../types.js';
+import { fileStem, loadFilterFile, type LoadedModule } from '../load-filter-file.js';
+import { loadIsolated, probeImport } from './isolated-definition.js';
+import { placementFor, type IsolationSettings } from './isolation-settings.js';
+import type { ShippedFilters } from './shipped-filters.js';
+import { registerSdkResolution } from '../sdk-resolution.js';
+
+/** Loads one filter file where the isolation settings place it. */
+export type FilterLoader = (file: string) => Promise<LoadedModule>;
+
+/**
+ * The loader the registry uses: shipped filters in the main thread (unless told otherwise),
+ * the others in worker threads; a non-shipped file forced into the main thread is first
+ * imported in a worker with a time limit, so an import-time loop cannot block the server.
+ */
+export function createFilterLoader(options: {
+  settings: IsolationSettings;
+  shipped: ShippedFilters;
+  services: HostServices;
+  logger: Logger;
+}): FilterLoader {
+  const { settings, shipped } = options;
+  // `import … from 'eunoe'` must resolve from any folder, in this thread too (FILTER_ISOLATION=off).
+  registerSdkResolution();
+  return async (file) => {
+    const placement = placementFor(settings, fileStem(file), shipped.isShipped(file));
+    const workerOptions = {
+      file,
+      services: options.services,
+      logger: options.logger,
+      loadTimeoutMs: settings.loadTimeoutMs,
+      maxMemoryMb: settings.maxMemoryMb,
+    };
+    if (placement === 'worker') {
+      const isolated = await loadIsolated(workerOptions);
+      if (isolated.kind !== 'pipe') return isolated;
+      // A pipe streams from the main thread (src/runtime/pipes/): the worker's import proved the file loads in time.
+      await isolated.release?.();
+    } else if (placement === 'probe') await probeImport(workerOptions);
+    return { ...(await loadFilterFile(file)), isolation: 'main' };
+  };
+}

@@ -1,0 +1,44 @@
+import { ConfigError } from '../../../core/errors/index.js';
+
+/** `FILTER_ISOLATION`: `auto` isolates filters not shipped with Eunoe, `worker` all, `off` none. */
+export type IsolationMode = 'auto' | 'worker' | 'off';
+/** Where one filter runs: `main` thread or a `worker` thread. */
+export type Placement = 'main' | 'worker';
+
+export interface IsolationSettings {
+  mode: IsolationMode;
+  /** Per file stem (`my-filter` for `filters/my-filter.ts`), from FILTER_ISOLATION_OVERRIDES. */
+  overrides: ReadonlyMap<string, Placement>;
+  loadTimeoutMs: number;
+  maxMemoryMb: number;
+}
+
+/** Parse `FILTER_ISOLATION_OVERRIDES`: `stem=worker,other=main`. Throws ConfigError. */
+export function parseOverrides(text: string | undefined): Map<string, Placement> {
+  const overrides = new Map<string, Placement>();
+  for (const part of (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Za-z0-9_.-]+)\s*=\s*(main|worker)$/.exec(part);
+    if (!match)
+      throw new ConfigError(
+        `Invalid environment: FILTER_ISOLATION_OVERRIDES: "${part}" is not <file stem>=main|worker`,
+      );
+    overrides.set(match[1]!, match[2] as Placement);
+  }
+  return overrides;
+}
+
+/**
+ * How a file is loaded: in a worker; in the main thread; or in the main thread after a
+ * worker proved it imports in time (`probe`: files not shipped with Eunoe forced to `main`).
+ */
+export function placementFor(settings: IsolationSettings, stem: string, shipped: boolean): Placement | 'probe' {
+  const override = settings.overrides.get(stem);
+  if (override === 'worker') return 'worker';
+  if (override === 'main') return shipped || settings.mode === 'off' ? 'main' : 'probe';
+  if (settings.mode === 'off') return 'main';
+  if (settings.mode === 'worker') return 'worker';
+  return shipped ? 'main' : 'worker';
+}

@@ -1,0 +1,152 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
+import { valvesSpec } from './valves-spec.js';
+import { kindOfExport, type ModuleType } from './declared-kind.js';
+import { errorMessage, errorStack } from '../../core/util/error-message.js';
+
+/** File endings the loader accepts as filters. */
+export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
+
+/** True for names the loader takes as filters: a known ending, not a `.d.ts`, not hidden. */
+export function isFilterFileName(name: string): boolean {
+  return (
+    FILTER_EXTENSIONS.some((extension) => name.endsWith(extension)) && !name.endsWith('.d.ts') && !name.startsWith('.')
+  );
+}
+
+/** A filter file that imported and validated. */
+export interface LoadedModule {
+  id: string;
+  name: string;
+  file: string;
+  definition: FilterDefinition<AnyValvesSchema, AnyValvesSchema | undefined>;
+  valvesSchema: AnyValvesSchema;
+  valvesSpec: Record<string, unknown>;
+  userValvesSchema?: AnyValvesSchema;
+  userValvesSpec?: Record<string, unknown>;
+  /** `pipe` for a file made with `definePipe` (a model, see src/runtime/pipes/); absent for filters. */
+  kind?: 'filter' | 'pipe';
+  /** Where its hooks run: the main thread, or a worker thread (FILTER_ISOLATION). */
+  isolation?: 'main' | 'worker';
+  /** Resolves when the filter can run a hook now (its worker is up); absent for main-thread filters. */
+  ready?(): Promise<void>;
+  /** Frees what the filter holds outside the registry (its worker), after onShutdown. */
+  release?(): Promise<void>;
+}
+
+/** Why a file did not load, with the line and the kind its default export declares when known. */
+export class FilterLoadError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+    readonly line?: number,
+    readonly kind?: ModuleType,
+  ) {
+    super(message);
+  }
+}
+
+const isZodObject = (value: unknown): value is AnyValvesSchema => value instanceof z.ZodObject;
+const hook = z.function().optional();
+const moduleShape = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, 'id may hold letters, digits, "_", "-" and "." only')
+      .optional(),
+    name: z.string().optional(),
+    valves: z.custom<AnyValvesSchema>(isZodObject, 'valves must be a zod object schema').optional(),
+    userValves: z.custom<AnyValvesSchema>(isZodObject, 'userValves must be a zod object schema').optional(),
+    flags: z
+      .array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose())
+      .optional(),
+    inlet: hook,
+    outlet: hook,
+    onStartup: hook,
+    onShutdown: hook,
+    onValvesUpdated: hook,
+    // Pipes (src/runtime/pipes/): `definePipe` sets kind; a pipe must have a `pipe` function.
+    kind: z.enum(['filter', 'pipe']).optional(),
+    pipe: hook,
+    models: z.union([z.array(z.object({ id: z.string(), name: z.string().optional() })), z.function()]).optional(),
+    modelsTtlMs: z.number().nonnegative().optional(),
+  })
+  .refine((shape) => shape.kind !== 'pipe' || shape.pipe !== undefined, {
+    message: 'a pipe needs a pipe() function',
+    path: ['pipe'],
+  });
+
+/** The stem of a filter file: `filters/context.ts` → `context`. */
+export function fileStem(file: string): string {
+  return path.basename(file).replace(/\.(m?ts|m?js)$/, '');
+}
+
+/** Find `file:LINE` in an error message or stack. */
+function lineOf(error: unknown, file: string): number | undefined {
+  const text = `${errorMessage(error) ?? ''}\n${errorStack(error) ?? ''}`;
+  const escaped = path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`${escaped}(?:\\?[^:\\s]*)?:(\\d+)(?::\\d+)?`).exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+function requireDefaults(schema: AnyValvesSchema, label: string, file: string): void {
+  const parsed = schema.safeParse({});
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))].join(', ');
+    throw new FilterLoadError(file, `${label} field(s) without a default: ${fields}`);
+  }
+}
+
+let generation = 0;
+
+/**
+ * Import a filter file (fresh each time: the URL carries a generation counter, so an edited
+ * file is re-evaluated) and validate its default export. Throws FilterLoadError.
+ */
+export async function loadFilterFile(file: string): Promise<LoadedModule> {
+  let imported: { default?: unknown };
+  try {
+    imported = (await import(`${pathToFileURL(file).href}?v=${++generation}`)) as { default?: unknown };
+  } catch (error) {
+    const message = errorMessage(error);
+    throw new FilterLoadError(file, `import failed: ${message.split('\n').slice(0, 3).join(' ')}`, lineOf(error, file));
+  }
+  const parsed = moduleShape.safeParse(imported.default);
+  if (!parsed.success) {
+    const detail =
+      imported.default === undefined
+        ? 'no default export (export default defineFilter({...}))'
+        : parsed.error.issues
+            .map((issue) => `${issue.path.join('.') || 'default export'}: ${issue.message}`)
+            .join('; ');
+    throw new FilterLoadError(file, `wrong export shape: ${detail}`, undefined, kindOfExport(imported.default));
+  }
+  const definition = imported.default as LoadedModule['definition'];
+  const id = definition.id ?? fileStem(file);
+  const kind = (imported.default as { kind?: 'filter' | 'pipe' }).kind === 'pipe' ? 'pipe' : 'filter';
+  // A schema without the base fields gets them, so /models can always read pipelines and priority.
+  const own = definition.valves ?? (kind === 'pipe' ? z.object({}) : baseValves);
+  // Pipes keep their own valves only: `pipelines` and `priority` mean nothing for a model.
+  const valvesSchema = (
+    kind === 'pipe' || ('pipelines' in own.shape && 'priority' in own.shape) ? own : baseValves.extend(own.shape)
+  ) as AnyValvesSchema;
+  try {
+    requireDefaults(valvesSchema, 'valves', file);
+    if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
+  } catch (error) {
+    throw new FilterLoadError(file, errorMessage(error), undefined, kindOfExport(definition));
+  }
+  return {
+    id,
+    name: definition.name ?? id,
+    kind,
+    file,
+    definition,
+    valvesSchema,
+    valvesSpec: valvesSpec(valvesSchema),
+    userValvesSchema: definition.userValves,
+    userValvesSpec: definition.userValves ? valvesSpec(definition.userValves, 'UserValves') : undefined,
+  };
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import type { ContextStats } from '../usage/context-stats.js';
+import type { ContextMetrics } from '../metrics/metrics.js';
+import type { Logger } from '../../core/util/logger.js';
+import type { ScopedState } from '../../state/scoped-state.js';
+import type { ActiveFlags, FlagSpec } from '../../domain/flags/types.js';
+import type { PricingLookup } from '../../domain/pricing/types.js';
+import type { Ledger, TokenCorrections } from '../../domain/usage/types.js';
+import type { FilterBody, PipelineUser } from '../../core/messages/request.js';
+import type { ReplyClaims } from '../usage/reply-claims.js';
+import type { SpendHolds } from '../../domain/usage/spend-reservations.js';
+
+/**
+ * Valves every filter has. `pipelines` lists the model ids the filter applies to
+ * (`["*"]` = all models); `priority` orders filters, lower runs first.
+ */
+export const baseValves = z.object({
+  pipelines: z.array(z.string()).default(['*']).describe('Model ids this filter applies to; "*" means every model.'),
+  priority: z.number().int().default(0).describe('Filters run in ascending priority.'),
+});
+
+export type BaseValves = z.infer<typeof baseValves>;
+export type AnyValvesSchema = z.ZodObject<z.ZodRawShape>;
+
+export type { FilterBody, PipelineUser } from '../../core/messages/request.js';
+
+/** Services the host offers to filters. Any of them may be absent; filters degrade. */
+export interface HostServices {
+  pricing?: PricingLookup;
+  ledger?: Ledger;
+  /** Spend holds: the spend-limit inlet reserves an estimate against the caps, recording the reply releases it. */
+  spend?: SpendHolds;
+  corrections?: TokenCorrections;
+  /** Per-day context statistics (the context filter records them; the dashboard reads them). */
+  contextStats?: ContextStats;
+  /** Prometheus metrics a filter may feed (the context filter reports its plans). */
+  metrics?: ContextMetrics;
+  /** Pairs the proxy's and the accounting outlet's records of one proxied reply (src/runtime/usage/reply-claims.ts). */
+  replies?: ReplyClaims;
+  /**
+   * Work a request leaves running after its answer went out (the proxy's ledger write after
+   * `[DONE]`): shutdown waits for what is tracked here (at most 5 s) before the store closes.
+   */
+  pending?: { track(work: Promise<unknown>): void };
+}
+
+/** What every call of a filter's hooks or a pipe carries: who asks, with which valves, and the host's services. */
+export interface RequestArgs<V, U> {
+  body: FilterBody;
+  user: PipelineUser | null;
+  valves: V;
+  /** The user's own values merged over the user-valve defaults (`{}` when the filter or pipe has none). */
+  userValves: U;
+  logger: Logger;
+  /** Aborted when the call times out or the client goes away (pass it to upstream requests). */
+  signal: AbortSignal;
+  /** This filter's or pipe's own namespace in the state store. */
+  state: ScopedState;
+  services: HostServices;
+  requestId: string;
+}
+
+/**
+ * What a hook reports to the person in the chat, in Open WebUI's event shape: a `status` is the line
+ * above the reply, a `notification` a toast. Eunoe's Open WebUI Function and the streams of Eunoe's own
+ * pipes carry them to Open WebUI; a Pipelines filter call has no channel for them (they are logged at debug).
+ */
+export type FilterEvent =
+  | { type: 'status'; data: { description: string; done?: boolean; hidden?: boolean } }
+  | { type: 'notification'; data: { type: 'info' | 'success' | 'warning' | 'error'; content: string } };
+
+/** The single argument of `inlet` and `outlet`. New fields are added here, never as positional arguments. */
+export interface HookArgs<V, U> extends RequestArgs<V, U> {
+  /** Report what the hook did (see FilterEvent). Never throws; events past the per-call limit are dropped. */
+  emit(event: FilterEvent): void;
+  /** Inline `!flag` state for this chat and turn. */
+  flags: ActiveFlags;
+  filterId: string;
+  /** Epoch ms when the host answers 504 for this hook (`HOOK_TIMEOUT_MS`): slow work should stop before it. */
+  deadline: number;
+  hook: 'inlet' | 'outlet';
+}
+
+/** Argument of `onStartup`, `onShutdown` and `onValvesUpdated`. */
+export interface LifecycleArgs<V> {
+  valves: V;
+  logger: Logger;
+  state: ScopedState;
+  services: HostServices;
+  filterId: string;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+
+/** What a filter file's default export describes. Every hook is optional. */
+export interface FilterDefinition<
+  V extends AnyValvesSchema = AnyValvesSchema,
+  U extends AnyValvesSchema | undefined = undefined,
+> {
+  /** Defaults to the file's stem. */
+  id?: string;
+  /** Display name; defaults to the id. */
+  name?: string;
+  /** Admin valves; must extend `baseValves` (`baseValves.extend({...})`). Every field needs a default. */
+  valves?: V;
+  /** Per-user valves; every field needs a default. */
+  userValves?: U;
+  /** Flags this filter registers for the `!flag` grammar. */
+  flags?: FlagSpec[];
+  inlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
+  outlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
+  onStartup?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+  onShutdown?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+  onValvesUpdated?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;
+}

@@ -1,0 +1,195 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StoreHealth } from '../../state/types.js';
+
+/** What the context filter reports for one planned inlet (see ContextMetrics). */
+export interface ContextPlanSample {
+  tokensBefore: number;
+  tokensAfter: number;
+  kept: number;
+  summarized: number;
+  dropped: number;
+}
+
+/** The part of the metrics a filter may feed (HostServices.metrics). */
+export interface ContextMetrics {
+  /** One planned context (tokens before/after, messages kept/summarized/dropped). */
+  contextPlan(sample: ContextPlanSample): void;
+}
+
+/** Where the metrics read gauges from at scrape time. */
+export interface MetricsSources {
+  /** The state store's health (backend up/down, ledger writes queued while Redis is away). */
+  storeHealth?: () => StoreHealth;
+  /** Age of the price table in seconds. */
+  pricingAgeSeconds?: () => number;
+}
+
+/** Codes the host gives a hook that failed (threw a plain error, crashed its worker, returned no body). */
+const HOOK_FAILURES = new Set(['ERR_FILTER_FAILED', 'ERR_FILTER_CRASHED']);
+
+const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * Eunoe's Prometheus metrics on their own registry (several runtimes in one process never clash):
+ * HTTP requests, hook durations and failures, context plans, usage and cost, pricing age, state
+ * backend health, and Node's default process metrics. Scrape text with `registry.metrics()`.
+ */
+export class Metrics implements ContextMetrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  private readonly hookDuration: Histogram<'filter' | 'hook'>;
+  private readonly filterErrors: Counter<'filter' | 'hook' | 'code'>;
+  private readonly filterTimeouts: Counter<'filter' | 'hook'>;
+  private readonly filterRejections: Counter<'filter' | 'hook' | 'status' | 'code'>;
+  private readonly contextTokens: Counter<'stage'>;
+  private readonly contextMessages: Counter<'outcome'>;
+  private readonly contextPlans: Counter;
+  private readonly usageTokens: Counter<'model' | 'kind'>;
+  private readonly usageCost: Counter<'model'>;
+  private readonly usageRecords: Counter<'model' | 'cost_source'>;
+
+  constructor(sources: MetricsSources = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({
+      name: 'eunoe_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.hookDuration = new Histogram({
+      name: 'eunoe_hook_duration_seconds',
+      help: 'Time a filter hook took (failed calls included), by filter and hook',
+      labelNames: ['filter', 'hook'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.filterErrors = new Counter({
+      name: 'eunoe_filter_errors_total',
+      help: 'Hook calls that failed (threw, crashed, returned no body), by filter, hook and error code',
+      labelNames: ['filter', 'hook', 'code'],
+      registers,
+    });
+    this.filterTimeouts = new Counter({
+      name: 'eunoe_filter_timeouts_total',
+      help: 'Hook calls that ran past HOOK_TIMEOUT_MS (answered 504)',
+      labelNames: ['filter', 'hook'],
+      registers,
+    });
+    this.filterRejections = new Counter({
+      name: 'eunoe_filter_rejections_total',
+      help: 'Requests a filter stopped on purpose (FilterError), by filter, hook, status and code (spend limit: code="ERR_SPEND_LIMIT")',
+      labelNames: ['filter', 'hook', 'status', 'code'],
+      registers,
+    });
+    this.contextPlans = new Counter({
+      name: 'eunoe_context_plans_total',
+      help: 'Inlets the context filter planned',
+      registers,
+    });
+    this.contextTokens = new Counter({
+      name: 'eunoe_context_tokens_total',
+      help: 'Prompt tokens the context filter saw (stage="before") and sent on (stage="after")',
+      labelNames: ['stage'],
+      registers,
+    });
+    this.contextMessages = new Counter({
+      name: 'eunoe_context_messages_total',
+      help: 'Messages the context filter kept, summarized or dropped',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.usageTokens = new Counter({
+      name: 'eunoe_usage_tokens_total',
+      help: 'Tokens recorded in the ledger, by model and kind (prompt, completion, cached, reasoning)',
+      labelNames: ['model', 'kind'],
+      registers,
+    });
+    this.usageCost = new Counter({
+      name: 'eunoe_usage_cost_usd_total',
+      help: 'USD cost recorded in the ledger, by model (the exact decimals summed as a float)',
+      labelNames: ['model'],
+      registers,
+    });
+    this.usageRecords = new Counter({
+      name: 'eunoe_usage_records_total',
+      help: 'Ledger records written, by model and cost source',
+      labelNames: ['model', 'cost_source'],
+      registers,
+    });
+    new Gauge({
+      name: 'eunoe_pricing_table_age_seconds',
+      help: 'Age of the price table in use (since it was fetched)',
+      registers,
+      collect() {
+        if (sources.pricingAgeSeconds) this.set(sources.pricingAgeSeconds());
+      },
+    });
+    new Gauge({
+      name: 'eunoe_state_backend_up',
+      help: 'Whether the state backend is healthy (1: answers, no ledger write waiting in the journal) or not (0), by backend',
+      labelNames: ['backend'],
+      registers,
+      collect() {
+        const health = sources.storeHealth?.();
+        if (health) this.set({ backend: health.backend }, health.ok ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'eunoe_ledger_queue_depth',
+      help: 'Ledger writes held in the local journal (the store unreachable, or the write refused and retried)',
+      registers,
+      collect() {
+        const health = sources.storeHealth?.();
+        if (health) this.set(health.queued ?? 0);
+      },
+    });
+  }
+
+  /** One answered HTTP request. */
+  observeRequest(route: string, method: string, status: number): void {
+    this.httpRequests.inc({ route, method, status: String(status) });
+  }
+
+  /** One hook call: its duration, and how it failed (`error` with a `code` and `status`), if it did. */
+  observeHook(filter: string, hook: string, seconds: number, error?: { code?: string; status?: number }): void {
+    this.hookDuration.observe({ filter, hook }, seconds);
+    if (!error) return;
+    const code = error.code ?? 'ERR_FILTER_FAILED';
+    if (code === 'ERR_FILTER_TIMEOUT') this.filterTimeouts.inc({ filter, hook });
+    else if (HOOK_FAILURES.has(code) || error.status === undefined) this.filterErrors.inc({ filter, hook, code });
+    // Any other coded error with a status is the filter's own answer (FilterError: 429 spend limit, 403, 503…).
+    else this.filterRejections.inc({ filter, hook, status: String(error.status), code });
+  }
+
+  contextPlan(sample: ContextPlanSample): void {
+    for (const value of Object.values(sample)) if (!Number.isFinite(value) || value < 0) return;
+    this.contextPlans.inc();
+    this.contextTokens.inc({ stage: 'before' }, sample.tokensBefore);
+    this.contextTokens.inc({ stage: 'after' }, sample.tokensAfter);
+    this.contextMessages.inc({ outcome: 'kept' }, sample.kept);
+    this.contextMessages.inc({ outcome: 'summarized' }, sample.summarized);
+    this.contextMessages.inc({ outcome: 'dropped' }, sample.dropped);
+  }
+
+  /** One new ledger record (a repeated message id is not counted twice: the caller passes new ones only). */
+  usageRecorded(record: {
+    model: string;
+    cost: string;
+    costSource: string;
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens: number;
+    reasoningTokens: number;
+  }): void {
+    const model = record.model || 'unknown';
+    this.usageRecords.inc({ model, cost_source: record.costSource });
+    const count = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0);
+    this.usageTokens.inc({ model, kind: 'prompt' }, count(record.promptTokens));
+    this.usageTokens.inc({ model, kind: 'completion' }, count(record.completionTokens));
+    this.usageTokens.inc({ model, kind: 'cached' }, count(record.cachedTokens));
+    this.usageTokens.inc({ model, kind: 'reasoning' }, count(record.reasoningTokens));
+    const cost = Number(record.cost);
+    if (Number.isFinite(cost) && cost > 0) this.usageCost.inc({ model }, cost);
+  }
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import type { FilterRegistry, ActiveFilter } from '../host/filter-registry.js';
+import type { ValvesRepository } from '../host/valves-repository.js';
+import { noFlags, type FlagsHost } from '../host/flags-host.js';
+import type { ActiveFlags } from '../../domain/flags/types.js';
+import { describeFlags } from '../../domain/flags/describe-flags.js';
+import { lastUserText } from '../../core/messages/last-user-message.js';
+import { runHook } from '../host/run-hook.js';
+import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
+import type { Logger } from '../../core/util/logger.js';
+import { targets, userValvesFor } from '../host/user-valves.js';
+import type { ChatMessage } from '../../core/messages/chat-message.js';
+import { loadedFilters } from './pipe-catalog.js';
+import type { ReplyAssembler } from './reply-assembler.js';
+import { errorMessage } from '../../core/util/error-message.js';
+
+/** What running filters around a pipe needs from the host. */
+export interface FilterChainDeps {
+  registry: FilterRegistry;
+  valves: ValvesRepository;
+  services: HostServices;
+  flags?: FlagsHost;
+  hookTimeoutMs: number;
+}
+
+/** One request's view of the chain: who, which model, the request's log and signal. */
+export interface ChainCall {
+  user: PipelineUser | null;
+  logger: Logger;
+  signal: AbortSignal;
+  requestId: string;
+  /** Where the hooks' events go (FilterEvent); dropped when absent. */
+  emit?: (event: FilterEvent) => void;
+}
+
+/** Reports this turn's flags once per request: the flags in force after a `!flag` block, and rejected values. */
+function reportFlags(call: ChainCall, before: FilterBody, after: FilterBody, flags: ActiveFlags): void {
+  if (!call.emit || reported.has(call)) return;
+  // Flag blocks are stripped from the newest user message: a change there means this turn typed one.
+  const typed = lastUserText(before.messages ?? []) !== lastUserText(after.messages ?? []);
+  if (!typed && flags.notices.length === 0) return;
+  reported.add(call);
+  if (typed) call.emit({ type: 'status', data: { description: describeFlags(flags), done: true } });
+  if (flags.notices.length > 0)
+    call.emit({ type: 'status', data: { description: `⚠ ${flags.notices.join(' · ')}`, done: true } });
+}
+const reported = new WeakSet<ChainCall>();
+
+/** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
+function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
+  return loadedFilters(registry).filter((filter) => targets(filter, model));
+}
+
+async function runOne(
+  deps: FilterChainDeps,
+  filter: ActiveFilter,
+  hook: 'inlet' | 'outlet',
+  received: FilterBody,
+  call: ChainCall,
+  prepared?: Record<string, unknown>,
+): Promise<FilterBody> {
+  let body = received;
+  const userValves = prepared ?? (await userValvesFor(filter, call.user, deps.valves, call.logger));
+  let flags = noFlags();
+  // A pipe declares no flags: only filters resolve them.
+  if (deps.flags && filter.kind !== 'pipe') {
+    const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
+    const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
+    flags = resolved.flags;
+    if (hook === 'inlet') {
+      reportFlags(call, body, resolved.body, flags);
+      body = resolved.body;
+    }
+  }
+  return runHook({
+    filter,
+    hook,
+    timeoutMs: deps.hookTimeoutMs,
+    parentSignal: call.signal,
+    args: {
+      body,
+      user: call.user,
+      valves: filter.valves,
+      userValves,
+      logger: call.logger.child({ filter: filter.id, hook }),
+      state: filter.state,
+      flags,
+      services: deps.services,
+      filterId: filter.id,
+      requestId: call.requestId,
+      hook,
+      emit: call.emit ?? (() => undefined),
+    },
+  });
+}
+
+/** What the Open WebUI Function asks of one chain run: which filters, and the user's valves per filter. */
+export interface FunctionChainOptions {
+  /** Filter ids to run (of those targeting the model); all of them when absent. */
+  only?: ReadonlySet<string>;
+  /** Request-time user valves by filter id (validated strictly: see userValvesFor). */
+  userValves?: Readonly<Record<string, Record<string, unknown>>>;
+}
+
+/**
+ * One hook over the filters that target the body's model, by priority (Open WebUI's order), as
+ * Eunoe's Open WebUI Function asks for it. Every filter's user valves are validated before any hook
+ * runs (a bad value: a 400 and nothing applied). An inlet error propagates (a spend limit's 429); a
+ * failing outlet is logged and skipped, so the filters after it (accounting) still see the reply.
+ */
+export async function runFunctionChain(
+  deps: FilterChainDeps,
+  hook: 'inlet' | 'outlet',
+  body: FilterBody,
+  call: ChainCall,
+  options: FunctionChainOptions = {},
+): Promise<FilterBody> {
+  const filters = chainFor(deps.registry, body.model).filter((filter) => !options.only || options.only.has(filter.id));
+  const prepared = await Promise.all(
+    filters.map((filter) =>
+      userValvesFor(filter, call.user, deps.valves, call.logger, options.userValves?.[filter.id] ?? {}),
+    ),
+  );
+  let current = body;
+  for (const [index, filter] of filters.entries()) {
+    if (hook === 'inlet') {
+      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+      continue;
+    }
+    try {
+      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+    } catch (error) {
+      call.logger.warn(
+        { filter: filter.id, err: error instanceof Error ? error.message : String(error) },
+        'outlet filter failed; the next ones still run',
+      );
+    }
+  }
+  return current;
+}
+
+/** True when the pipe defines its own `inlet` or `outlet` hook. */
+const hasOwnHooks = (pipe: ActiveFilter | undefined): boolean =>
+  Boolean(pipe && (pipe.definition.inlet || pipe.definition.outlet));
+
+/** True when some filter targets `model`, or the pipe has hooks of its own (else there is no chain to run). */
+export function hasFilterChain(registry: FilterRegistry, model: unknown, pipe?: ActiveFilter): boolean {
+  return hasOwnHooks(pipe) || chainFor(registry, model).length > 0;
+}
+
+/**
+ * Inlet hooks for a direct caller, as Open WebUI runs them: every filter targeting the model, by
+ * priority, then the pipe's own `inlet` last, each getting the previous one's body. An error (a
+ * spend limit's 429) propagates: the pipe is not called.
+ */
+export async function runInletChain(
+  deps: FilterChainDeps,
+  body: FilterBody,
+  call: ChainCall,
+  pipe?: ActiveFilter,
+): Promise<FilterBody> {
+  let current = body;
+  for (const filter of chainFor(deps.registry, body.model))
+    current = await runOne(deps, filter, 'inlet', current, call);
+  if (pipe?.definition.inlet) current = await runOne(deps, pipe, 'inlet', current, call);
+  return current;
+}
+
+/**
+ * Outlet hooks on the assembled reply: the body Open WebUI would send (the request's messages,
+ * then the reply with its `usage`, a fresh message id) goes to the pipe's own `outlet` first, then
+ * to the filters by priority (Open WebUI's order); each sees the reply as the previous ones left it. Returns
+ * what each outlet appended to the reply it was given (e.g. a context note, then the usage line), in that
+ * order, to send before `[DONE]`. The client already has the reply, so an outlet that rewrites it (its reply
+ * does not start with the one it was given) changes what later outlets see, not what is sent: the lines
+ * appended after it are still sent. An outlet that fails is logged and skipped, as Open WebUI does.
+ */
+export async function runOutletChain(
+  deps: FilterChainDeps,
+  body: FilterBody,
+  reply: ReplyAssembler,
+  call: ChainCall,
+  pipe?: ActiveFilter,
+): Promise<string | undefined> {
+  const filters = chainFor(deps.registry, body.model);
+  if (pipe?.definition.outlet) filters.unshift(pipe);
+  if (!filters.length) return undefined;
+  const id = `eunoe-${randomUUID()}`;
+  const assistant: ChatMessage = {
+    id,
+    role: 'assistant',
+    content: reply.content,
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+  let current: FilterBody = {
+    model: body.model,
+    messages: [...(body.messages ?? []), assistant],
+    id,
+    ...(typeof body.chat_id === 'string' ? { chat_id: body.chat_id } : {}),
+  };
+  let appended = '';
+  for (const filter of filters) {
+    const before = replyText(current);
+    try {
+      current = await runOne(deps, filter, 'outlet', current, call);
+    } catch (error) {
+      call.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'outlet filter failed on a pipe reply');
+      continue;
+    }
+    const after = replyText(current);
+    if (after === undefined || after === before) continue;
+    if (before !== undefined && after.startsWith(before)) appended += after.slice(before.length);
+    else call.logger.debug({ filter: filter.id }, 'outlet rewrote a pipe reply already sent (later outlets see it)');
+  }
+  return appended || undefined;
+}
+
+/** The text of the reply (the last message) of an outlet body, when it is text. */
+function replyText(body: FilterBody): string | undefined {
+  const last = body.messages?.at(-1);
+  return typeof last?.content === 'string' ? last.content : undefined;
+}
