@@ -52,6 +52,29 @@ describe('ManifoldModels: the cache of models()', () => {
     expect(await cache.get(pipe)).toEqual([{ id: 'v2' }]);
   });
 
+  it('takes its TTL from the valves when modelsTtlMs is a function of them', async () => {
+    let clock = 0;
+    let calls = 0;
+    const definition = definePipe({
+      modelsTtlMs: (valves: Record<string, unknown>) => Number(valves.ttl),
+      models: () => {
+        calls += 1;
+        return [{ id: `v${calls}` }];
+      },
+      pipe: () => '',
+    });
+    const pipe = loaded(definition, { ttl: 5000 });
+    const cache = new ManifoldModels({ services: {}, logger: silentLogger(), now: () => clock });
+    expect(await cache.get(pipe)).toEqual([{ id: 'v1' }]);
+    clock = 4999;
+    await cache.get(pipe);
+    expect(calls).toBe(1);
+    clock = 5000;
+    await cache.get(pipe);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(2);
+  });
+
   it('a failing refresh keeps the last good list; new valves start a new list; sync models() and arrays work', async () => {
     let clock = 0;
     let fail = false;

@@ -58,6 +58,20 @@ describe('openai-proxy manifold against a loopback OpenAI upstream', () => {
     expect(fake.calls.find((call) => call.path === '/models')?.headers.authorization).toBe('Bearer sk-upstream');
   });
 
+  it('puts the name_prefix valve before each model name', async () => {
+    const set = (name_prefix: string) =>
+      request(runtime.app).post('/openai-proxy/valves/update').set(runtime.auth).send({ name_prefix }).expect(200);
+    await set('OR: ');
+    try {
+      const models = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+      expect(models.body.data.find((model: { id: string }) => model.id === 'openai-proxy.gpt-4o-mini')).toMatchObject({
+        name: 'Proxy: OR: GPT-4o mini',
+      });
+    } finally {
+      await set('');
+    }
+  });
+
   it('streams the reply, passes fields through, asks for usage and records it once', async () => {
     const response = await chat('gpt-4o-mini', { tools, temperature: 0.2 }).expect(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);

@@ -82,7 +82,7 @@ export function createOpenAIProxy() {
   return definePipe({
     name: 'Proxy: ',
     valves: proxyValves,
-    modelsTtlMs: 300_000,
+    modelsTtlMs: (valves) => valves.models_ttl_ms,
     models: ({ valves }) => proxyModels(valves, pools),
     onShutdown: () => pools.close(),
     async pipe(args) {

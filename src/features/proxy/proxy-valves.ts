@@ -16,7 +16,10 @@ export const proxyValves = z.object({
     .string()
     .default('')
     .describe("Comma list of upstream model ids to offer (empty: the upstream's /models, cached)"),
-  name_prefix: z.string().default('').describe('Put before each model name in Open WebUI (e.g. "OR: ")'),
+  name_prefix: z
+    .string()
+    .default('')
+    .describe('Put before each model name, after the manifold\'s "Proxy: " (e.g. "OR: " shows "Proxy: OR: GPT-4o")'),
   extra_body: z
     .string()
     .default('{}')

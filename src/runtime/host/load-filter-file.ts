@@ -71,7 +71,7 @@ const moduleShape = z
     kind: z.enum(['filter', 'pipe']).optional(),
     pipe: hook,
     models: z.union([z.array(z.object({ id: z.string(), name: z.string().optional() })), z.function()]).optional(),
-    modelsTtlMs: z.number().nonnegative().optional(),
+    modelsTtlMs: z.union([z.number().nonnegative(), z.function()]).optional(),
   })
   .refine((shape) => shape.kind !== 'pipe' || shape.pipe !== undefined, {
     message: 'a pipe needs a pipe() function',

@@ -45,7 +45,8 @@ export class ManifoldModels {
     if (Array.isArray(models)) return models;
     const entry = this.entries.get(pipe);
     if (!entry || entry.valves !== pipe.valves) return this.firstList(pipe, entry);
-    if (this.now() - entry.loadedAt >= (modelsTtlMs ?? DEFAULT_MODELS_TTL_MS) && !entry.refreshing)
+    const ttl = typeof modelsTtlMs === 'function' ? modelsTtlMs(pipe.valves) : modelsTtlMs;
+    if (this.now() - entry.loadedAt >= (ttl ?? DEFAULT_MODELS_TTL_MS) && !entry.refreshing)
       void this.refresh(pipe, entry);
     return entry.models;
   }

@@ -48,8 +48,11 @@ export interface PipeDefinition<
   kind: 'pipe';
   /** Manifold children, or a function returning them (sync or async; cached, see `modelsTtlMs`). */
   models?: ManifoldModel[] | ((args: LifecycleArgs<Infer<V>>) => ManifoldModel[] | Promise<ManifoldModel[]>);
-  /** How long a `models()` answer is served before it is refreshed in the background (default 60 s). */
-  modelsTtlMs?: number;
+  /**
+   * How long a `models()` answer is served before it is refreshed in the background (default 60 s), or a function of
+   * the pipe's valves giving it (a valve of its own, like the `openai-proxy`'s `models_ttl_ms`).
+   */
+  modelsTtlMs?: number | ((valves: Infer<V>) => number);
   pipe(args: PipeArgs<Infer<V>, Infer<U>>): PipeResult | Promise<PipeResult>;
 }
 
