@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveFilter } from '../../src/runtime/host/filter-registry.js';
+import type { ActivePipe } from '../../src/runtime/host/filter-registry.js';
 import { ManifoldModels } from '../../src/runtime/pipes/manifold-models.js';
 import { definePipe } from '../../src/sdk.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import type { ScopedState } from '../../src/state/scoped-state.js';
 
 /** A loaded manifold as the registry holds it (only what the cache reads). */
-function loaded(definition: ReturnType<typeof definePipe>, valves: Record<string, unknown> = {}): ActiveFilter {
+function loaded(definition: ReturnType<typeof definePipe>, valves: Record<string, unknown> = {}): ActivePipe {
   return {
     id: 'm',
     name: 'M: ',
@@ -14,7 +14,7 @@ function loaded(definition: ReturnType<typeof definePipe>, valves: Record<string
     definition,
     valves,
     state: {} as ScopedState,
-  } as unknown as ActiveFilter;
+  } as unknown as ActivePipe;
 }
 
 describe('ManifoldModels: the cache of models()', () => {
@@ -95,7 +95,7 @@ describe('ManifoldModels: the cache of models()', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await cache.get(pipe)).toEqual([{ id: 'a' }]);
     fail = false;
-    pipe.valves = { tag: 'b' } as unknown as ActiveFilter['valves'];
+    pipe.valves = { tag: 'b' } as unknown as ActivePipe['valves'];
     expect(await cache.get(pipe)).toEqual([{ id: 'b' }]);
     const fixed = loaded(definePipe({ models: [{ id: 'x', name: 'X' }], pipe: () => '' }));
     expect(await cache.get(fixed)).toEqual([{ id: 'x', name: 'X' }]);

@@ -7,18 +7,32 @@ import { ScopedState } from '../../state/scoped-state.js';
 import type { FlagSpec } from '../../domain/flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
 import { kindOfSource, moduleTypeOf, type DeclaredKind } from './declared-kind.js';
-import { FilterLoadError, fileStem, isFilterFileName, loadFilterFile, type LoadedModule } from './load-filter-file.js';
+import {
+  FilterLoadError,
+  fileStem,
+  isFilterFileName,
+  loadFilterFile,
+  type LoadedFilter,
+  type LoadedModule,
+  type LoadedPipe,
+} from './load-filter-file.js';
 import { EunoeError, FilterExecutionError } from '../../core/errors/index.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
 import { listFilterFiles, originOf, userDirs, type FilterOrigin, type FilterSources } from './filter-sources.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
-/** A loaded, started filter with its current admin valves. */
-export interface ActiveFilter extends LoadedModule {
+/** A loaded, started filter with its current admin valves (which always have `pipelines` and `priority`). */
+export type ActiveFilter = LoadedFilter & {
   valves: Record<string, unknown> & { pipelines: string[]; priority: number };
   state: ScopedState;
-}
+};
+
+/** A loaded, started pipe with its current valves (its own only: a model has no `pipelines` or `priority`). */
+export type ActivePipe = LoadedPipe & { valves: Record<string, unknown>; state: ScopedState };
+
+/** What the registry holds: a filter or a pipe, told apart by `kind`. */
+export type ActiveModule = ActiveFilter | ActivePipe;
 
 /** A file that failed to load or start; listed by GET /pipelines. */
 export interface FailedFilter {
@@ -56,7 +70,7 @@ export interface FilterRegistryOptions {
  * never stops the others), runs lifecycle hooks in order, reloads on change.
  */
 export class FilterRegistry {
-  private readonly active = new Map<string, ActiveFilter>();
+  private readonly active = new Map<string, ActiveModule>();
   private readonly failed = new Map<string, FailedFilter>();
   private readonly watchers: FSWatcher[] = [];
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -64,7 +78,7 @@ export class FilterRegistry {
   /** Jobs queued by `serial` and not yet finished. */
   private pendingJobs = 0;
   /** While loadAll imports, requests are still served by the previous filters. */
-  private importing?: Map<string, ActiveFilter>;
+  private importing?: Map<string, ActiveModule>;
   /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
   private readonly fingerprints = new Map<string, string>();
 
@@ -74,8 +88,8 @@ export class FilterRegistry {
   constructor(private readonly options: FilterRegistryOptions) {}
 
   /** Active filters (and pipes: `kind`) in ascending priority (ties by id). Pipes have no priority: 0. */
-  list(): ActiveFilter[] {
-    const priority = (filter: ActiveFilter) => filter.valves.priority ?? 0;
+  list(): ActiveModule[] {
+    const priority = (module: ActiveModule) => (module.kind === 'filter' ? module.valves.priority : 0);
     return [...(this.importing ?? this.active).values()].sort(
       (a, b) => priority(a) - priority(b) || a.id.localeCompare(b.id),
     );
@@ -83,7 +97,7 @@ export class FilterRegistry {
   failures(): FailedFilter[] {
     return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
-  get(id: string): ActiveFilter | undefined {
+  get(id: string): ActiveModule | undefined {
     return this.importing?.get(id) ?? this.active.get(id);
   }
   /** The failure recorded for an id, if that file failed. */
@@ -153,7 +167,7 @@ export class FilterRegistry {
    * (at most `maxWaitMs`), so it is neither answered 404 nor served by a filter that is half
    * shut down or not yet started.
    */
-  async acquire(id: string, maxWaitMs = 10_000): Promise<ActiveFilter | undefined> {
+  async acquire(id: string, maxWaitMs = 10_000): Promise<ActiveModule | undefined> {
     if (this.pendingJobs > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.queue, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
@@ -273,7 +287,7 @@ export class FilterRegistry {
   }
 
   /** Replace a filter's admin valves (already validated) and call onValvesUpdated. */
-  async applyValves(id: string, values: ActiveFilter['valves']): Promise<void> {
+  async applyValves(id: string, values: Record<string, unknown>): Promise<void> {
     const filter = this.active.get(id);
     if (!filter) return;
     filter.valves = values;
@@ -296,7 +310,7 @@ export class FilterRegistry {
     if (!filter) return;
     const { values } = mergeSavedValves(filter.valvesSchema, await this.options.valves.loadAdmin(id));
     try {
-      await this.applyValves(id, values as ActiveFilter['valves']);
+      await this.applyValves(id, values as Record<string, unknown>);
     } catch (error) {
       this.options.logger.warn(
         { filter: id, err: errorMessage(error) },
@@ -305,7 +319,7 @@ export class FilterRegistry {
     }
   }
 
-  lifecycleArgs(filter: ActiveFilter): LifecycleArgs<Record<string, unknown>> {
+  lifecycleArgs(filter: ActiveModule): LifecycleArgs<Record<string, unknown>> {
     return {
       valves: filter.valves,
       logger: this.options.logger.child({ filter: filter.id }),
@@ -335,7 +349,7 @@ export class FilterRegistry {
    * Import and register one file. A shipped filter whose id a user file already has is not loaded (the user's
    * replaces it); with `takeOver`, a user file whose id an active shipped filter has replaces that one.
    */
-  private async importOne(file: string, takeOver = false): Promise<ActiveFilter | undefined> {
+  private async importOne(file: string, takeOver = false): Promise<ActiveModule | undefined> {
     this.fingerprints.set(file, fingerprint(file));
     let loaded: LoadedModule | undefined;
     try {
@@ -367,13 +381,13 @@ export class FilterRegistry {
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
       if (dropped.length)
         this.options.logger.warn({ filter: loaded.id, dropped }, 'saved valves fell back to defaults');
-      const filter: ActiveFilter = {
-        ...loaded,
-        valves: values as ActiveFilter['valves'],
-        state: new ScopedState(this.options.store, `f:${loaded.id}:`),
-      };
+      const state = new ScopedState(this.options.store, `f:${loaded.id}:`);
+      const filter: ActiveModule =
+        loaded.kind === 'pipe'
+          ? { ...loaded, valves: values, state }
+          : { ...loaded, valves: values as ActiveFilter['valves'], state };
       this.active.set(filter.id, filter);
-      this.options.onFlags?.(filter.id, filter.definition.flags);
+      this.options.onFlags?.(filter.id, filter.kind === 'filter' ? filter.definition.flags : undefined);
       this.options.logger.info(
         { filter: filter.id, file: path.basename(file), isolation: filter.isolation ?? 'main' },
         'filter loaded',
@@ -386,7 +400,7 @@ export class FilterRegistry {
     }
   }
 
-  private async startup(filter: ActiveFilter): Promise<void> {
+  private async startup(filter: ActiveModule): Promise<void> {
     try {
       await filter.definition.onStartup?.(this.lifecycleArgs(filter));
     } catch (error) {
@@ -397,7 +411,7 @@ export class FilterRegistry {
     }
   }
 
-  private async shutdown(filter: ActiveFilter, replaced = false): Promise<void> {
+  private async shutdown(filter: ActiveModule, replaced = false): Promise<void> {
     if (this.active.get(filter.id) === filter) this.active.delete(filter.id);
     if (!replaced) this.options.onFlags?.(filter.id, undefined);
     try {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
+import type { AnyPipeDefinition } from '../pipes/types.js';
 import { valvesSpec } from './valves-spec.js';
 import { kindOfExport, type ModuleType } from './declared-kind.js';
 import { errorMessage, errorStack } from '../../core/util/error-message.js';
@@ -16,18 +17,15 @@ export function isFilterFileName(name: string): boolean {
   );
 }
 
-/** A filter file that imported and validated. */
-export interface LoadedModule {
+/** What every imported and validated file has, filter or pipe. */
+interface LoadedBase {
   id: string;
   name: string;
   file: string;
-  definition: FilterDefinition<AnyValvesSchema, AnyValvesSchema | undefined>;
   valvesSchema: AnyValvesSchema;
   valvesSpec: Record<string, unknown>;
   userValvesSchema?: AnyValvesSchema;
   userValvesSpec?: Record<string, unknown>;
-  /** `pipe` for a file made with `definePipe` (a model, see src/runtime/pipes/); absent for filters. */
-  kind?: 'filter' | 'pipe';
   /** Where its hooks run: the main thread, or a worker thread (FILTER_ISOLATION). */
   isolation?: 'main' | 'worker';
   /** Resolves when the filter can run a hook now (its worker is up); absent for main-thread filters. */
@@ -35,6 +33,21 @@ export interface LoadedModule {
   /** Frees what the filter holds outside the registry (its worker), after onShutdown. */
   release?(): Promise<void>;
 }
+
+/** A filter file (made with `defineFilter`): its hooks run around every chat of the models it targets. */
+export interface LoadedFilter extends LoadedBase {
+  kind: 'filter';
+  definition: FilterDefinition<AnyValvesSchema, AnyValvesSchema | undefined>;
+}
+
+/** A pipe file (made with `definePipe`): a model, or a manifold of models (see src/runtime/pipes/). */
+export interface LoadedPipe extends LoadedBase {
+  kind: 'pipe';
+  definition: AnyPipeDefinition;
+}
+
+/** A file that imported and validated: a filter or a pipe, told apart by `kind`. */
+export type LoadedModule = LoadedFilter | LoadedPipe;
 
 /** Why a file did not load, with the line and the kind its default export declares when known. */
 export class FilterLoadError extends Error {
@@ -123,7 +136,7 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
             .join('; ');
     throw new FilterLoadError(file, `wrong export shape: ${detail}`, undefined, kindOfExport(imported.default));
   }
-  const definition = imported.default as LoadedModule['definition'];
+  const definition = imported.default as LoadedFilter['definition'];
   const id = definition.id ?? fileStem(file);
   const kind = (imported.default as { kind?: 'filter' | 'pipe' }).kind === 'pipe' ? 'pipe' : 'filter';
   // A schema without the base fields gets them, so /models can always read pipelines and priority.
@@ -138,15 +151,16 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   } catch (error) {
     throw new FilterLoadError(file, errorMessage(error), undefined, kindOfExport(definition));
   }
-  return {
+  const base = {
     id,
     name: definition.name ?? id,
-    kind,
     file,
-    definition,
     valvesSchema,
     valvesSpec: valvesSpec(valvesSchema),
     userValvesSchema: definition.userValves,
     userValvesSpec: definition.userValves ? valvesSpec(definition.userValves, 'UserValves') : undefined,
   };
+  return kind === 'pipe'
+    ? { ...base, kind, definition: definition as unknown as AnyPipeDefinition }
+    : { ...base, kind, definition };
 }

@@ -1,6 +1,6 @@
 import { EunoeError, FilterExecutionError, FilterTimeoutError } from '../../core/errors/index.js';
 import type { FilterBody, HookArgs } from './types.js';
-import type { ActiveFilter } from './filter-registry.js';
+import type { ActiveModule } from './filter-registry.js';
 
 /**
  * Run a filter's inlet or outlet with a deadline. A hook that throws becomes a JSON error
@@ -9,7 +9,7 @@ import type { ActiveFilter } from './filter-registry.js';
  * object body becomes 500 with a clear detail.
  */
 export async function runHook(options: {
-  filter: ActiveFilter;
+  filter: ActiveModule;
   hook: 'inlet' | 'outlet';
   args: Omit<HookArgs<unknown, unknown>, 'signal' | 'deadline'>;
   timeoutMs: number;

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../core/errors/index.js';
-import type { ActiveFilter } from './filter-registry.js';
+import type { ActiveFilter, ActiveModule } from './filter-registry.js';
 import type { ValvesRepository } from './valves-repository.js';
 import { coerceValves, mergeSavedValves } from './coerce-valves.js';
 import { isForbiddenKey } from './valve-keys.js';
@@ -23,7 +23,7 @@ export function targets(filter: ActiveFilter, model: unknown): boolean {
  * Function generated before the filter changed still works).
  */
 export async function userValvesFor(
-  filter: ActiveFilter,
+  filter: ActiveModule,
   user: PipelineUser | null,
   valves: ValvesRepository,
   log: Logger,
@@ -39,7 +39,7 @@ export async function userValvesFor(
 }
 
 function applyLenient(
-  filter: ActiveFilter,
+  filter: ActiveModule,
   base: Record<string, unknown>,
   inline: Record<string, unknown>,
   log: Logger,
@@ -68,7 +68,7 @@ function applyLenient(
 }
 
 function applyStrict(
-  filter: ActiveFilter,
+  filter: ActiveModule,
   base: Record<string, unknown>,
   request: Record<string, unknown>,
   log: Logger,

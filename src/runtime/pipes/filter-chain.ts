@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FilterRegistry, ActiveFilter } from '../host/filter-registry.js';
+import type { ActiveFilter, ActiveModule, ActivePipe, FilterRegistry } from '../host/filter-registry.js';
 import type { ValvesRepository } from '../host/valves-repository.js';
 import { noFlags, type FlagsHost } from '../host/flags-host.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
@@ -53,7 +53,7 @@ function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
 
 async function runOne(
   deps: FilterChainDeps,
-  filter: ActiveFilter,
+  filter: ActiveModule,
   hook: 'inlet' | 'outlet',
   received: FilterBody,
   call: ChainCall,
@@ -140,11 +140,11 @@ export async function runFunctionChain(
 }
 
 /** True when the pipe defines its own `inlet` or `outlet` hook. */
-const hasOwnHooks = (pipe: ActiveFilter | undefined): boolean =>
+const hasOwnHooks = (pipe: ActivePipe | undefined): boolean =>
   Boolean(pipe && (pipe.definition.inlet || pipe.definition.outlet));
 
 /** True when some filter targets `model`, or the pipe has hooks of its own (else there is no chain to run). */
-export function hasFilterChain(registry: FilterRegistry, model: unknown, pipe?: ActiveFilter): boolean {
+export function hasFilterChain(registry: FilterRegistry, model: unknown, pipe?: ActivePipe): boolean {
   return hasOwnHooks(pipe) || chainFor(registry, model).length > 0;
 }
 
@@ -157,7 +157,7 @@ export async function runInletChain(
   deps: FilterChainDeps,
   body: FilterBody,
   call: ChainCall,
-  pipe?: ActiveFilter,
+  pipe?: ActivePipe,
 ): Promise<FilterBody> {
   let current = body;
   for (const filter of chainFor(deps.registry, body.model))
@@ -180,9 +180,9 @@ export async function runOutletChain(
   body: FilterBody,
   reply: ReplyAssembler,
   call: ChainCall,
-  pipe?: ActiveFilter,
+  pipe?: ActivePipe,
 ): Promise<string | undefined> {
-  const filters = chainFor(deps.registry, body.model);
+  const filters: ActiveModule[] = chainFor(deps.registry, body.model);
   if (pipe?.definition.outlet) filters.unshift(pipe);
   if (!filters.length) return undefined;
   const id = `eunoe-${randomUUID()}`;

@@ -3,7 +3,6 @@ import type { FilterBody, HostServices, PipelineUser } from '../host/types.js';
 import type { ChatMessage } from '../../core/messages/chat-message.js';
 import { lastUserText } from '../../core/messages/last-user-message.js';
 import { asPipeError } from './pipe-errors.js';
-import { pipeDefinition } from './manifold-models.js';
 import type { PipeModel } from './pipe-catalog.js';
 import type { PipeArgs, PipeResult } from './types.js';
 
@@ -47,7 +46,7 @@ export function pipeArgs(call: PipeCall): PipeArgs<Record<string, unknown>, Reco
  * A throw becomes a typed error: a `FilterError` keeps its status, anything else is a 500.
  */
 export async function invokePipe(call: PipeCall): Promise<PipeResult | undefined> {
-  const definition = pipeDefinition(call.target.pipe);
+  const { definition } = call.target.pipe;
   try {
     return await definition.pipe(pipeArgs(call) as never);
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/util/logger.js';
-import type { ActiveFilter } from '../host/filter-registry.js';
+import type { ActivePipe } from '../host/filter-registry.js';
 import type { HostServices } from '../host/types.js';
-import type { AnyPipeDefinition, ManifoldModel } from './types.js';
+import type { ManifoldModel } from './types.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Default life of a `models()` answer before a background refresh. */
@@ -19,7 +19,6 @@ interface Entry {
 }
 
 /** The definition of a loaded pipe. */
-export const pipeDefinition = (pipe: ActiveFilter) => pipe.definition as unknown as AnyPipeDefinition;
 
 /**
  * Caches each manifold's `models()`: the first request waits for it, later ones get the cached
@@ -28,7 +27,7 @@ export const pipeDefinition = (pipe: ActiveFilter) => pipe.definition as unknown
  * list; new valves (`onValvesUpdated`) or a reloaded file start a new list.
  */
 export class ManifoldModels {
-  private readonly entries = new WeakMap<ActiveFilter, Entry>();
+  private readonly entries = new WeakMap<ActivePipe, Entry>();
 
   constructor(
     private readonly options: { services: HostServices; logger: Logger; now?: () => number; firstWaitMs?: number },
@@ -39,8 +38,8 @@ export class ManifoldModels {
   }
 
   /** The children of a manifold pipe (`[]` for a plain pipe). */
-  async get(pipe: ActiveFilter): Promise<ManifoldModel[]> {
-    const { models, modelsTtlMs } = pipeDefinition(pipe);
+  async get(pipe: ActivePipe): Promise<ManifoldModel[]> {
+    const { models, modelsTtlMs } = pipe.definition;
     if (models === undefined) return [];
     if (Array.isArray(models)) return models;
     const entry = this.entries.get(pipe);
@@ -52,7 +51,7 @@ export class ManifoldModels {
   }
 
   /** A new list: waited for, at most `firstWaitMs` (then `/models` goes on without it; it lands in the cache). */
-  private async firstList(pipe: ActiveFilter, entry: Entry | undefined): Promise<ManifoldModel[]> {
+  private async firstList(pipe: ActivePipe, entry: Entry | undefined): Promise<ManifoldModel[]> {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), this.options.firstWaitMs ?? FIRST_WAIT_MS);
@@ -64,14 +63,14 @@ export class ManifoldModels {
     }
   }
 
-  private refresh(pipe: ActiveFilter, previous: Entry | undefined): Promise<ManifoldModel[]> {
+  private refresh(pipe: ActivePipe, previous: Entry | undefined): Promise<ManifoldModel[]> {
     if (previous?.refreshing && previous.valves === pipe.valves) return previous.refreshing;
     const valves = pipe.valves;
     const entry: Entry = previous?.valves === valves ? previous : { models: [], valves, loadedAt: 0 };
     const logger = this.options.logger.child({ pipe: pipe.id });
     entry.refreshing = (async () => {
       try {
-        const listed = await (pipeDefinition(pipe).models as (args: unknown) => unknown)({
+        const listed = await (pipe.definition.models as (args: unknown) => unknown)({
           valves,
           logger,
           state: pipe.state,

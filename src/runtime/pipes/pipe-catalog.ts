@@ -1,4 +1,4 @@
-import type { ActiveFilter, FilterRegistry } from '../host/filter-registry.js';
+import type { ActiveFilter, ActivePipe, FilterRegistry } from '../host/filter-registry.js';
 import type { ManifoldModels } from './manifold-models.js';
 
 /** One model a pipe offers: the pipe itself, or one child of a manifold. */
@@ -8,19 +8,19 @@ export interface PipeModel {
   /** The pipe's name, or the manifold's name followed by the child's (plain concatenation, as Python does). */
   name: string;
   type: 'pipe' | 'manifold';
-  pipe: ActiveFilter;
+  pipe: ActivePipe;
   /** What `pipe()` gets as `modelId`: the pipe id, or the child id. */
   modelId: string;
 }
 
 /** The loaded pipes (files whose default export came from `definePipe`). */
-export function loadedPipes(registry: FilterRegistry): ActiveFilter[] {
-  return registry.list().filter((module) => module.kind === 'pipe');
+export function loadedPipes(registry: FilterRegistry): ActivePipe[] {
+  return registry.list().filter((module): module is ActivePipe => module.kind === 'pipe');
 }
 
 /** The loaded filters (everything but pipes). */
 export function loadedFilters(registry: FilterRegistry): ActiveFilter[] {
-  return registry.list().filter((module) => module.kind !== 'pipe');
+  return registry.list().filter((module): module is ActiveFilter => module.kind === 'filter');
 }
 
 /** Every model the pipes offer, in registry order; manifold children from the cache. */
@@ -64,6 +64,6 @@ export async function resolvePipeModel(
 }
 
 /** The pipe whose model a hook URL names (`<pipe id>` or `<manifold id>.<child id>`), as Python cuts at the dot. */
-export function pipeOwning(registry: FilterRegistry, id: string): ActiveFilter | undefined {
+export function pipeOwning(registry: FilterRegistry, id: string): ActivePipe | undefined {
   return loadedPipes(registry).find((pipe) => pipe.id === id || id.startsWith(`${pipe.id}.`));
 }

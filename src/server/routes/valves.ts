@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { NotFoundError, StateUnavailableError, ValidationError } from '../../core/errors/index.js';
-import type { ActiveFilter, FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ActiveModule, FilterRegistry } from '../../runtime/host/filter-registry.js';
 import type { ValvesRepository } from '../../runtime/host/valves-repository.js';
 import { mergeSavedValves, mergeValvesUpdate } from '../../runtime/host/coerce-valves.js';
 import { keepMaskedSecrets, maskSecrets } from '../../runtime/host/secret-valves.js';
@@ -8,7 +8,7 @@ import { knownQuery } from '../middleware/known-query.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
-export function filterOr404(registry: FilterRegistry, id: string): ActiveFilter {
+export function filterOr404(registry: FilterRegistry, id: string): ActiveModule {
   const filter = registry.get(id);
   if (!filter) throw new NotFoundError(`Pipeline ${id} not found`);
   return filter;
@@ -21,7 +21,7 @@ function userIdOf(request: Request): string {
   return userId.trim();
 }
 
-function userValvesOr404(filter: ActiveFilter) {
+function userValvesOr404(filter: ActiveModule) {
   if (!filter.userValvesSchema || !filter.userValvesSpec)
     throw new NotFoundError(`User valves for ${filter.id} not found`);
   return { schema: filter.userValvesSchema, spec: filter.userValvesSpec };
@@ -47,7 +47,7 @@ export function valvesRouter({ registry, valves }: { registry: FilterRegistry; v
     const input = keepMaskedSecrets(request.body, filter.valvesSpec, filter.valves);
     const values = mergeValvesUpdate(filter.valvesSchema, filter.valvesSpec, input, filter.valves);
     await valves.saveAdmin(filter.id, values);
-    await registry.applyValves(filter.id, values as ActiveFilter['valves']);
+    await registry.applyValves(filter.id, values as ActiveModule['valves']);
     request.log.info({ filter: filter.id }, 'valves updated');
     response.json(maskSecrets(values, filter.valvesSpec));
   });

@@ -34,9 +34,8 @@ export function createFilterLoader(options: {
     };
     if (placement === 'worker') {
       const isolated = await loadIsolated(workerOptions);
-      if (isolated.kind !== 'pipe') return isolated;
       // A pipe streams from the main thread (src/runtime/pipes/): the worker's import proved the file loads in time.
-      await isolated.release?.();
+      if (isolated !== 'pipe') return isolated;
     } else if (placement === 'probe') await probeImport(workerOptions);
     return { ...(await loadFilterFile(file)), isolation: 'main' };
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyValvesSchema, FilterBody, FilterDefinition, HookArgs, LifecycleArgs } from '../types.js';
-import type { LoadedModule } from '../load-filter-file.js';
+import type { LoadedFilter } from '../load-filter-file.js';
 import { FilterWorker, type FilterWorkerOptions } from './filter-worker.js';
 import { flagsSnapshot } from './worker-proxies.js';
 
@@ -38,13 +38,18 @@ function proxyDefinition(worker: FilterWorker, lifecycleLimitMs: number): Defini
 }
 
 /**
- * Import `file` in a worker thread and describe it as a LoadedModule whose hooks run there.
+ * Import `file` in a worker thread and describe it as a LoadedFilter whose hooks run there.
  * Valves are validated on the host with schemas rebuilt from the worker's JSON Schema (types,
- * enums, bounds and defaults; custom refinements and transforms stay in the worker).
+ * enums, bounds and defaults; custom refinements and transforms stay in the worker). A pipe
+ * answers `pipe`: its worker is closed (pipes run in the main thread; the import proved it loads in time).
  */
-export async function loadIsolated(options: FilterWorkerOptions): Promise<LoadedModule> {
+export async function loadIsolated(options: FilterWorkerOptions): Promise<LoadedFilter | 'pipe'> {
   const worker = await FilterWorker.start(options);
   const { metadata } = worker;
+  if (metadata.kind === 'pipe') {
+    await worker.close();
+    return 'pipe';
+  }
   const schema = (json: Record<string, unknown>) => z.fromJSONSchema(json) as AnyValvesSchema;
   return {
     id: metadata.id,
@@ -55,7 +60,7 @@ export async function loadIsolated(options: FilterWorkerOptions): Promise<Loaded
     valvesSpec: metadata.valvesSpec,
     userValvesSchema: metadata.userValvesJsonSchema ? schema(metadata.userValvesJsonSchema) : undefined,
     userValvesSpec: metadata.userValvesSpec,
-    kind: metadata.kind,
+    kind: 'filter',
     isolation: 'worker',
     ready: () => worker.ready().then(() => undefined),
     release: () => worker.close(),

@@ -122,7 +122,7 @@ function announce(loaded: LoadedModule): void {
     valvesJsonSchema: json(loaded.valvesSchema),
     userValvesSpec: loaded.userValvesSpec,
     userValvesJsonSchema: loaded.userValvesSchema ? json(loaded.userValvesSchema) : undefined,
-    flags: loaded.definition.flags ? structuredClone(loaded.definition.flags) : undefined,
+    flags: loaded.kind === 'filter' && loaded.definition.flags ? structuredClone(loaded.definition.flags) : undefined,
     hooks: HOOKS.filter((name) => typeof loaded.definition[name] === 'function'),
     kind: loaded.kind,
   });
