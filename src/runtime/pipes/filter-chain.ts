@@ -121,17 +121,32 @@ export async function runFunctionChain(
       userValvesFor(filter, call.user, deps.valves, call.logger, options.userValves?.[filter.id] ?? {}),
     ),
   );
+  return runSequence(deps, filters, hook, body, call, prepared);
+}
+
+/**
+ * `hook` of each module in turn, each getting the previous one's body (with its prepared user valves, when given).
+ * An inlet error propagates; a failing outlet is logged and skipped.
+ */
+async function runSequence(
+  deps: FilterChainDeps,
+  modules: readonly ActiveModule[],
+  hook: 'inlet' | 'outlet',
+  body: FilterBody,
+  call: ChainCall,
+  prepared?: readonly Record<string, unknown>[],
+): Promise<FilterBody> {
   let current = body;
-  for (const [index, filter] of filters.entries()) {
+  for (const [index, module] of modules.entries()) {
     if (hook === 'inlet') {
-      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+      current = await runOne(deps, module, hook, current, call, prepared?.[index]);
       continue;
     }
     try {
-      current = await runOne(deps, filter, hook, current, call, prepared[index]);
+      current = await runOne(deps, module, hook, current, call, prepared?.[index]);
     } catch (error) {
       call.logger.warn(
-        { filter: filter.id, err: error instanceof Error ? error.message : String(error) },
+        { filter: module.id, err: errorMessage(error) },
         'outlet filter failed; the next ones still run',
       );
     }
@@ -159,11 +174,9 @@ export async function runInletChain(
   call: ChainCall,
   pipe?: ActivePipe,
 ): Promise<FilterBody> {
-  let current = body;
-  for (const filter of chainFor(deps.registry, body.model))
-    current = await runOne(deps, filter, 'inlet', current, call);
-  if (pipe?.definition.inlet) current = await runOne(deps, pipe, 'inlet', current, call);
-  return current;
+  const modules: ActiveModule[] = chainFor(deps.registry, body.model);
+  if (pipe?.definition.inlet) modules.push(pipe);
+  return runSequence(deps, modules, 'inlet', body, call);
 }
 
 /**

@@ -7,6 +7,7 @@ import { lastUserMessage } from '../../core/messages/last-user-message.js';
 import type { StateStore } from '../../state/types.js';
 import type { FilterRegistry } from '../host/filter-registry.js';
 import { pipeOwning } from './pipe-catalog.js';
+import { callerIsOpenWebui, headerSwitch } from './runs-filters.js';
 
 /**
  * Whether a pipe's stream carries Open WebUI events (`{"event": {...}}` chunks, shown as the status
@@ -15,12 +16,7 @@ import { pipeOwning } from './pipe-catalog.js';
  * or nothing, and its SDK expects completion chunks only).
  */
 export function wantsEvents(body: Record<string, unknown>, headers: IncomingHttpHeaders): boolean {
-  const header = String(headers['x-eunoe-events'] ?? '')
-    .trim()
-    .toLowerCase();
-  if (header === 'on' || header === 'off') return header === 'on';
-  const user = body.user;
-  return typeof user === 'object' && user !== null && !Array.isArray(user);
+  return headerSwitch(headers, 'x-eunoe-events', 'on', 'off') ?? callerIsOpenWebui(body);
 }
 
 /** The model a body names is one of Eunoe's pipes (also behind an Open WebUI connection prefix, `prefix.model`). */
@@ -33,7 +29,7 @@ export function isPipeModel(registry: FilterRegistry, model: unknown): boolean {
 
 /** The newest user message's content, the turn's key (Open WebUI changes neither between its inlet and the pipe call). */
 function turnKey(user: PipelineUser | null, messages: readonly ChatMessage[] | undefined): string | undefined {
-  const message = user?.id && Array.isArray(messages) ? lastUserMessage(messages) : undefined;
+  const message = Array.isArray(messages) ? lastUserMessage(messages) : undefined;
   if (!user?.id || !message) return undefined;
   const digest = createHash('sha256')
     .update(JSON.stringify(message.content ?? ''))

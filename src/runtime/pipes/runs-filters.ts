@@ -16,8 +16,19 @@ export function runsFilters(
   headers: IncomingHttpHeaders,
 ): boolean {
   if (mode !== 'auto') return mode === 'always';
-  const header = String(headers['x-eunoe-filters'] ?? '').toLowerCase();
-  if (header === 'run' || header === 'skip') return header === 'run';
+  return headerSwitch(headers, 'x-eunoe-filters', 'run', 'skip') ?? !callerIsOpenWebui(body);
+}
+
+/** True when the body carries a `user` object: Open WebUI calling one of its Pipelines models (OpenAI's `user` is a string). */
+export function callerIsOpenWebui(body: Record<string, unknown>): boolean {
   const user = body.user;
-  return !(typeof user === 'object' && user !== null && !Array.isArray(user));
+  return typeof user === 'object' && user !== null && !Array.isArray(user);
+}
+
+/** A request header that switches something per request: true for `yes`, false for `no`, undefined otherwise. */
+export function headerSwitch(headers: IncomingHttpHeaders, name: string, yes: string, no: string): boolean | undefined {
+  const value = String(headers[name] ?? '')
+    .trim()
+    .toLowerCase();
+  return value === yes ? true : value === no ? false : undefined;
 }

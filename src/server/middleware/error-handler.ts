@@ -22,6 +22,8 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
     status = error.status;
     detail = error.message;
     if (error instanceof ValidationError && error.fields.length) extra = { errors: error.fields };
+    // Routes whose callers are programs (the Open WebUI Function) ask for the code: it tells a refusal from a failure.
+    if (response.locals.errorCode === true) extra.code = error.code;
   } else if (error?.type === 'entity.too.large' || error?.status === 413) {
     status = 413;
     detail = `Request body too large (limit ${error.limit ?? 'reached'} bytes)`;

@@ -1,6 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { EunoeError, ValidationError } from '../../core/errors/index.js';
+import { ValidationError } from '../../core/errors/index.js';
 import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
 import { HookEvents } from '../../runtime/host/hook-events.js';
 import type { PipelineUser } from '../../runtime/host/types.js';
@@ -45,16 +45,6 @@ function callerUrl(request: Request): string {
   return `${request.protocol}://${host}`;
 }
 
-/** An error as the Function reads it: `detail` like every route, plus the `code` that tells a refusal from a failure. */
-function sendError(response: Response, error: unknown): void {
-  if (!(error instanceof EunoeError) || response.headersSent) throw error;
-  response.status(error.status).json({
-    detail: error.message,
-    code: error.code,
-    ...(error instanceof ValidationError && error.fields.length ? { errors: error.fields } : {}),
-  });
-}
-
 export interface OpenWebuiDeps extends FilterChainDeps {
   registry: FilterRegistry;
 }
@@ -88,41 +78,39 @@ export function openWebuiRouter(deps: OpenWebuiDeps): Router {
   });
   for (const hook of ['inlet', 'outlet'] as const) {
     router.post(`/integrations/open-webui/${hook}`, async (request, response) => {
-      try {
-        const parsed = envelope.safeParse(request.body);
-        if (!parsed.success) {
-          throw new ValidationError(
-            'Request must be a JSON object {"body": {...}, "user": {...}, "user_valves"?: {...}, "filters"?: [...]}',
-            parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-          );
-        }
-        const { user_valves: userValves = {}, filters } = parsed.data;
-        const known = new Set(loadedFilters(deps.registry).map((filter) => filter.id));
-        const unknown = (filters ?? []).filter((id) => !known.has(id) && !deps.registry.failure(id));
-        if (unknown.length > 0) {
-          throw new ValidationError(`Unknown filter(s) in the Function's "filters" valve: ${unknown.join(', ')}`, [
-            { path: 'filters', message: `not loaded in Eunoe: ${unknown.join(', ')}` },
-          ]);
-        }
-        for (const id of Object.keys(userValves)) {
-          if (isForbiddenKey(id)) throw new ValidationError(`user_valves: "${id}" is not a filter id`);
-        }
-        const body = checkedBody(parsed.data.body);
-        const user = chainUser(parsed.data.user);
-        const events = new HookEvents();
-        const abort = new AbortController();
-        response.on('close', () => {
-          if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
-        });
-        const call = { user, logger: request.log, signal: abort.signal, requestId: request.id, emit: events.emit };
-        const result = await runFunctionChain(deps, hook, body, call, {
-          only: filters ? new Set(filters) : undefined,
-          userValves,
-        });
-        response.json({ body: result, events: events.list });
-      } catch (error) {
-        sendError(response, error);
+      // Errors answer `{detail, code}` (see error-handler.ts): the Function tells a filter's refusal from a failure.
+      response.locals.errorCode = true;
+      const parsed = envelope.safeParse(request.body);
+      if (!parsed.success) {
+        throw new ValidationError(
+          'Request must be a JSON object {"body": {...}, "user": {...}, "user_valves"?: {...}, "filters"?: [...]}',
+          parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+        );
       }
+      const { user_valves: userValves = {}, filters } = parsed.data;
+      const known = new Set(loadedFilters(deps.registry).map((filter) => filter.id));
+      const unknown = (filters ?? []).filter((id) => !known.has(id) && !deps.registry.failure(id));
+      if (unknown.length > 0) {
+        throw new ValidationError(`Unknown filter(s) in the Function's "filters" valve: ${unknown.join(', ')}`, [
+          { path: 'filters', message: `not loaded in Eunoe: ${unknown.join(', ')}` },
+        ]);
+      }
+      for (const id of Object.keys(userValves)) {
+        if (isForbiddenKey(id)) throw new ValidationError(`user_valves: "${id}" is not a filter id`);
+      }
+      const body = checkedBody(parsed.data.body);
+      const user = chainUser(parsed.data.user);
+      const events = new HookEvents();
+      const abort = new AbortController();
+      response.on('close', () => {
+        if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
+      });
+      const call = { user, logger: request.log, signal: abort.signal, requestId: request.id, emit: events.emit };
+      const result = await runFunctionChain(deps, hook, body, call, {
+        only: filters ? new Set(filters) : undefined,
+        userValves,
+      });
+      response.json({ body: result, events: events.list });
     });
   }
   return router;
