@@ -92,6 +92,34 @@ describe.runIf(canRun)('Redis failure behaviour', () => {
     expect(heard[0]).toBe('changed');
   });
 
+  it('subscriptions made while Redis is up are made again after it restarts', async () => {
+    const redis = await startOwnedRedis();
+    cleanups.push(() => redis.stop());
+    const { logger } = captureLogger();
+    const store = new RedisStateStore({
+      url: `${redis.url}/2`,
+      prefix: `eunoe-fault:${randomUUID()}:`,
+      timeoutMs: 300,
+      queueMax: 100,
+      logger,
+    });
+    cleanups.push(() => store.close());
+    const heard: string[] = [];
+    store.subscribe('valves', (message) => heard.push(message));
+    const hears = (message: string) =>
+      waitFor(
+        async () => {
+          await store.publish('valves', message).catch(() => undefined);
+          return heard.includes(message);
+        },
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+    await hears('before');
+    await redis.stop();
+    await redis.start();
+    await hears('after');
+  });
+
   it('Redis that stops answering (CLIENT PAUSE): calls time out as unavailable, appends queue and land once', async () => {
     const redis = await startOwnedRedis();
     cleanups.push(() => redis.stop());

@@ -6,7 +6,7 @@ export interface RedisClientOptions {
   maxRetryDelayMs?: number;
   /** How long one connection attempt may take (default 5000 ms). */
   connectTimeoutMs?: number;
-  /** The subscriber connection queues SUBSCRIBE while offline and resubscribes itself. */
+  /** The subscriber connection queues SUBSCRIBE while offline (RedisSubscriptions resubscribes after a reconnect). */
   subscriber?: boolean;
 }
 
@@ -27,7 +27,9 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     enableOfflineQueue: options.subscriber === true,
     maxRetriesPerRequest: options.subscriber ? null : 0,
     autoResendUnfulfilledCommands: false,
-    autoResubscribe: true,
+    // ioredis' own resubscribe after a reconnect sends SUBSCRIBE with no handler: a link that drops again meanwhile
+    // rejects it unhandled. RedisSubscriptions resubscribes itself.
+    autoResubscribe: false,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     retryStrategy: (times) => reconnectDelay(times, maxDelay),
   });

@@ -3,7 +3,8 @@ import type { Logger } from '../../core/util/logger.js';
 
 /**
  * Pub/sub handlers over one dedicated subscriber connection, created on the first
- * subscribe. ioredis queues SUBSCRIBE while offline and resubscribes after a reconnect.
+ * subscribe. ioredis queues SUBSCRIBE while offline; after a reconnect this class subscribes
+ * every channel again (each call with its own failure handler).
  */
 export class RedisSubscriptions {
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
@@ -21,9 +22,7 @@ export class RedisSubscriptions {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      client.subscribe(channel).catch((error: unknown) => {
-        this.logger.warn({ err: error, channel }, 'state subscribe failed; it is retried after reconnect');
-      });
+      this.subscribeOn(client, channel);
     }
     set.add(handler);
     return () => {
@@ -41,9 +40,20 @@ export class RedisSubscriptions {
     this.client = undefined;
   }
 
+  private subscribeOn(client: Redis, channel: string): void {
+    client.subscribe(channel).catch((error: unknown) => {
+      this.logger.warn({ err: error, channel }, 'state subscribe failed; it is retried after reconnect');
+    });
+  }
+
   private ensureClient(): Redis {
     if (this.client) return this.client;
     const client = this.connect();
+    let connectedBefore = false;
+    client.on('ready', () => {
+      if (connectedBefore) for (const channel of this.handlers.keys()) this.subscribeOn(client, channel);
+      connectedBefore = true;
+    });
     client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) {
         try {
