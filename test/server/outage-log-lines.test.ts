@@ -115,12 +115,19 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
 
   // The access log and the context filter's plan are one info line per request with or without an outage.
   const perRequest = new Set(['request', 'context planned']);
-  const raw = server
-    .output()
-    .slice(startOffset)
-    .split('\n')
-    .filter((line) => line.startsWith('{'));
-  const kept = raw.filter((line) => !perRequest.has((JSON.parse(line) as LogLine).msg));
+  const logLines = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .filter((line) => !perRequest.has((JSON.parse(line) as LogLine).msg));
+  const output = server.output();
+  const before = logLines(output.slice(0, startOffset));
+  // The outage's lines: from its start line to its end line. On a busy machine a store call can time out just before
+  // the stop, so the outage may start (once) a moment before it: its start line then comes before startOffset.
+  const msgOf = (line: string) => (JSON.parse(line) as LogLine).msg;
+  const lastStart = before.findLastIndex((line) => /unavailable/.test(msgOf(line)));
+  const lastEnd = before.findLastIndex((line) => /is back after|answers again after/.test(msgOf(line)));
+  const kept = [...(lastStart > lastEnd ? [before[lastStart]!] : []), ...logLines(output.slice(startOffset))];
   const lines = kept.map((line) => JSON.parse(line) as LogLine);
   const bytes = kept.reduce((sum, line) => sum + line.length + 1, 0);
   const byMessage = new Map<string, number>();
