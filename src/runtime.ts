@@ -14,8 +14,9 @@ import { createPricingService } from './runtime/pricing/pricing-service.js';
 import { createLedger } from './runtime/usage/ledger.js';
 import { spendHoldsService } from './domain/usage/spend-reservations.js';
 import { createTokenCorrections } from './runtime/usage/token-corrections.js';
-import { createContextStats } from './runtime/usage/context-stats.js';
-import { createReplyClaims } from './runtime/usage/reply-claims.js';
+import { ServiceRegistry } from './runtime/host/service-registry.js';
+import { provideContextServices } from './features/context/services.js';
+import { provideAccountingServices } from './features/accounting/services.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
 import { dashboardDataRouter } from './server/routes/dashboard-data.js';
@@ -73,15 +74,17 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   });
   const ledger = createLedger(store);
   const pending = new PendingWork();
+  // What features provide (their own keys, in their own folders); the host's services are the fields below.
+  const provided = new ServiceRegistry();
+  const context = provideContextServices(provided, { store, metrics });
+  provideAccountingServices(provided, { store });
   const services: HostServices = {
     pending: { track: (work) => void pending.track(work) },
     pricing: pricing.lookup,
     ledger: instrumentLedger(ledger, metrics),
     spend: spendHoldsService(store.usage?.holds),
     corrections: createTokenCorrections(store),
-    contextStats: createContextStats(store),
-    metrics,
-    replies: createReplyClaims(store),
+    provided: provided.services,
   };
 
   const valves = new ValvesRepository({ dir: config.VALVES_DIR, store, logger });
@@ -132,7 +135,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     extraRouters: [
       pricingRouter({ pricing }),
       usageRouter({ ledger }),
-      dashboardDataRouter({ ledger, contextStats: services.contextStats, registry, store, pricing }),
+      dashboardDataRouter({ ledger, contextStats: context.stats, registry, store, pricing }),
     ],
   });
 
@@ -152,7 +155,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
       // Streams the filters' shutdown cut are recorded too; then nothing writes any more.
       await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       // After the filters stopped (no inlet records any more), before the store closes.
-      await services.contextStats?.flush();
+      await context.stats.flush();
       await store.close();
     },
   };

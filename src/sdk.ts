@@ -2,6 +2,10 @@
 export { z } from 'zod';
 export { defineFilter } from './runtime/host/define-filter.js';
 export { baseValves } from './runtime/host/types.js';
+/** Services features provide, by typed key: `provided(services, contextStatsService)`. */
+export { provided, serviceKey, type ServiceKey } from './runtime/host/service-registry.js';
+export { contextStatsService, contextMetricsService } from './features/context/services.js';
+export { replyClaimsService } from './features/accounting/services.js';
 export type {
   FilterDefinition,
   HookArgs,

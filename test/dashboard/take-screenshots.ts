@@ -8,6 +8,8 @@ import path from 'node:path';
 import request from 'supertest';
 import { launchChromium } from '../helpers/chromium.js';
 import { createTestRuntime, repoRoot } from '../helpers/create-test-runtime.js';
+import { provided } from '../../src/runtime/host/service-registry.js';
+import { contextStatsService } from '../../src/features/context/services.js';
 
 const DAY = 86_400_000;
 const out = path.join(repoRoot, 'docs/screenshots');
@@ -16,7 +18,7 @@ mkdirSync(out, { recursive: true });
 const runtime = await createTestRuntime({ filters: ['accounting.ts', 'spend-limit.ts', 'context.ts'] });
 try {
   const ledger = runtime.services.ledger!;
-  const stats = runtime.services.contextStats!;
+  const stats = provided(runtime.services, contextStatsService)!;
   const users = ['ann@example.com', 'bob@example.com', 'cat@example.com', 'dan@example.com'];
   const models = ['openai/gpt-4o', 'anthropic/claude-3.5-sonnet', 'openai/gpt-4o-mini', 'google/gemini-2.0-flash-001'];
   const now = Date.now();

@@ -2,11 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { filterSource } from './helpers/filter-source.js';
 
 /** Uses everything an isolated filter can reach across the worker boundary. */
-const worker = filterSource(`export default defineFilter({
+const worker =
+  `import { provided, contextStatsService } from ${JSON.stringify(sdkPath)};\n` +
+  filterSource(`export default defineFilter({
   name: 'Isolated',
   valves: baseValves.extend({ mode: z.enum(['plain', 'loud']).default('plain'), level: z.number().int().min(0).default(1) }),
   userValves: z.object({ nickname: z.string().default('anon') }),
@@ -30,6 +32,12 @@ const worker = filterSource(`export default defineFilter({
         shout: flags.has('shout'),
         contextLength: services.pricing.contextLength('openai/gpt-4o'),
         spent: await services.ledger.spent('u1', 0, Date.now()),
+        provided: await (async () => {
+          const stats = provided(services, contextStatsService);
+          const day = (offset) => new Date(Date.now() + offset).toISOString().slice(0, 10);
+          await stats.record({ tokensBefore: 7, tokensAfter: 5, kept: 1, summarized: 0, dropped: 1, summarizerCalls: 0, cacheHits: 0 });
+          return (await stats.daily(day(0), day(86_400_000)))[0].tokensBefore;
+        })(),
         filterId,
         deadline: typeof deadline,
         thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker',
@@ -75,6 +83,8 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
       shout: true,
       contextLength: expect.any(Number),
       spent: expect.stringMatching(/^\d/),
+      // A service the context feature provides, reached by its key across the worker boundary.
+      provided: 7,
       filterId: 'iso',
       deadline: 'number',
       thread: 'worker',

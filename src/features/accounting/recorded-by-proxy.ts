@@ -3,6 +3,8 @@ import type { FilterBody, HostServices, PipelineUser } from '../../runtime/host/
 import { lastAssistantMessage } from '../../domain/usage/find-usage.js';
 import { contentText } from '../../domain/usage/estimate-tokens.js';
 import { replyFingerprint, REPLY_CLAIM_TTL_MS } from '../../runtime/usage/reply-claims.js';
+import { provided } from '../../runtime/host/service-registry.js';
+import { replyClaimsService } from './services.js';
 
 /**
  * True when the `openai-proxy` pipe already recorded this reply (so the outlet must not):
@@ -20,13 +22,14 @@ export async function recordedByProxy(options: {
 }): Promise<boolean> {
   const { body, services, state } = options;
   const assistant = lastAssistantMessage(body);
-  if (!services.replies || !assistant || typeof body.model !== 'string') return false;
+  const replies = provided(services, replyClaimsService);
+  if (!replies || !assistant || typeof body.model !== 'string') return false;
   const pairedKey = `paired:${options.messageId}`;
   try {
     if (await state.get(pairedKey)) return true;
     const userId = typeof options.user?.id === 'string' && options.user.id ? options.user.id : 'anonymous';
     const fingerprint = replyFingerprint(userId, body.model, contentText(assistant.content));
-    if (!(await services.replies.claim(fingerprint, 'outlet'))) return false;
+    if (!(await replies.claim(fingerprint, 'outlet'))) return false;
     await state.set(pairedKey, true, { ttlMs: REPLY_CLAIM_TTL_MS });
     return true;
   } catch {

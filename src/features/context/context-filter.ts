@@ -32,6 +32,8 @@ import {
 import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';
+import { provided } from '../../runtime/host/service-registry.js';
+import { contextMetricsService, contextStatsService } from './services.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 
 /** What the context filter's hooks receive. */
@@ -214,9 +216,9 @@ export async function contextInlet({
     // Planned drops, plus the messages marked for a summary that were dropped instead (all of them without one).
     dropped: counts.drop + (outcome ? outcome.dropped : counts.summarize),
   };
-  services.metrics?.contextPlan(stats);
+  provided(services, contextMetricsService)?.contextPlan(stats);
   // Numbers only, per UTC day, for the dashboard's Context view; a store outage never fails the inlet.
-  await services.contextStats
+  await provided(services, contextStatsService)
     ?.record({ ...stats, summarizerCalls: outcome?.calls ?? 0, cacheHits: outcome?.cacheHits ?? 0 })
     .catch((error: Error) => storeOutage.degraded(logger, 'could not record context statistics', error));
   const receipts = outcome?.receipts.map((receipt) => ({

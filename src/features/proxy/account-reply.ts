@@ -5,6 +5,8 @@ import { replyFingerprint } from '../../runtime/usage/reply-claims.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
+import { provided } from '../../runtime/host/service-registry.js';
+import { replyClaimsService } from '../accounting/services.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /**
@@ -73,7 +75,7 @@ async function record(
  * reply (no outlet) is not lost.
  */
 async function claimedByOutlet(args: PipeArgs<unknown, unknown>, fingerprint: string): Promise<boolean> {
-  const replies = args.services.replies;
+  const replies = provided(args.services, replyClaimsService);
   if (!replies) return false;
   try {
     return await replies.claim(fingerprint, 'proxy');

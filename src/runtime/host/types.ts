@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import type { ContextStats } from '../usage/context-stats.js';
-import type { ContextMetrics } from '../metrics/metrics.js';
 import type { Logger } from '../../core/util/logger.js';
 import type { ScopedState } from '../../state/scoped-state.js';
 import type { ActiveFlags, FlagSpec } from '../../domain/flags/types.js';
 import type { PricingLookup } from '../../domain/pricing/types.js';
 import type { Ledger, TokenCorrections } from '../../domain/usage/types.js';
 import type { FilterBody, PipelineUser } from '../../core/messages/request.js';
-import type { ReplyClaims } from '../usage/reply-claims.js';
 import type { SpendHolds } from '../../domain/usage/spend-reservations.js';
 
 /**
@@ -24,24 +21,23 @@ export type AnyValvesSchema = z.ZodObject<z.ZodRawShape>;
 
 export type { FilterBody, PipelineUser } from '../../core/messages/request.js';
 
-/** Services the host offers to filters. Any of them may be absent; filters degrade. */
+/** Services the host offers to filters, and those features provide. Any of them may be absent; filters degrade. */
 export interface HostServices {
   pricing?: PricingLookup;
   ledger?: Ledger;
   /** Spend holds: the spend-limit inlet reserves an estimate against the caps, recording the reply releases it. */
   spend?: SpendHolds;
   corrections?: TokenCorrections;
-  /** Per-day context statistics (the context filter records them; the dashboard reads them). */
-  contextStats?: ContextStats;
-  /** Prometheus metrics a filter may feed (the context filter reports its plans). */
-  metrics?: ContextMetrics;
-  /** Pairs the proxy's and the accounting outlet's records of one proxied reply (src/runtime/usage/reply-claims.ts). */
-  replies?: ReplyClaims;
   /**
    * Work a request leaves running after its answer went out (the proxy's ledger write after
    * `[DONE]`): shutdown waits for what is tracked here (at most 5 s) before the store closes.
    */
   pending?: { track(work: Promise<unknown>): void };
+  /**
+   * What features provide, by key name (src/runtime/host/service-registry.ts): read one with
+   * `provided(services, key)`, never by name.
+   */
+  provided?: Readonly<Record<string, object>>;
 }
 
 /** What every call of a filter's hooks or a pipe carries: who asks, with which valves, and the host's services. */

@@ -1,5 +1,7 @@
 import { Metrics } from '../../../src/runtime/metrics/metrics.js';
-import { createReplyClaims } from '../../../src/runtime/usage/reply-claims.js';
+import { ServiceRegistry } from '../../../src/runtime/host/service-registry.js';
+import { provideContextServices } from '../../../src/features/context/services.js';
+import { provideAccountingServices } from '../../../src/features/accounting/services.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/core/config.js';
@@ -18,7 +20,6 @@ import type { FlagValue } from '../../../src/domain/flags/types.js';
 import { createPricingService, type PricingService } from '../../../src/runtime/pricing/pricing-service.js';
 import { createLedger } from '../../../src/runtime/usage/ledger.js';
 import { spendHoldsService } from '../../../src/domain/usage/spend-reservations.js';
-import { createContextStats } from '../../../src/runtime/usage/context-stats.js';
 import { createTokenCorrections } from '../../../src/runtime/usage/token-corrections.js';
 import { silentLogger } from '../../../src/core/util/logger.js';
 import { PendingWork } from '../../../src/runtime/pipes/pending-work.js';
@@ -37,6 +38,9 @@ export async function realServices(
   );
   const pricing = createPricingService({ config, logger: silentLogger() });
   await pricing.start();
+  const provided = new ServiceRegistry();
+  provideContextServices(provided, { store, metrics: new Metrics() });
+  provideAccountingServices(provided, { store });
   return {
     pricing,
     services: {
@@ -44,9 +48,7 @@ export async function realServices(
       ledger: createLedger(store),
       spend: spendHoldsService(store.usage?.holds)!,
       corrections: createTokenCorrections(store),
-      contextStats: createContextStats(store),
-      metrics: new Metrics(),
-      replies: createReplyClaims(store),
+      provided: provided.services,
       pending: new PendingWork(),
     },
   };

@@ -1,7 +1,7 @@
 import type { ScopedState } from '../../../state/scoped-state.js';
 import type { FilterEvent, HostServices } from '../types.js';
 import type { Logger } from '../../../core/util/logger.js';
-import { STATE_METHODS } from './worker-proxies.js';
+import { PROVIDED_TARGET, STATE_METHODS } from './worker-proxies.js';
 import type { LogMessage, RpcMessage } from './worker-protocol.js';
 
 /** The host objects a worker's calls act on: those of the hook call they belong to. */
@@ -28,7 +28,13 @@ export async function runHostRpc(context: CallContext, message: RpcMessage): Pro
     const state = message.scope ? context.state.scope(message.scope) : context.state;
     return (state[method as (typeof STATE_METHODS)[number]] as (...values: unknown[]) => unknown)(...args);
   }
-  const service = (context.services as Record<string, unknown>)[target] as Record<string, unknown> | undefined;
+  const service = (
+    target.startsWith(PROVIDED_TARGET)
+      ? context.services.provided?.[target.slice(PROVIDED_TARGET.length)]
+      : target === 'provided'
+        ? undefined
+        : (context.services as Record<string, unknown>)[target]
+  ) as Record<string, unknown> | undefined;
   const fn = service?.[method];
   if (!service || typeof fn !== 'function' || method === 'constructor' || method.startsWith('_')) {
     throw new RpcRejectedError(`services.${target}.${method} is not available`);

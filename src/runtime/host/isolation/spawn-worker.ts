@@ -39,8 +39,9 @@ export function spawn(
   options: FilterWorkerOptions,
 ): Promise<{ worker: Worker; metadata: LoadedMessage; heartbeat: Float64Array }> {
   const services = Object.entries(options.services)
-    .filter(([, value]) => value)
+    .filter(([name, value]) => value && name !== 'provided')
     .map(([name]) => name);
+  const provided = Object.keys(options.services.provided ?? {});
   const sync = new MessageChannel();
   const syncFlag = new SharedArrayBuffer(4);
   const heartbeat = new SharedArrayBuffer(HEARTBEAT_BYTES);
@@ -49,6 +50,7 @@ export function spawn(
     workerData: {
       file: options.file,
       services,
+      provided,
       syncPort: sync.port2,
       syncFlag,
       maxMemoryMb: options.maxMemoryMb,

@@ -64,7 +64,7 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
         }
       },
       state: stateProxy(rpc),
-      services: servicesProxy(rpc, start.services, syncCall),
+      services: servicesProxy(rpc, start.services, syncCall, start.provided),
       signal: controller.signal,
     };
     const value = fn ? await fn(args) : undefined;

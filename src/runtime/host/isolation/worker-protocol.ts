@@ -10,6 +10,8 @@ export interface WorkerStart {
   file: string;
   /** Host services present in the main thread (`pricing`, `ledger`, `corrections`). */
   services: string[];
+  /** Names of the services features provide (HostServices.provided), reached as rpc targets `provided:<name>`. */
+  provided: string[];
   /** Port and wake-up flag (Int32Array over a SharedArrayBuffer) of synchronous service calls. */
   syncPort: MessagePort;
   syncFlag: SharedArrayBuffer;
@@ -91,7 +93,10 @@ export interface ResultMessage {
   error?: WireError;
 }
 
-/** Worker → host: call `state.scope(scope)[method](...args)` or `services[target][method](...args)`. */
+/**
+ * Worker → host: call `state.scope(scope)[method](...args)`, `services[target][method](...args)`, or for a target
+ * `provided:<name>` the provided service's method.
+ */
 export interface RpcMessage {
   type: 'rpc';
   rpcId: number;

@@ -61,21 +61,41 @@ export type SyncCall = (target: string, method: string, args: unknown[]) => unkn
  * Host services for a worker: methods of synchronous services (`pricing`) answer at once,
  * the others (`ledger`, `corrections`, already async on the host) return promises.
  */
-export function servicesProxy(rpc: Rpc, names: readonly string[], sync: SyncCall): HostServices {
+export function servicesProxy(
+  rpc: Rpc,
+  names: readonly string[],
+  sync: SyncCall,
+  providedNames: readonly string[] = [],
+): HostServices {
   const services: Record<string, unknown> = {};
   for (const name of names) {
-    const call = (SYNC_SERVICES as readonly string[]).includes(name)
-      ? (method: string, args: unknown[]) => sync(name, method, args)
-      : (method: string, args: unknown[]) => rpc(name, method, args);
-    services[name] = new Proxy(
-      {},
-      {
-        get: (_target, method) =>
-          typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => call(method, args) : undefined,
-      },
+    services[name] = methodsProxy(
+      (SYNC_SERVICES as readonly string[]).includes(name)
+        ? (method, args) => sync(name, method, args)
+        : (method, args) => rpc(name, method, args),
     );
   }
+  // What features provide: every method answers with a promise, whatever the host's returns.
+  const provided: Record<string, object> = {};
+  for (const name of providedNames) {
+    provided[name] = methodsProxy((method, args) => rpc(`${PROVIDED_TARGET}${name}`, method, args));
+  }
+  services.provided = provided;
   return services as HostServices;
+}
+
+/** The rpc target prefix of a provided service (`provided:context.stats`). */
+export const PROVIDED_TARGET = 'provided:';
+
+/** An object whose every method forwards to `call` (`then` is absent, so it is not mistaken for a promise). */
+function methodsProxy(call: (method: string, args: unknown[]) => unknown): object {
+  return new Proxy(
+    {},
+    {
+      get: (_target, method) =>
+        typeof method === 'string' && method !== 'then' ? (...args: unknown[]) => call(method, args) : undefined,
+    },
+  );
 }
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
