@@ -51,9 +51,12 @@ export function probesRouter(deps: ProbeDeps): Router {
     }
     if (!checks.filters) reason ??= 'filters are not loaded yet';
     const ready = checks.filters && checks.store;
+    // Redis only: one node, Sentinel (with the primary in use) or Cluster; nothing secret.
+    const topology = deps.store.health().topology;
+    const extra = topology ? { topology } : {};
     response
       .status(ready ? 200 : 503)
-      .json(ready ? { status: 'ready', checks } : { status: 'not ready', checks, detail: reason });
+      .json(ready ? { status: 'ready', checks, ...extra } : { status: 'not ready', checks, detail: reason, ...extra });
   });
   return router;
 }

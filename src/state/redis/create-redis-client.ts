@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisTopology } from './redis-topology.js';
+
+/** A connection to one node or a Sentinel-managed primary (`Redis`), or to a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /** Options for the clients of the Redis backend. */
 export interface RedisClientOptions {
@@ -19,11 +23,16 @@ export function reconnectDelay(times: number, maxDelayMs: number): number {
  * An ioredis client that fails fast while disconnected: no offline queue, no automatic
  * resend of commands that were in flight when the link dropped (callers already got an
  * error or a timeout; ledger appends are replayed by our own queue), and reconnection
- * forever with capped backoff. URL forms: redis://[:password@]host:port/db, rediss:// for TLS.
+ * forever with capped backoff. A URL (redis://[:password@]host:port/db, rediss:// for TLS) is one node;
+ * a Sentinel topology uses ioredis' Sentinel support (the primary is asked of the sentinels at every
+ * connection, and a `+switch-master` they announce drops the link to the old one at once); a Cluster
+ * topology uses ioredis' Cluster client (slots map refreshed on MOVED and after failovers).
  */
-export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
+export function createRedisClient(target: string | RedisTopology, options: RedisClientOptions = {}): RedisClient {
+  const topology: RedisTopology = typeof target === 'string' ? { kind: 'single', url: target } : target;
   const maxDelay = options.maxRetryDelayMs ?? 2000;
-  const client = new Redis(url, {
+  const retry = (times: number) => reconnectDelay(times, maxDelay);
+  const common: RedisOptions = {
     enableOfflineQueue: options.subscriber === true,
     maxRetriesPerRequest: options.subscriber ? null : 0,
     autoResendUnfulfilledCommands: false,
@@ -31,8 +40,42 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     // rejects it unhandled. RedisSubscriptions resubscribes itself.
     autoResubscribe: false,
     connectTimeout: options.connectTimeoutMs ?? 5000,
-    retryStrategy: (times) => reconnectDelay(times, maxDelay),
-  });
+    retryStrategy: retry,
+  };
+  let client: RedisClient;
+  if (topology.kind === 'single') client = new Redis(topology.url, common);
+  else if (topology.kind === 'sentinel') {
+    const { auth } = topology;
+    client = new Redis({
+      ...common,
+      sentinels: topology.sentinels,
+      name: topology.name,
+      ...(auth.username ? { username: auth.username } : {}),
+      ...(auth.password ? { password: auth.password } : {}),
+      ...(auth.sentinelPassword ? { sentinelPassword: auth.sentinelPassword } : {}),
+      ...(auth.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+      sentinelRetryStrategy: retry,
+      failoverDetector: true,
+    });
+  } else {
+    const { auth } = topology;
+    client = new Cluster(topology.nodes, {
+      enableOfflineQueue: options.subscriber === true,
+      clusterRetryStrategy: retry,
+      enableAutoPipelining: !options.subscriber,
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      redisOptions: {
+        maxRetriesPerRequest: options.subscriber ? null : 0,
+        autoResendUnfulfilledCommands: false,
+        autoResubscribe: false,
+        connectTimeout: options.connectTimeoutMs ?? 5000,
+        ...(auth.username ? { username: auth.username } : {}),
+        ...(auth.password ? { password: auth.password } : {}),
+        ...(auth.tls ? { tls: {} } : {}),
+      },
+    });
+  }
   // Without a listener ioredis prints every failed attempt; the outage monitor logs instead.
   client.on('error', () => {});
   return client;

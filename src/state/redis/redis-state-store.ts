@@ -1,14 +1,15 @@
 import { backfillDailyAggregates } from './backfill-daily-aggregates.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
-import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
+import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord, TopologyHealth } from '../types.js';
+import { createRedisClient, type RedisClient, type RedisClientOptions } from './create-redis-client.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
-import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
+import { redisKeys, type RedisKeys } from './redis-keys.js';
+import { describeTopology, type RedisTopology } from './redis-topology.js';
 import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
@@ -20,7 +21,9 @@ import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */
 export interface RedisStateStoreOptions extends RedisClientOptions {
-  url: string;
+  /** One node by URL; or give `topology` (Sentinel, Cluster) instead. */
+  url?: string;
+  topology?: RedisTopology;
   /** Key prefix of this deployment (REDIS_PREFIX), e.g. `eunoe:`. */
   prefix: string;
   logger: Logger;
@@ -41,13 +44,15 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
  */
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly usage: RedisUsageStore;
   private readonly layout: RedisKeys;
   private readonly streams: RedisStreamStore;
   private readonly monitor: OutageMonitor;
   private readonly subscriptions: RedisSubscriptions;
   private readonly where: string;
+  /** How this store reaches Redis (one node, Sentinel, Cluster). */
+  readonly topology: RedisTopology;
   private closed = false;
   private backfill: Promise<number | undefined> | undefined;
   /** When a call last got an answer, and when one last ran out of time (a hung Redis keeps its connection 'ready'). */
@@ -57,10 +62,13 @@ export class RedisStateStore implements StateStore {
 
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
-    this.where = redactRedisUrl(options.url);
+    const topology = options.topology ?? (options.url ? { kind: 'single' as const, url: options.url } : undefined);
+    if (!topology) throw new Error('RedisStateStore needs a url or a topology');
+    this.topology = topology;
+    this.where = describeTopology(topology);
     storeOutage.useLogger(logger);
-    this.layout = redisKeys(options.prefix);
-    this.client = createRedisClient(options.url, options);
+    this.layout = redisKeys(options.prefix, { cluster: topology.kind === 'cluster' });
+    this.client = createRedisClient(topology, options);
     this.streams = new RedisStreamStore({
       layout: this.layout,
       call: (what, work) => this.call(what, work),
@@ -87,7 +95,7 @@ export class RedisStateStore implements StateStore {
       },
     });
     this.subscriptions = new RedisSubscriptions(
-      () => createRedisClient(options.url, { ...options, subscriber: true }),
+      () => createRedisClient(topology, { ...options, subscriber: true }),
       logger,
     );
   }
@@ -115,7 +123,11 @@ export class RedisStateStore implements StateStore {
 
   async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
-    const values = await this.call('getMany', (client) => client.mget(keys.map((key) => this.layout.document(key))));
+    const full = keys.map((key) => this.layout.document(key));
+    // On a Cluster one MGET must stay in one slot: a GET per key instead (auto-pipelined per node, one round trip).
+    const values = await this.call('getMany', (client) =>
+      client instanceof Cluster ? Promise.all(full.map((key) => client.get(key))) : client.mget(full),
+    );
     return values.map((value) => decodeJson<T>(value));
   }
 
@@ -132,6 +144,13 @@ export class RedisStateStore implements StateStore {
       (entry) => [this.layout.document(entry.key), encodeJson(entry.key, entry.value), entry.ttlMs ?? 0] as const,
     );
     await this.call('setMany', async (client) => {
+      if (client instanceof Cluster) {
+        // A transaction cannot span slots: one SET per document (each atomic; a failure leaves the others written).
+        await Promise.all(
+          rows.map(([full, text, ttl]) => (ttl > 0 ? client.set(full, text, 'PX', ttl) : client.set(full, text))),
+        );
+        return;
+      }
       const transaction = client.multi();
       for (const [full, text, ttl] of rows) {
         if (ttl > 0) transaction.set(full, text, 'PX', ttl);
@@ -149,14 +168,18 @@ export class RedisStateStore implements StateStore {
 
   async keys(prefix: string): Promise<string[]> {
     const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.call('keys', (client) =>
-        client.scan(cursor, 'MATCH', this.layout.documentPattern(prefix), 'COUNT', 1000),
-      );
-      cursor = next;
-      for (const full of batch) found.add(this.layout.documentKey(full));
-    } while (cursor !== '0');
+    // SCAN reaches one node: on a Cluster every primary is walked (each page its own bounded call).
+    const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await this.call('keys', () =>
+          node.scan(cursor, 'MATCH', this.layout.documentPattern(prefix), 'COUNT', 1000),
+        );
+        cursor = next;
+        for (const full of batch) found.add(this.layout.documentKey(full));
+      } while (cursor !== '0');
+    }
     return [...found].sort();
   }
 
@@ -231,7 +254,18 @@ export class RedisStateStore implements StateStore {
       ok,
       detail: `${this.where} ${this.closed ? 'closed' : this.client.status}${reasons.length > 0 ? `; ${reasons.join('; ')}` : ''}`,
       queued,
+      topology: this.describeTopology(),
     };
+  }
+
+  /** What /health and /readyz say of the topology: the kind, the primary now in use, the primaries of a Cluster. */
+  private describeTopology(): TopologyHealth {
+    const client = this.client;
+    if (client instanceof Cluster) return { kind: 'cluster', primaries: client.nodes('master').length };
+    if (this.topology.kind !== 'sentinel') return { kind: this.topology.kind };
+    const socket = client.stream;
+    const primary = socket?.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined;
+    return { kind: 'sentinel', ...(primary && client.status === 'ready' ? { primary } : {}) };
   }
 
   async close(): Promise<void> {
@@ -249,8 +283,10 @@ export class RedisStateStore implements StateStore {
    * counters (see backfillSpendCounters, backfillDailyAggregates); retried on the next reconnection if it fails.
    */
   backfillCounters(): Promise<number | undefined> {
+    // A Cluster's keys have hash tags no earlier version wrote: there is nothing older to backfill.
+    if (this.layout.cluster) return Promise.resolve(undefined);
     const options = {
-      call: <T>(what: string, work: (client: Redis) => Promise<T>) => this.call(what, work),
+      call: <T>(what: string, work: (client: RedisClient) => Promise<T>) => this.call(what, work),
       layout: this.layout,
       logger: this.options.logger,
       acquireLease: (name: string, ttlMs: number) => this.acquireLease(name, ttlMs),
@@ -277,7 +313,7 @@ export class RedisStateStore implements StateStore {
   }
 
   /** Run one bounded Redis call; failures become typed errors. */
-  private async call<T>(what: string, work: (client: Redis) => Promise<T>): Promise<T> {
+  private async call<T>(what: string, work: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
     if (this.client.status !== 'ready') {
       storeOutage.failed();

@@ -1,11 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './create-redis-client.js';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
 import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
-import type { RedisKeys } from './redis-keys.js';
+import { USAGE_STREAM, userUsageStream, type RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
+import { recordLedgerScript, recordUserCopyScript } from './cluster-scripts.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { splitCost } from '../../domain/usage/cost-parts.js';
@@ -16,7 +17,7 @@ import { withTimeout } from './with-timeout.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
-export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;
+export type RedisCall = <T>(what: string, work: (client: RedisClient) => Promise<T>) => Promise<T>;
 
 /** Options of a RedisStreamStore. */
 export interface RedisStreamStoreOptions {
@@ -33,10 +34,7 @@ export interface RedisStreamStoreOptions {
   flushRetryMs?: number;
 }
 
-/** The global ledger stream; each user's copy is `ledger:user:<id>`. */
-export const USAGE_STREAM = 'ledger';
-/** The stream holding one user's copy of their records. */
-export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userId}`;
+export { USAGE_STREAM, userUsageStream };
 
 /**
  * Append-only streams on Redis (hash id→json + sorted set by time), with the
@@ -215,8 +213,9 @@ export class RedisStreamStore {
     );
   }
 
-  private async send(client: Redis, item: QueuedAppend): Promise<boolean> {
+  private async send(client: RedisClient, item: QueuedAppend): Promise<boolean> {
     const { layout } = this.options;
+    if (item.usage && layout.cluster) return this.sendSplit(client, item, item.usage);
     if (item.usage) {
       const user = userUsageStream(item.usage.userId);
       const keys = [
@@ -247,5 +246,29 @@ export class RedisStreamStore {
     }
     const keys = [layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream)];
     return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
+  }
+
+  /**
+   * A usage record on a Cluster, where the global ledger and the user's keys live in different slots: the user's
+   * copy with its spend counters (one script in the user's slot), then the global record with the daily aggregates
+   * (one script in the ledger's slot). Each is idempotent by record id, so a write cut between the two is completed
+   * by the journal's replay, and each part lands exactly once.
+   */
+  private async sendSplit(client: RedisClient, item: QueuedAppend, usage: NonNullable<QueuedAppend['usage']>) {
+    const { layout } = this.options;
+    const user = userUsageStream(usage.userId);
+    await recordUserCopyScript.run(
+      client,
+      [layout.streamHash(user), layout.streamIndex(user), layout.streamSequence(user), layout.spend(usage.userId)],
+      [item.id, item.time, item.json, usage.hi, usage.lo, ...usage.periods],
+    );
+    const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
+    const keys = [
+      layout.streamHash(item.stream),
+      layout.streamIndex(item.stream),
+      layout.streamSequence(item.stream),
+      layout.day(utcDay(item.time)),
+    ];
+    return (await recordLedgerScript.run(client, keys, [item.id, item.time, item.json, ...daily])) === 1;
   }
 }
