@@ -78,6 +78,8 @@ export class RedisStateStore implements StateStore {
       queueMax: options.queueMax,
       flushRetryMs: options.flushRetryMs,
       journalFile: options.journalFile,
+      // Half the call's bound, so the WAIT answers (with a count) before the call times out.
+      ...(topology.kind === 'sentinel' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),
     });
     this.usage = new RedisUsageStore(this.streams, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({

@@ -32,9 +32,27 @@ export interface RedisStreamStoreOptions {
   journalFile?: string;
   /** How often a non-empty queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
+  /**
+   * Sentinel: a ledger write counts as landed only once a replica has it (WAIT 1 for up to this many ms), so a
+   * failover after a kill -9 of the primary cannot drop an answered record; unset = no wait (one node, Cluster).
+   */
+  replicaWaitMs?: number;
 }
 
 export { USAGE_STREAM, userUsageStream };
+
+/**
+ * Wait until a replica holds what this connection wrote (WAIT 1). When none acknowledged within `waitMs` while the
+ * primary has replicas, throw (the caller keeps the record in the journal and replays it: idempotent, so it lands
+ * once on whichever primary wins a failover). A primary with no replica connected (its only replica was promoted,
+ * or is down) has nowhere to copy to: the write stands as on one node.
+ */
+async function confirmReplicated(client: RedisClient, waitMs: number): Promise<void> {
+  if ((await client.wait(1, waitMs)) >= 1) return;
+  const replication = await client.info('replication');
+  const connected = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? '0');
+  if (connected > 0) throw new Error(`no replica acknowledged the ledger write within ${waitMs} ms`);
+}
 
 /**
  * Append-only streams on Redis (hash id→json + sorted set by time), with the
@@ -214,6 +232,14 @@ export class RedisStreamStore {
   }
 
   private async send(client: RedisClient, item: QueuedAppend): Promise<boolean> {
+    const { layout } = this.options;
+    const added = await this.sendScripts(client, item);
+    const waitMs = this.options.replicaWaitMs;
+    if (waitMs !== undefined) await confirmReplicated(client, waitMs);
+    return added;
+  }
+
+  private async sendScripts(client: RedisClient, item: QueuedAppend): Promise<boolean> {
     const { layout } = this.options;
     if (item.usage && layout.cluster) return this.sendSplit(client, item, item.usage);
     if (item.usage) {

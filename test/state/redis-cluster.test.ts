@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { Cluster } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { realClock } from '../helpers/clock.js';
+import {
+  canStartRedisTopologies,
+  startRedisCluster,
+  topologyStore,
+  useLocalTopology,
+} from '../helpers/redis-topologies.js';
+import { runUsageStoreContract } from '../usage/usage-store-contract.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
+import { runStoreContract } from './contract.js';
+
+describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a three-primary Redis Cluster', () => {
+  const cluster = useLocalTopology(startRedisCluster);
+  const open = async () => {
+    const store = await topologyStore(cluster());
+    return { store, dispose: () => store.close() };
+  };
+
+  runStoreContract('redis cluster', open, realClock);
+  runUsageStoreContract('redis cluster', open);
+
+  it('spreads the state over the three primaries and reports the topology', async () => {
+    const prefix = `eunoe-test:${randomUUID()}:`;
+    const store = await topologyStore(cluster(), { prefix });
+    const admin = store.client as Cluster;
+    try {
+      for (let index = 0; index < 30; index++) {
+        await store.set(`valves:u${index}`, { index });
+        await store.usage.record(usageRecord({ messageId: `m${index}`, userId: `u${index}`, cost: '0.01' }));
+      }
+      const perNode = await Promise.all(
+        admin.nodes('master').map(async (node) => (await node.keys(`${prefix}*`)).length),
+      );
+      expect(perNode).toHaveLength(3);
+      expect(perNode.every((count) => count > 0)).toBe(true);
+      expect(await store.keys('valves:')).toHaveLength(30);
+      expect(store.health()).toMatchObject({ ok: true, topology: { kind: 'cluster', primaries: 3 } });
+    } finally {
+      await store.close();
+    }
+  });
+});
