@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { realClock } from '../helpers/clock.js';
 import {

@@ -41,18 +41,8 @@ export interface RedisStreamStoreOptions {
 
 export { USAGE_STREAM, userUsageStream };
 
-/**
- * Wait until a replica holds what this connection wrote (WAIT 1). When none acknowledged within `waitMs` while the
- * primary has replicas, throw (the caller keeps the record in the journal and replays it: idempotent, so it lands
- * once on whichever primary wins a failover). A primary with no replica connected (its only replica was promoted,
- * or is down) has nowhere to copy to: the write stands as on one node.
- */
-async function confirmReplicated(client: RedisClient, waitMs: number): Promise<void> {
-  if ((await client.wait(1, waitMs)) >= 1) return;
-  const replication = await client.info('replication');
-  const connected = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? '0');
-  if (connected > 0) throw new Error(`no replica acknowledged the ledger write within ${waitMs} ms`);
-}
+/** How long the primary's count of connected replicas is trusted (Sentinel's WAIT after ledger writes). */
+const REPLICA_CHECK_MS = 1000;
 
 /**
  * Append-only streams on Redis (hash id→json + sorted set by time), with the
@@ -65,6 +55,9 @@ async function confirmReplicated(client: RedisClient, waitMs: number): Promise<v
 export class RedisStreamStore {
   private readonly queue: LedgerQueue;
   private readonly retryTimer: NodeJS.Timeout;
+  /** Replicas the primary had connected when last asked (Sentinel), and when that was. */
+  private replicasConnected = 0;
+  private replicasCheckedAt = 0;
 
   constructor(private readonly options: RedisStreamStoreOptions) {
     const { logger, where } = options;
@@ -235,8 +228,27 @@ export class RedisStreamStore {
     const { layout } = this.options;
     const added = await this.sendScripts(client, item);
     const waitMs = this.options.replicaWaitMs;
-    if (waitMs !== undefined) await confirmReplicated(client, waitMs);
+    if (waitMs !== undefined) await this.confirmReplicated(client, waitMs);
     return added;
+  }
+
+  /**
+   * Wait until a replica holds what this connection wrote (WAIT 1). When none acknowledged within `waitMs`, throw:
+   * the caller keeps the record in the journal and replays it (idempotent, so it lands once on whichever primary
+   * wins a failover). WAIT holds the connection while it waits, so it is sent only while the primary has a replica
+   * connected (INFO replication, asked at most once a second): a primary with none (its only replica was promoted,
+   * or is down) has nowhere to copy to, and the write stands as on one node.
+   */
+  private async confirmReplicated(client: RedisClient, waitMs: number): Promise<void> {
+    if (Date.now() - this.replicasCheckedAt > REPLICA_CHECK_MS) {
+      const replication = await client.info('replication');
+      this.replicasConnected = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? '0');
+      this.replicasCheckedAt = Date.now();
+    }
+    if (this.replicasConnected === 0) return;
+    if ((await client.wait(1, waitMs)) >= 1) return;
+    this.replicasCheckedAt = 0; // look again at the next write
+    throw new Error(`no replica acknowledged the ledger write within ${waitMs} ms`);
   }
 
   private async sendScripts(client: RedisClient, item: QueuedAppend): Promise<boolean> {
