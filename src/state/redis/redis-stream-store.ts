@@ -225,7 +225,6 @@ export class RedisStreamStore {
   }
 
   private async send(client: RedisClient, item: QueuedAppend): Promise<boolean> {
-    const { layout } = this.options;
     const added = await this.sendScripts(client, item);
     const waitMs = this.options.replicaWaitMs;
     if (waitMs !== undefined) await this.confirmReplicated(client, waitMs);
