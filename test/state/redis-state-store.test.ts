@@ -126,9 +126,9 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
       );
       // And data written under those names by hand (as an earlier version left it) is read back.
       await admin.set(`${prefix}d:flags:chat-1`, JSON.stringify({ recent: 9 }));
-      await admin.hset(`${prefix}u:spend:u2`, 'm:2026-11:hi', '1', 'm:2026-11:lo', '250000000000000000');
+      await admin.hset(`${prefix}u:spend:u2`, 'm:2026-11:hi', '1250000000', 'm:2026-11:lo', '7');
       expect(await store.get('flags:chat-1')).toEqual({ recent: 9 });
-      expect(await store.usage.spent('u2', 'm:2026-11')).toBe('1.25');
+      expect(await store.usage.spent('u2', 'm:2026-11')).toBe('1.250000000000000007');
     } finally {
       admin.disconnect();
       await store.close();
