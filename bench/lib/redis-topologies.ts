@@ -245,3 +245,19 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
     throw error;
   }
 }
+
+/** One redis-server on a free loopback port, as a topology (env REDIS_URL), for side-by-side benchmarks. */
+export async function startRedisSingle(): Promise<LocalTopology> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-single-'));
+  const port = await freePort();
+  const node = await startProcess(['--port', String(port), ...NO_DISK], port, dir);
+  return {
+    env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+    nodes: [node],
+    sentinels: [],
+    stop: async () => {
+      await node.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
