@@ -90,7 +90,12 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
       servers.push(...(await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))])));
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const ready = await call(a, 'GET', '/readyz');
-      expect(ready.body.topology).toEqual({ kind: 'sentinel', primary: `127.0.0.1:${sentinel().nodes[0]!.port}` });
+      expect(ready.body.topology).toEqual({ kind: 'sentinel' });
+      const health = await call(a, 'GET', '/health');
+      expect(health.body.store.topology).toEqual({
+        kind: 'sentinel',
+        primary: `127.0.0.1:${sentinel().nodes[0]!.port}`,
+      });
 
       // State written before the fault: a user's valves and a chat's flags.
       const saved = await call(a, 'POST', '/context/valves/user/update?user_id=u-failover', {
