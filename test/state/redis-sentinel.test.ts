@@ -14,6 +14,8 @@ import {
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { dailyContract } from '../dashboard/daily-contract.js';
+import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
 import { runStoreContract } from './contract.js';
 
@@ -54,6 +56,8 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
 
   runStoreContract('redis sentinel', open, realClock);
   runUsageStoreContract('redis sentinel', open);
+  runSpendHoldsContract('redis sentinel', open);
+  dailyContract('redis sentinel', open);
 
   it('reports the topology and the primary in use', async () => {
     const store = await topologyStore(sentinel());
