@@ -210,7 +210,7 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
           `sentinel myid ${self.id}`,
           `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
           `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
-          `sentinel failover-timeout ${name} 10000`,
+          `sentinel failover-timeout ${name} 4000`, // a failed election is retried after 2 × this
           `sentinel parallel-syncs ${name} 1`,
           `sentinel known-replica ${name} 127.0.0.1 ${replicaPort}`,
           ...peers

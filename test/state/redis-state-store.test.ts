@@ -6,7 +6,7 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { realClock } from '../helpers/clock.js';
 import { runStoreContract } from './contract.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { sleep, waitFor } from '../helpers/wait-for.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 
 const redisUrl = inject('redisUrl');
@@ -133,5 +133,29 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
       admin.disconnect();
       await store.close();
     }
+  });
+
+  it('connects again when the client ends without the store being closed (ioredis giving up mid-failover)', async () => {
+    const store = makeRedisStore();
+    try {
+      await store.waitUntilReady(5000);
+      await store.set('before', 1);
+      store.client.disconnect(); // status 'end', as when ioredis stops reconnecting by itself
+      const seen = new Set<string>();
+      await waitFor(
+        () => {
+          seen.add(store.client.status);
+          return seen.has('end') && store.client.status === 'ready';
+        },
+        { timeoutMs: 10_000, intervalMs: 1 },
+      );
+      expect(await store.get('before')).toBe(1);
+    } finally {
+      await store.close();
+    }
+    // Closed for good stays closed: past the first reconnect delay (≤ 100 ms) nothing connects again.
+    await waitFor(() => store.client.status === 'end', { timeoutMs: 5000 });
+    await sleep(500);
+    expect(store.client.status).toBe('end');
   });
 });

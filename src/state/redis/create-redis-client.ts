@@ -56,6 +56,8 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
       ...(auth.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
       sentinelRetryStrategy: retry,
       failoverDetector: true,
+      // A demoted primary answers writes with READONLY: ask the sentinels again.
+      reconnectOnError: (error) => error.message.startsWith('READONLY'),
     });
   } else {
     const { auth } = topology;
@@ -79,4 +81,26 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
   // Without a listener ioredis prints every failed attempt; the outage monitor logs instead.
   client.on('error', () => {});
   return client;
+}
+
+/**
+ * Connect again whenever ioredis gives up on its own (status `end` without our close): its Sentinel client can
+ * end while a failover's `+switch-master` drops a connection attempt under way, which would leave a replica
+ * without state until restarted. `isClosed` tells our own close apart.
+ */
+export function reconnectWhenEnded(client: RedisClient, isClosed: () => boolean, maxDelayMs = 2000): void {
+  let attempt = 0;
+  client.on('ready', () => {
+    attempt = 0;
+  });
+  client.on('end', () => {
+    if (isClosed()) return;
+    const timer = setTimeout(
+      () => {
+        if (!isClosed() && client.status === 'end') client.connect().catch(() => {});
+      },
+      reconnectDelay(++attempt, maxDelayMs),
+    );
+    timer.unref();
+  });
 }

@@ -5,7 +5,12 @@ import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord, TopologyHealth } from '../types.js';
-import { createRedisClient, type RedisClient, type RedisClientOptions } from './create-redis-client.js';
+import {
+  createRedisClient,
+  reconnectWhenEnded,
+  type RedisClient,
+  type RedisClientOptions,
+} from './create-redis-client.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
@@ -69,6 +74,7 @@ export class RedisStateStore implements StateStore {
     storeOutage.useLogger(logger);
     this.layout = redisKeys(options.prefix, { cluster: topology.kind === 'cluster' });
     this.client = createRedisClient(topology, options);
+    reconnectWhenEnded(this.client, () => this.closed, options.maxRetryDelayMs);
     this.streams = new RedisStreamStore({
       layout: this.layout,
       call: (what, work) => this.call(what, work),
@@ -96,10 +102,11 @@ export class RedisStateStore implements StateStore {
         void this.backfillCounters();
       },
     });
-    this.subscriptions = new RedisSubscriptions(
-      () => createRedisClient(topology, { ...options, subscriber: true }),
-      logger,
-    );
+    this.subscriptions = new RedisSubscriptions(() => {
+      const subscriber = createRedisClient(topology, { ...options, subscriber: true });
+      reconnectWhenEnded(subscriber, () => this.closed, options.maxRetryDelayMs);
+      return subscriber;
+    }, logger);
   }
 
   /** Resolve true once connected, false after `waitMs` (logging the outage once); never rejects. */
