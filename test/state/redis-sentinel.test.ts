@@ -137,7 +137,7 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
         }
       };
       const loops = [loop(a, 'a'), loop(b, 'b')];
-      await waitFor(() => answered.size >= 40, { timeoutMs: 30_000 });
+      await waitFor(() => answered.size >= 20, { timeoutMs: 30_000 });
 
       const killedAt = Date.now();
       const beforeKill = answered.size;
@@ -155,7 +155,7 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
       );
       const resumedMs = Date.now() - killedAt;
       const atResume = answered.size;
-      await waitFor(() => answered.size >= atResume + 40, { timeoutMs: 30_000 });
+      await waitFor(() => answered.size >= atResume + 20, { timeoutMs: 30_000 });
       running = false;
       await Promise.all(loops);
       console.log(
