@@ -12,6 +12,9 @@ export interface RedisProcess {
   child: ChildProcess;
   /** kill -9; resolves once it has exited. */
   kill(): Promise<void>;
+  /** SIGSTOP: its connections stay open, nothing answers (a stalled node); `resume` sends SIGCONT. */
+  pause(): void;
+  resume(): void;
 }
 
 /** A local Cluster or Sentinel set-up: its processes, how to reach it, and how to stop all of it. */
@@ -93,6 +96,8 @@ async function startProcess(args: string[], port: number, cwd: string): Promise<
   return {
     port,
     child,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     kill: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

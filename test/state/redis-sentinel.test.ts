@@ -17,6 +17,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { dailyContract } from '../dashboard/daily-contract.js';
 import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
 import { runStoreContract } from './contract.js';
 
 const KEY = 'sentinel-test-key';
@@ -67,6 +68,28 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
         topology: { kind: 'sentinel', primary: `127.0.0.1:${sentinel().nodes[0]!.port}` },
       });
     } finally {
+      await store.close();
+    }
+  });
+
+  it('a ledger write counts as landed once the replica has it: with the replica stalled it waits in the journal', async () => {
+    const store = await topologyStore(sentinel(), { timeoutMs: 400 });
+    const replica = sentinel().nodes[1]!;
+    try {
+      const usage = store.usage;
+      expect(await usage.record(usageRecord({ messageId: 'w0', cost: '0.1' }))).toBe(true);
+      expect(store.health().queued).toBe(0);
+      replica.pause();
+      // Written on the primary, but no replica acknowledges it: accepted into the journal, not yet landed.
+      expect(await usage.record(usageRecord({ messageId: 'w1', cost: '0.2' }))).toBe(true);
+      expect(store.health()).toMatchObject({ ok: false, queued: 1 });
+      replica.resume();
+      await waitFor(() => store.health().queued === 0, { timeoutMs: 15_000 });
+      // Replayed until the replica had it, and counted once.
+      expect(await usage.spent('u1', 'm:2026-11')).toBe('0.3');
+      expect((await usage.summarize({ userId: 'u1' })).totals).toMatchObject({ records: 2, cost: '0.3' });
+    } finally {
+      replica.resume();
       await store.close();
     }
   });
