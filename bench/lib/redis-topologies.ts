@@ -46,23 +46,30 @@ function killAllOnExit(): void {
     });
 }
 
-/** One request/reply of RESP inline commands to a node; the raw reply text (empty on failure). */
-export function redisCommand(port: number, command: string, timeoutMs = 1000): Promise<string> {
+/** One request/reply of an inline command to a node (after AUTH when `password`); the raw reply ('' on failure). */
+export function redisCommand(port: number, command: string, timeoutMs = 1000, password?: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let text = '';
-    const done = () => {
+    const done = (reply: string) => {
       socket.destroy();
-      resolve(text);
+      resolve(reply);
     };
-    socket.setTimeout(timeoutMs, done);
-    socket.on('error', done);
-    socket.on('connect', () => socket.write(`${command}\r\n`));
+    socket.setTimeout(timeoutMs, () => done(''));
+    socket.on('error', () => done(''));
+    socket.on('connect', () => socket.write(`${password ? `AUTH ${password}\r\n` : ''}${command}\r\n`));
     socket.on('data', (data) => {
       text += data.toString();
+      let reply = text;
+      if (password) {
+        if (text.startsWith('-')) return done(text); // AUTH refused
+        if (!text.startsWith('+OK\r\n')) return; // AUTH's answer not complete yet
+        reply = text.slice(5);
+        if (reply.length === 0) return;
+      }
       // Good enough for the replies asked here: a simple line, or a bulk string read whole.
-      const bulk = /^\$(\d+)\r\n/.exec(text);
-      if (!bulk || text.length >= bulk[0].length + Number(bulk[1]) + 2) done();
+      const bulk = /^\$(\d+)\r\n/.exec(reply);
+      if (!bulk || reply.length >= bulk[0].length + Number(bulk[1]) + 2) done(reply);
     });
   });
 }
@@ -88,7 +95,7 @@ async function startProcess(args: string[], port: number, cwd: string): Promise<
   live.add(child);
   child.once('exit', () => live.delete(child));
   await until(
-    async () => child.exitCode !== null || (await redisCommand(port, 'PING', 200)).startsWith('+PONG'),
+    async () => child.exitCode !== null || /^(\+PONG|-NOAUTH)/.test(await redisCommand(port, 'PING', 200)),
     10_000,
     `redis-server did not answer on ${port}`,
   );
@@ -111,10 +118,13 @@ const NO_DISK = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
 
 /**
  * A three-primary Redis Cluster on free loopback ports (`redis-server --cluster-enabled yes` × 3, then
- * `redis-cli --cluster create`), ready when every node says `cluster_state:ok`. Each node's bus port is chosen
+ * `redis-cli --cluster create`), ready when every node says `cluster_state:ok`. With `password` every node requires it
+ * (`requirepass`, `masterauth`) and the environment carries REDIS_PASSWORD. Each node's bus port is chosen
  * free too. Nothing is kept on disk beyond the nodes' config files in a temp folder removed by `stop`.
  */
-export async function startRedisCluster(): Promise<LocalTopology> {
+export async function startRedisCluster(options: { password?: string } = {}): Promise<LocalTopology> {
+  const { password } = options;
+  const auth = password ? ['--requirepass', password, '--masterauth', password] : [];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-cluster-'));
   const nodes: RedisProcess[] = [];
   const stop = async () => {
@@ -137,6 +147,7 @@ export async function startRedisCluster(): Promise<LocalTopology> {
             `nodes-${port}.conf`,
             '--cluster-node-timeout',
             '2000',
+            ...auth,
             ...NO_DISK,
           ],
           port,
@@ -146,18 +157,27 @@ export async function startRedisCluster(): Promise<LocalTopology> {
     }
     const created = spawnSync(
       binary('redis-cli'),
-      ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-yes'],
+      [
+        ...(password ? ['-a', password, '--no-auth-warning'] : []),
+        '--cluster',
+        'create',
+        ...nodes.map((node) => `127.0.0.1:${node.port}`),
+        '--cluster-yes',
+      ],
       { encoding: 'utf8', timeout: 30_000 },
     );
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     for (const node of nodes)
       await until(
-        async () => (await redisCommand(node.port, 'CLUSTER INFO')).includes('cluster_state:ok'),
+        async () => (await redisCommand(node.port, 'CLUSTER INFO', 1000, password)).includes('cluster_state:ok'),
         20_000,
         `cluster node ${node.port} did not reach cluster_state:ok`,
       );
     return {
-      env: { REDIS_CLUSTER_NODES: nodes.map((node) => `127.0.0.1:${node.port}`).join(',') },
+      env: {
+        REDIS_CLUSTER_NODES: nodes.map((node) => `127.0.0.1:${node.port}`).join(','),
+        ...(password ? { REDIS_PASSWORD: password } : {}),
+      },
       nodes,
       sentinels: [],
       stop,

@@ -13,9 +13,11 @@ import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 import { runStoreContract } from './contract.js';
+import { redisCommand } from '../../bench/lib/redis-topologies.js';
 
-describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a three-primary Redis Cluster', () => {
-  const cluster = useLocalTopology(startRedisCluster);
+describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a three-primary Redis Cluster with a password', () => {
+  // Every node requires a password: the store's connections (data, subscriber, slot map) must all pass it on.
+  const cluster = useLocalTopology(() => startRedisCluster({ password: 'cluster-secret' }));
   const open = async () => {
     const store = await topologyStore(cluster());
     return { store, dispose: () => store.close() };
@@ -42,6 +44,8 @@ describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a three-primary Red
       expect(perNode.every((count) => count > 0)).toBe(true);
       expect(await store.keys('valves:')).toHaveLength(30);
       expect(store.health()).toMatchObject({ ok: true, topology: { kind: 'cluster', primaries: 3 } });
+      // The nodes do require the password the store was given through REDIS_PASSWORD.
+      expect(await redisCommand(cluster().nodes[0]!.port, 'DBSIZE')).toMatch(/^-NOAUTH/);
     } finally {
       await store.close();
     }

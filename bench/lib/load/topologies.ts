@@ -8,7 +8,7 @@ import { runLoad, type LoadRequest, type LoadResult } from './run-load.js';
 const TOPOLOGIES: Array<{ name: string; start: () => Promise<LocalTopology> }> = [
   { name: 'single node', start: startRedisSingle },
   { name: 'Sentinel (1 primary, 1 replica, 3 sentinels)', start: () => startRedisSentinel('eunoe') },
-  { name: 'Cluster (3 primaries)', start: startRedisCluster },
+  { name: 'Cluster (3 primaries)', start: () => startRedisCluster() },
 ];
 
 /** An accounting outlet for a new message id, spread over `users` users (each record: ledger, user copy, counters). */
