@@ -188,12 +188,26 @@ export async function startRedisCluster(options: { password?: string } = {}): Pr
   }
 }
 
+/** Options of a local Sentinel set-up. */
+export interface SentinelOptions {
+  /** The primary group the sentinels monitor (default `eunoe`). */
+  name?: string;
+  /** A primary is declared down after this long without an answer (default 500 ms). */
+  downAfterMs?: number;
+  /** The data nodes require it (`requirepass`, `masterauth`; the sentinels get `sentinel auth-pass`). */
+  password?: string;
+  /** The sentinels themselves require it (`requirepass` in their config, used between them too). */
+  sentinelPassword?: string;
+}
+
 /**
- * One primary, one replica and three sentinels (quorum 2) on free loopback ports, monitoring the group `name`.
- * A primary is declared down after `downAfterMs` without an answer. Ready when every sentinel knows the replica
- * and the two other sentinels (so a failover can be voted and carried out at once).
+ * One primary, one replica and three sentinels (quorum 2) on free loopback ports. Ready when every sentinel knows
+ * the replica and the two other sentinels (so a failover can be voted and carried out at once). The environment
+ * carries REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD when the options set them.
  */
-export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Promise<LocalTopology> {
+export async function startRedisSentinel(options: SentinelOptions = {}): Promise<LocalTopology> {
+  const { name = 'eunoe', downAfterMs = 500, password, sentinelPassword } = options;
+  const auth = password ? ['--requirepass', password, '--masterauth', password] : [];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-sentinel-'));
   const nodes: RedisProcess[] = [];
   const sentinels: RedisProcess[] = [];
@@ -205,17 +219,29 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
     const primaryPort = await freePort();
     // Diskless sync with no delay: a replica (the first, and one joining after a failover) syncs at once.
     const replication = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'];
-    nodes.push(await startProcess(['--port', String(primaryPort), ...replication, ...NO_DISK], primaryPort, dir));
+    nodes.push(
+      await startProcess(['--port', String(primaryPort), ...replication, ...auth, ...NO_DISK], primaryPort, dir),
+    );
     const replicaPort = await freePort();
     nodes.push(
       await startProcess(
-        ['--port', String(replicaPort), '--replicaof', '127.0.0.1', String(primaryPort), ...replication, ...NO_DISK],
+        [
+          '--port',
+          String(replicaPort),
+          '--replicaof',
+          '127.0.0.1',
+          String(primaryPort),
+          ...replication,
+          ...auth,
+          ...NO_DISK,
+        ],
         replicaPort,
         dir,
       ),
     );
     await until(
-      async () => (await redisCommand(replicaPort, 'INFO replication')).includes('master_link_status:up'),
+      async () =>
+        (await redisCommand(replicaPort, 'INFO replication', 1000, password)).includes('master_link_status:up'),
       10_000,
       'the replica did not sync with the primary',
     );
@@ -235,7 +261,9 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
           `sentinel myid ${self.id}`,
           `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
           `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
-          `sentinel failover-timeout ${name} 4000`, // a failed election is retried after 2 × this
+          `sentinel failover-timeout ${name} 2000`, // a failed election is retried after 2 × this
+          ...(password ? [`sentinel auth-pass ${name} ${password}`] : []),
+          ...(sentinelPassword ? [`requirepass ${sentinelPassword}`] : []),
           `sentinel parallel-syncs ${name} 1`,
           `sentinel known-replica ${name} 127.0.0.1 ${replicaPort}`,
           ...peers
@@ -249,8 +277,9 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
     for (const sentinel of sentinels)
       await until(
         async () => {
-          const primary = await redisCommand(sentinel.port, `SENTINEL GET-MASTER-ADDR-BY-NAME ${name}`);
-          const peers = await redisCommand(sentinel.port, `SENTINEL SENTINELS ${name}`);
+          const ask = (command: string) => redisCommand(sentinel.port, command, 1000, sentinelPassword);
+          const primary = await ask(`SENTINEL GET-MASTER-ADDR-BY-NAME ${name}`);
+          const peers = await ask(`SENTINEL SENTINELS ${name}`);
           return primary.includes(String(primaryPort)) && peers.startsWith('*2');
         },
         20_000,
@@ -260,6 +289,8 @@ export async function startRedisSentinel(name = 'eunoe', downAfterMs = 1000): Pr
       env: {
         REDIS_SENTINELS: sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(','),
         REDIS_SENTINEL_NAME: name,
+        ...(password ? { REDIS_PASSWORD: password } : {}),
+        ...(sentinelPassword ? { REDIS_SENTINEL_PASSWORD: sentinelPassword } : {}),
       },
       nodes,
       sentinels,

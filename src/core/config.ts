@@ -66,6 +66,8 @@ const envSchema = z.object({
   REDIS_USERNAME: z.string().optional(),
   REDIS_PASSWORD: z.string().optional(),
   REDIS_TLS: bool.default(false),
+  /** PEM file of the CA that signed the Redis servers' certificates (else the system's trusted CAs). */
+  REDIS_TLS_CA_FILE: z.string().optional(),
   REDIS_PREFIX: z.string().default('eunoe:'),
   STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(1_000_000),
@@ -101,7 +103,8 @@ export type RedisSettingName =
   | 'REDIS_CLUSTER_NODES'
   | 'REDIS_USERNAME'
   | 'REDIS_PASSWORD'
-  | 'REDIS_TLS';
+  | 'REDIS_TLS'
+  | 'REDIS_TLS_CA_FILE';
 
 /** True when the state lives in Redis (one node, Sentinel or Cluster), so replicas share it. */
 export function usesRedis(

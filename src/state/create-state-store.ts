@@ -1,4 +1,5 @@
 import type { Config, RedisSettingName } from '../core/config.js';
+import { ConfigError } from '../core/errors/index.js';
 import type { Logger } from '../core/util/logger.js';
 import { RedisStateStore } from './redis/redis-state-store.js';
 import { describeTopology, redisTopology } from './redis/redis-topology.js';
@@ -15,7 +16,8 @@ export type StateStoreConfig = Pick<Config, 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' 
  * Build the state store the configuration asks for: Redis when REDIS_URL, REDIS_SENTINELS or
  * REDIS_CLUSTER_NODES is set (for several replicas), else the embedded SQLite file at `config.sqlitePath`.
  * Never throws because Redis is down (the store starts degraded and reconnects by itself);
- * throws ConfigError when the SQLite file is unwritable or corrupt.
+ * throws ConfigError when the SQLite file is unwritable or corrupt, or when Redis refuses the password or its TLS
+ * certificate is not trusted (at start-up, where retrying cannot help).
  * @example const store = await createStateStore({ config: loadConfig(), logger });
  */
 export async function createStateStore({
@@ -37,6 +39,12 @@ export async function createStateStore({
     });
     // Give the first connection a moment so early requests are not refused needlessly.
     const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));
+    // A refused password or certificate is a configuration error, not an outage: retrying cannot fix it.
+    const refusal = store.refusal;
+    if (!ready && refusal) {
+      await store.close();
+      throw new ConfigError(`${describeTopology(topology)}: ${refusal}`);
+    }
     if (ready)
       logger.info(
         { backend: 'redis', redis: describeTopology(topology), topology: topology.kind, prefix: config.REDIS_PREFIX },

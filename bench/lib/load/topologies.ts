@@ -7,7 +7,7 @@ import { runLoad, type LoadRequest, type LoadResult } from './run-load.js';
 
 const TOPOLOGIES: Array<{ name: string; start: () => Promise<LocalTopology> }> = [
   { name: 'single node', start: startRedisSingle },
-  { name: 'Sentinel (1 primary, 1 replica, 3 sentinels)', start: () => startRedisSentinel('eunoe') },
+  { name: 'Sentinel (1 primary, 1 replica, 3 sentinels)', start: () => startRedisSentinel() },
   { name: 'Cluster (3 primaries)', start: () => startRedisCluster() },
 ];
 

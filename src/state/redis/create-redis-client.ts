@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisTopology } from './redis-topology.js';
+import type { RedisAuth, RedisTopology } from './redis-topology.js';
 
 /** A connection to one node or a Sentinel-managed primary (`Redis`), or to a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -12,6 +12,11 @@ export interface RedisClientOptions {
   connectTimeoutMs?: number;
   /** The subscriber connection queues SUBSCRIBE while offline (RedisSubscriptions resubscribes after a reconnect). */
   subscriber?: boolean;
+}
+
+/** TLS options: the configured CA when there is one, else Node's trusted CAs. */
+function tlsOf(auth: RedisAuth): { ca?: string } {
+  return auth.ca ? { ca: auth.ca } : {};
 }
 
 /** Reconnect delay for attempt `times` (1-based): 50 ms doubling, capped, plus a little jitter. */
@@ -43,7 +48,8 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
     retryStrategy: retry,
   };
   let client: RedisClient;
-  if (topology.kind === 'single') client = new Redis(topology.url, common);
+  if (topology.kind === 'single')
+    client = new Redis(topology.url, topology.tls ? { ...common, tls: topology.tls } : common);
   else if (topology.kind === 'sentinel') {
     const { auth } = topology;
     client = new Redis({
@@ -53,7 +59,7 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
       ...(auth.username ? { username: auth.username } : {}),
       ...(auth.password ? { password: auth.password } : {}),
       ...(auth.sentinelPassword ? { sentinelPassword: auth.sentinelPassword } : {}),
-      ...(auth.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+      ...(auth.tls ? { tls: tlsOf(auth), enableTLSForSentinelMode: true, sentinelTLS: tlsOf(auth) } : {}),
       sentinelRetryStrategy: retry,
       failoverDetector: true,
       // A demoted primary answers writes with READONLY: ask the sentinels again.
@@ -74,7 +80,7 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
         connectTimeout: options.connectTimeoutMs ?? 5000,
         ...(auth.username ? { username: auth.username } : {}),
         ...(auth.password ? { password: auth.password } : {}),
-        ...(auth.tls ? { tls: {} } : {}),
+        ...(auth.tls ? { tls: tlsOf(auth) } : {}),
       },
     });
   }

@@ -11,6 +11,7 @@ import {
   type RedisClient,
   type RedisClientOptions,
 } from './create-redis-client.js';
+import { connectionRefusal } from './connection-refusal.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
@@ -64,6 +65,7 @@ export class RedisStateStore implements StateStore {
   private lastAnswerAt = 0;
   private lastTimeoutAt = 0;
   private lastTimeout = '';
+  private lastRefusal: string | undefined;
 
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
@@ -75,6 +77,12 @@ export class RedisStateStore implements StateStore {
     this.layout = redisKeys(options.prefix, { cluster: topology.kind === 'cluster' });
     this.client = createRedisClient(topology, options);
     reconnectWhenEnded(this.client, () => this.closed, options.maxRetryDelayMs);
+    this.client.on('error', (error: Error) => {
+      this.lastRefusal = connectionRefusal(error);
+    });
+    this.client.on('ready', () => {
+      this.lastRefusal = undefined;
+    });
     this.streams = new RedisStreamStore({
       layout: this.layout,
       call: (what, work) => this.call(what, work),
@@ -109,18 +117,31 @@ export class RedisStateStore implements StateStore {
     }, logger);
   }
 
-  /** Resolve true once connected, false after `waitMs` (logging the outage once); never rejects. */
+  /** Why the last connection attempt was refused (credentials, certificate), until a connection succeeds. */
+  get refusal(): string | undefined {
+    return this.lastRefusal;
+  }
+
+  /**
+   * Resolve true once connected, false after `waitMs` (logging the outage once) or as soon as Redis refuses the
+   * credentials or the certificate (then `refusal` says why); never rejects.
+   */
   async waitUntilReady(waitMs: number): Promise<boolean> {
     if (this.client.status === 'ready') return true;
     const ready = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => finish(false), waitMs);
       const onReady = () => finish(true);
+      const onError = (error: Error) => {
+        if (connectionRefusal(error)) finish(false);
+      };
       const finish = (value: boolean) => {
         clearTimeout(timer);
         this.client.off('ready', onReady);
+        this.client.off('error', onError);
         resolve(value);
       };
       this.client.on('ready', onReady);
+      this.client.on('error', onError);
     });
     if (!ready) this.monitor.markDown(`no connection within ${waitMs} ms at start-up`);
     return ready;

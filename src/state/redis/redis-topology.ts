@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../core/errors/index.js';
+import { errorMessage } from '../../core/util/error-message.js';
 
 /** A `host:port` of a sentinel or a cluster node. */
 export interface RedisNode {
@@ -14,11 +16,13 @@ export interface RedisAuth {
   sentinelPassword?: string;
   /** TLS to the data nodes (and to the sentinels). */
   tls: boolean;
+  /** PEM of the CA trusted for TLS (REDIS_TLS_CA_FILE), in place of the system's CAs. */
+  ca?: string;
 }
 
 /** How Eunoe reaches Redis: one node by URL, a primary found through Sentinel, or a Cluster. */
 export type RedisTopology =
-  | { kind: 'single'; url: string }
+  | { kind: 'single'; url: string; tls?: { ca?: string } }
   | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; auth: RedisAuth }
   | { kind: 'cluster'; nodes: RedisNode[]; auth: RedisAuth };
 
@@ -32,6 +36,7 @@ export interface RedisSettings {
   REDIS_USERNAME?: string;
   REDIS_PASSWORD?: string;
   REDIS_TLS?: boolean;
+  REDIS_TLS_CA_FILE?: string;
 }
 
 /** Parse `host:port,host:port` (IPv6 as `[::1]:26379`); ConfigError naming `variable` when malformed. */
@@ -63,8 +68,12 @@ export function redisTopology(settings: RedisSettings): RedisTopology | undefine
     ...(settings.REDIS_PASSWORD ? { password: settings.REDIS_PASSWORD } : {}),
     ...(settings.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: settings.REDIS_SENTINEL_PASSWORD } : {}),
     tls: settings.REDIS_TLS === true,
+    ...(settings.REDIS_TLS_CA_FILE ? { ca: readCaFile(settings.REDIS_TLS_CA_FILE) } : {}),
   };
-  if (settings.REDIS_URL) return { kind: 'single', url: settings.REDIS_URL };
+  if (settings.REDIS_URL) {
+    const tls = settings.REDIS_URL.startsWith('rediss://') || auth.tls;
+    return { kind: 'single', url: settings.REDIS_URL, ...(tls ? { tls: auth.ca ? { ca: auth.ca } : {} } : {}) };
+  }
   if (settings.REDIS_SENTINELS) {
     if (!settings.REDIS_SENTINEL_NAME)
       throw new ConfigError('REDIS_SENTINELS needs REDIS_SENTINEL_NAME (the primary group name the sentinels monitor)');
@@ -76,12 +85,25 @@ export function redisTopology(settings: RedisSettings): RedisTopology | undefine
   return undefined;
 }
 
+/** The PEM text of REDIS_TLS_CA_FILE; ConfigError when it cannot be read or holds no certificate. */
+function readCaFile(file: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`REDIS_TLS_CA_FILE: cannot read ${file} (${errorMessage(error)})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new ConfigError(`REDIS_TLS_CA_FILE: ${file} holds no PEM certificate`);
+  return pem;
+}
+
 /** One line naming the topology for logs and health, with no password. */
 export function describeTopology(topology: RedisTopology): string {
   const list = (nodes: RedisNode[]) => nodes.map((node) => `${node.host}:${node.port}`).join(',');
   switch (topology.kind) {
     case 'single':
-      return redactRedisUrl(topology.url);
+      return `${redactRedisUrl(topology.url)}${topology.tls && !topology.url.startsWith('rediss://') ? ' (tls)' : ''}`;
     case 'sentinel':
       return `sentinel '${topology.name}' via ${list(topology.sentinels)}${topology.auth.tls ? ' (tls)' : ''}`;
     case 'cluster':
