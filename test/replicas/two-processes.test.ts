@@ -41,7 +41,7 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
       VALVES_DIR: path.join(root, name, 'valves'),
     });
     [a, b] = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
