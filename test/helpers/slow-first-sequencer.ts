@@ -7,12 +7,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * uncached sources): each costs seconds of a core (a server process is 2–3 s of CPU before it answers), far more
  * than the file's size says.
  */
-const PROCESS_STARTS =
-  /\b(startServerProcess|startOwnedRedis|launchChromium|spawn|spawnSync|execFile|execFileSync|runFunction|copyPackage)\(/g;
+const PROCESS_STARTS = new RegExp(
+  `\\b(${['startServerProcess', 'startOwnedRedis', 'launchChromium', 'runFunction', 'copyPackage'].join('|')}` +
+    `|spawn|spawnSync|execFile|execFileSync)\\(`,
+  'g',
+);
 /** What one such start costs, in the unit of the results cache (ms), when a file has no measured duration yet. */
 const MS_PER_START = 3000;
 
-/** A file's expected duration: measured (vitest's results cache) when it has run before, else estimated from its text. */
+/** A file's expected duration: measured (vitest's results cache) if it has run before, else estimated from its text. */
 function expectedMs(measured: number | undefined, file: string): number {
   if (measured !== undefined) return measured;
   let text = '';
