@@ -5,6 +5,7 @@
 export type {
   AlgorithmName,
   Disposition,
+  EntryCause,
   EngineOptions,
   MessageMark,
   Plan,

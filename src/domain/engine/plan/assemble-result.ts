@@ -63,6 +63,19 @@ function mergedTokenDelta(
   return delta;
 }
 
+/** Entries of the messages merged into the one before them (`sources`: positions in `order`, as sent). */
+function markMerged(sources: readonly number[][], order: readonly number[], entries: PlanEntry[]): void {
+  for (const positions of sources) {
+    const into = order[positions[0]!]!;
+    for (const position of positions.slice(1)) {
+      const entry = entries[order[position]!]!;
+      entry.mergedInto = into;
+      entry.cause = 'role-alternation';
+      entry.reason = `merged into message ${into} so user and assistant alternate`;
+    }
+  }
+}
+
 /**
  * Builds the messages to send (input objects, untouched, except merges for strict role
  * alternation; recalled ones after the kept history), the sequence and the plan.
@@ -93,6 +106,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   if (options.roleAlternation === 'strict') {
     const alternated = alternateRoles(messages);
     if (alternated.merged > 0) {
+      markMerged(alternated.sources, order, entries);
       notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
       mergeDelta = mergedTokenDelta(
         alternated,
