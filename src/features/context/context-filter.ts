@@ -33,7 +33,8 @@ import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { provided } from '../../runtime/host/service-registry.js';
-import { contextMetricsService, contextStatsService } from './services.js';
+import { contextMetricsService, contextRunsService, contextStatsService } from './services.js';
+import { recordRun, runLink } from './runs/record-run.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 
 /** What the context filter's hooks receive. */
@@ -124,8 +125,10 @@ export async function contextInlet({
   logger,
   signal,
   emit,
+  user,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
+  const [started, startedAt] = [Date.now(), performance.now()];
   // A fifth of the hook's time (at least 1.5 s) is kept back from model calls (scoring, summaries) for the fallback
   // and the reply, so a busy machine still answers before the host's 504: a model call gets at most `limitMs` and
   // ends that reserve before the hook's deadline (whole ms, at least 100).
@@ -198,8 +201,24 @@ export async function contextInlet({
     context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
     context.outcome?.summarized ?? 0,
   );
+  const runId = recordRun({
+    runs: provided(services, contextRunsService),
+    pending: services.pending,
+    valves,
+    userValves,
+    flags,
+    user,
+    model,
+    messages,
+    context,
+    logger,
+    started,
+    durationMs: performance.now() - startedAt,
+  });
+  const link = runLink(valves, user, runId);
   // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
-  emit({ type: 'status', data: { description: formatContextNote(note), done: true } });
+  const description = formatContextNote(note);
+  emit({ type: 'status', data: { description: link ? `${description} · run ${link}` : description, done: true } });
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
     await state
       .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })

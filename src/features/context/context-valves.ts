@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { summaryValves } from './compress/summary-valves.js';
+import { runValves } from './runs/run-valves.js';
 import { defaultEngineOptions } from '../../domain/engine/index.js';
 import { baseValves } from '../../runtime/host/types.js';
 
@@ -72,6 +73,7 @@ export const contextValves = baseValves.extend({
     .boolean()
     .default(false)
     .describe('Append a line under each reply saying how much of the conversation the model saw'),
+  ...runValves,
   ...summaryValves,
 });
 
