@@ -7,7 +7,7 @@ export function escapeGlob(text: string): string {
  * The key layout under one deployment prefix (REDIS_PREFIX). Each kind of state has its
  * own letter so `keys()` over documents never sees a stream, lease or channel:
  * `d:` documents and counters, `s:` streams (`:h` hash id→json, `:z` time index, `:n`
- * insertion counter), `u:spend:` spend counters per user, `l:` leases, `c:` pub/sub channels.
+ * insertion counter), `u:spend:` spend counters per user, `l:` leases, `q:` capped lists, `c:` pub/sub channels.
  */
 export function redisKeys(prefix: string) {
   const documents = `${prefix}d:`;
@@ -34,6 +34,8 @@ export function redisKeys(prefix: string) {
     countedFrom: `${prefix}u:spend-from`,
     backfilled: `${prefix}u:spend-backfilled`,
     lease: (name: string) => `${prefix}l:${name}`,
+    /** A capped list (newest first). */
+    list: (key: string) => `${prefix}q:${key}`,
     channel: (channel: string) => `${prefix}c:${channel}`,
   };
 }

@@ -4,12 +4,20 @@ import type { Redis } from 'ioredis';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
+import type {
+  Lease,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+} from '../types.js';
 import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
-import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
+import { compareAndSetScript, incrementScript, listPushScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
 import { backfillSpendCounters } from './backfill-spend-counters.js';
@@ -177,6 +185,20 @@ export class RedisStateStore implements StateStore {
       expectedText = current;
     }
     return false;
+  }
+
+  async listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
+    const max = Math.max(1, Math.floor(options.max));
+    const reply = await this.call('listPush', (client) =>
+      listPushScript.run(client, [this.layout.list(key)], [item, max, options.ttlMs ?? 0]),
+    );
+    return (reply as string[]) ?? [];
+  }
+
+  async listRange(key: string, limit?: number): Promise<string[]> {
+    const stop = limit === undefined ? -1 : Math.max(0, Math.floor(limit)) - 1;
+    if (stop < -1 || limit === 0) return [];
+    return this.call('listRange', (client) => client.lrange(this.layout.list(key), 0, stop));
   }
 
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {

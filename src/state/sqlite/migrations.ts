@@ -98,6 +98,14 @@ export const migrations: readonly string[] = [
     )
     .join('\n  ')}
   `,
+  // 4: capped lists (newest first), apart from documents: the run inspector's indexes.
+  `
+  CREATE TABLE lists (
+    key TEXT PRIMARY KEY,
+    items TEXT NOT NULL,
+    expires_at INTEGER
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

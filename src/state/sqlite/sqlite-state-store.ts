@@ -5,7 +5,15 @@ import { StateUnavailableError } from '../../core/errors/index.js';
 import { LocalChannel } from '../local-channel.js';
 import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.js';
 import { StateValueError } from '../state-value-error.js';
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
+import type {
+  Lease,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+} from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { UsageQueryThread } from './usage-query-thread.js';
@@ -130,6 +138,26 @@ export class SqliteStateStore implements StateStore {
     );
   }
 
+  async listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
+    const max = Math.max(1, Math.floor(options.max));
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        const next = [item, ...this.readList(key, now).filter((value) => value !== item)];
+        const evicted = next.splice(max);
+        this.statements.putList.run(key, JSON.stringify(next), expiryFrom(options.ttlMs, now));
+        return evicted;
+      })(),
+    );
+  }
+
+  async listRange(key: string, limit?: number): Promise<string[]> {
+    return this.run(() => {
+      const items = this.readList(key, Date.now());
+      return limit === undefined ? items : items.slice(0, Math.max(0, Math.floor(limit)));
+    });
+  }
+
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {
     return this.run(() =>
       this.options.db.transaction(() => {
@@ -224,6 +252,7 @@ export class SqliteStateStore implements StateStore {
     try {
       const now = Date.now();
       this.statements.purgeDocuments.run(now);
+      this.statements.purgeLists.run(now);
       this.statements.purgeLeases.run(now);
     } catch (error) {
       this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');
@@ -231,6 +260,17 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** The row for `key` unless absent or expired (an expired row is deleted on the way). */
+  /** A live capped list's items (an expired one is deleted and reads as empty). */
+  private readList(key: string, now: number): string[] {
+    const row = this.statements.getList.get(key);
+    if (row === undefined) return [];
+    if (row.expires_at !== null && row.expires_at <= now) {
+      this.statements.deleteList.run(key);
+      return [];
+    }
+    return JSON.parse(row.items) as string[];
+  }
+
   private readLive(key: string, now: number): DocumentRow | undefined {
     const row = this.statements.getDocument.get(key);
     if (row === undefined) return undefined;

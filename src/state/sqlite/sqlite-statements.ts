@@ -32,6 +32,15 @@ export function prepareStatements(db: Database.Database) {
     documentsFrom: db.prepare<[string, number], { key: string }>(
       'SELECT key FROM documents WHERE key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
     ),
+    getList: db.prepare<[string], { items: string; expires_at: number | null }>(
+      'SELECT items, expires_at FROM lists WHERE key = ?',
+    ),
+    putList: db.prepare<[string, string, number | null]>(
+      `INSERT INTO lists (key, items, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET items = excluded.items, expires_at = excluded.expires_at`,
+    ),
+    deleteList: db.prepare<[string]>('DELETE FROM lists WHERE key = ?'),
+    purgeLists: db.prepare<[number]>('DELETE FROM lists WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     purgeDocuments: db.prepare<[number]>('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     insertRecord: db.prepare<[string, string, number, number, string]>(
       'INSERT OR IGNORE INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)',

@@ -28,6 +28,8 @@ export function rejectingStore(): StateStore {
     keys: reject,
     compareAndSet: reject,
     increment: reject,
+    listPush: reject,
+    listRange: reject,
     append: reject,
     range: reject,
     acquireLease: reject,

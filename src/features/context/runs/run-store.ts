@@ -1,11 +1,11 @@
 /**
  * Run records in the state store, so every replica sees every run: each run is two documents (its head for the
- * listing, the whole record for its page) with a TTL, listed by two capped indexes (all runs, and the chat's).
+ * listing, the whole record for its page) with a TTL, listed by two capped lists of ids (all runs, and the chat's;
+ * `listPush` is atomic on both backends, so replicas recording at once lose none of each other's runs).
  * Retention: the latest `perChat` runs of a chat, the latest `max` runs overall, each for `ttlMs`.
  */
 import { randomBytes } from 'node:crypto';
 import type { StateStore } from '../../../state/types.js';
-import { pushCapped, readCapped } from './capped-index.js';
 import { expandRun, headOf, type RunHead, type RunRecord, type StoredRun } from './run-record.js';
 
 /** How many runs are kept, and for how long. */
@@ -66,16 +66,16 @@ export function createRunStore(store: StateStore): RunStore {
         { key: headKey(run.id), value: headOf(run), ttlMs: retention.ttlMs },
         { key: runKey(run.id), value: run, ttlMs: retention.ttlMs },
       ]);
-      const limits = { ttlMs: retention.ttlMs };
+      const { ttlMs } = retention;
       const [overall, ofChat] = await Promise.all([
-        pushCapped(store, ALL, run.id, { ...limits, max: retention.max }),
-        run.chat ? pushCapped(store, chatIndex(run.chat), run.id, { ...limits, max: retention.perChat }) : [],
+        store.listPush(ALL, run.id, { max: retention.max, ttlMs }),
+        run.chat ? store.listPush(chatIndex(run.chat), run.id, { max: retention.perChat, ttlMs }) : [],
       ]);
       await forget([...new Set([...overall, ...ofChat])]);
     },
 
     async list(query) {
-      const ids = (await readCapped(store, query.chat !== undefined ? chatIndex(query.chat) : ALL))
+      const ids = (await store.listRange(query.chat !== undefined ? chatIndex(query.chat) : ALL))
         .filter((id) => query.before === undefined || id < query.before)
         .sort()
         .reverse();
