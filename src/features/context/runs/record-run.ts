@@ -44,7 +44,8 @@ export function recordRun(run: RunContext): string | undefined {
     id,
     time: run.started,
     durationMs: run.durationMs,
-    chat: run.flags.chatKey,
+    // Open WebUI's chat id (`chat:<id>` keys); a chat without one keeps its derived key.
+    chat: run.flags.chatKey.startsWith('chat:') ? run.flags.chatKey.slice('chat:'.length) : run.flags.chatKey,
     user: typeof run.user?.id === 'string' ? run.user.id : null,
     model: run.model ?? null,
     inspect: valves.inspect,
