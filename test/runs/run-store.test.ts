@@ -65,7 +65,11 @@ const backends: Array<[string, () => Promise<{ store: StateStore; dispose: () =>
     async () => {
       const { dir, remove } = tempDir('eunoe-runs-');
       const store = await sqliteStore(path.join(dir, 'state.db'));
-      return { store, dispose: async () => void (await store.close(), remove()) };
+      const dispose = async () => {
+        await store.close();
+        remove();
+      };
+      return { store, dispose };
     },
   ],
 ];

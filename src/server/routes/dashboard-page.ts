@@ -10,6 +10,8 @@ const FILES: Record<string, string> = {
   'dashboard.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
   'format.js': 'text/javascript; charset=utf-8',
+  'runs.js': 'text/javascript; charset=utf-8',
+  'runs.css': 'text/css; charset=utf-8',
 };
 
 /** Only the page's own files, scripts and data: no CDN, no inline script, no framing. */
