@@ -41,20 +41,21 @@ function runRow(run) {
   when.scope = 'row';
   const link = document.createElement('a');
   link.href = `#runs/${run.id}`;
-  link.textContent = time(run.time);
+  link.textContent = time(run.time).slice(5); // MM-DD hh:mm:ss (the caption says UTC)
+  link.title = time(run.time);
   link.dataset.run = run.id;
   when.append(link);
   const t = run.totals;
+  const chat = td(run.chat, 'chat');
+  chat.title = run.chat;
   tr.append(
     when,
-    td(run.chat, 'text'),
+    chat,
     td(run.user ?? '—'),
     td(run.model ?? '—'),
     td(count(t.messages)),
     td(`${count(t.tokensBefore)} → ${count(t.tokensAfter)}`),
-    td(count(t.kept + t.pinned)),
-    td(count(t.summarized)),
-    td(count(t.dropped)),
+    td(`${count(t.kept + t.pinned)} · ${count(t.summarized)} · ${count(t.dropped)}`),
     td(run.budget.limitTokens ? `${count(run.budget.limitTokens)} (${run.budget.source})` : run.budget.source),
   );
   return tr;
