@@ -5,7 +5,9 @@
  * warm → JSON round trip of the body; cold → raw tokenization of every message + JSON round trip.
  * Then a real ~680-turn conversation (LoCoMo dev, read from ../shared/data), warm: in-process
  * against its JSON round trip, and over HTTP call by call against a bare node:http echo server
- * that parses and re-serialises the same body. The process runs with the server's V8 setting (`tuneV8`);
+ * that parses and re-serialises the same body; and the run inspector's cost there: the same turns to a second server
+ * with `inspect: off`, alternately, and the recording's own work (build the record, write it to SQLite) per turn.
+ * The process runs with the server's V8 setting (`tuneV8`);
  * BENCH_V8_DEFAULTS=1 measures with V8's defaults instead.
  */
 import { LruTokenCache, planContext, type PlanResult } from '../src/domain/engine/index.js';
@@ -18,6 +20,7 @@ import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { startEchoServer } from './lib/echo-server.js';
 import { loadLocomo } from './lib/locomo.js';
+import { recordingWork } from './lib/run-recording.js';
 import { tuneV8 } from '../src/core/util/v8-tuning.js';
 
 const SIZES = [50, 500, 2000];
@@ -156,6 +159,14 @@ const realTurn = (run: number): { previous: ChatMessage[]; next: ChatMessage[] }
     ],
   };
 };
+// The same turns to a server that records no runs (inspect: off), for the run inspector's cost.
+const unrecorded = http ? await startHttpTarget({ max_tokens: BUDGET, inspect: 'off' }) : undefined;
+const httpOff = unrecorded && 'url' in unrecorded ? unrecorded : undefined;
+/** Lets a run's record, written just after its inlet answers, be written before the next call is timed. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
+const realOff: number[] = [];
+const realOn: number[] = [];
+const realRecording: number[] = [];
 const realInProcess: number[] = [];
 const realJson: number[] = [];
 const realHttp: number[] = [];
@@ -175,13 +186,31 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
   const json = jsonFloor({ model: MODEL, messages: next });
   let viaHttp = Number.NaN;
   let viaEcho = Number.NaN;
+  let withRuns = Number.NaN;
+  let withoutRuns = Number.NaN;
   if (http) {
     await postInlet(http, inletPayload(previous));
+    if (httpOff) await postInlet(httpOff, inletPayload(previous));
+    await settle();
     const payload = inletPayload(next);
     viaHttp = await timeAsync(() => postInlet(http, payload));
+    await settle();
     viaEcho = await timeAsync(() => echo.post(payload));
+    if (httpOff) {
+      // Recording on (the server above, a second turn of the same body) and off, in alternating order.
+      for (const recorded of run % 2 ? [true, false] : [false, true]) {
+        const time = await timeAsync(() => postInlet(recorded ? http : httpOff, payload));
+        await settle();
+        if (recorded) withRuns = time;
+        else withoutRuns = time;
+      }
+    }
   }
+  const recordingTime = recordingWork(plan(next, realCache), next);
   if (run < 10) continue; // warm-up turns
+  realOn.push(withRuns);
+  realOff.push(withoutRuns);
+  realRecording.push(await recordingTime);
   realInProcess.push(inProcess);
   realJson.push(json);
   realHttp.push(viaHttp);
@@ -189,6 +218,7 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
 }
 await echo.close();
 if (http) await http.close();
+if (httpOff) await httpOff.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
 console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
@@ -274,4 +304,40 @@ console.log(
     }),
   ),
 );
+const RUNS_TARGET = 0.05;
+if (httpOff) {
+  console.log(
+    `\n## The run inspector's cost — the same ${REAL_RUNS} warm turns, the context inlet over HTTP with inspect=structure (the default) and inspect=off, alternately\n`,
+  );
+  console.log(
+    'Added latency: the median of per-turn ratios (on / off) − 1; the record is written just after the inlet answers, so the work row is what recording costs the process per turn (build the record from the plan, write it and its two index entries to SQLite), against the median inlet without recording.\n',
+  );
+  const off = summarize(realOff).median;
+  const added = summarize(realOn.map((value, index) => value / realOff[index]!)).median - 1;
+  const work = summarize(realRecording).median;
+  console.log(
+    markdownTable(
+      ['what', 'median', 'p95', 'share of the inlet without', 'target', 'verdict'],
+      [
+        ['inlet, inspect=off', formatMs(off), formatMs(summarize(realOff).p95), '—', '', ''],
+        [
+          'inlet, inspect=structure',
+          formatMs(summarize(realOn).median),
+          formatMs(summarize(realOn).p95),
+          `${(added * 100).toFixed(1)} %`,
+          `≤ ${RUNS_TARGET * 100} %`,
+          added <= RUNS_TARGET ? 'PASS' : 'MISS',
+        ],
+        [
+          'recording work (build + SQLite write)',
+          formatMs(work),
+          formatMs(summarize(realRecording).p95),
+          `${((work / off) * 100).toFixed(1)} %`,
+          `≤ ${RUNS_TARGET * 100} %`,
+          work / off <= RUNS_TARGET ? 'PASS' : 'MISS',
+        ],
+      ],
+    ),
+  );
+}
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

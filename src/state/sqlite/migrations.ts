@@ -98,12 +98,19 @@ export const migrations: readonly string[] = [
     )
     .join('\n  ')}
   `,
-  // 4: capped lists (newest first), apart from documents: the run inspector's indexes.
+  // 4: capped lists (newest first), apart from documents: the run inspector's indexes. One row per item, so a push
+  // costs a few index steps whatever the list's length; a list's TTL is one row of its own.
   `
   CREATE TABLE lists (
+    key TEXT NOT NULL,
+    item TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (key, item)
+  ) WITHOUT ROWID;
+  CREATE INDEX lists_by_seq ON lists (key, seq);
+  CREATE TABLE list_expiry (
     key TEXT PRIMARY KEY,
-    items TEXT NOT NULL,
-    expires_at INTEGER
+    expires_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
 ];

@@ -143,9 +143,14 @@ export class SqliteStateStore implements StateStore {
     return this.run(() =>
       this.options.db.transaction(() => {
         const now = Date.now();
-        const next = [item, ...this.readList(key, now).filter((value) => value !== item)];
-        const evicted = next.splice(max);
-        this.statements.putList.run(key, JSON.stringify(next), expiryFrom(options.ttlMs, now));
+        this.dropListIfExpired(key, now);
+        const { seq } = this.statements.nextListSeq.get(key)!;
+        this.statements.putListItem.run(key, item, seq);
+        const evicted = this.statements.listItemsFrom.all(key, -1, max).map((row) => row.item);
+        for (const gone of evicted) this.statements.deleteListItem.run(key, gone);
+        const expiresAt = expiryFrom(options.ttlMs, now);
+        if (expiresAt === null) this.statements.deleteListExpiry.run(key);
+        else this.statements.putListExpiry.run(key, expiresAt);
         return evicted;
       })(),
     );
@@ -153,8 +158,9 @@ export class SqliteStateStore implements StateStore {
 
   async listRange(key: string, limit?: number): Promise<string[]> {
     return this.run(() => {
-      const items = this.readList(key, Date.now());
-      return limit === undefined ? items : items.slice(0, Math.max(0, Math.floor(limit)));
+      if (this.dropListIfExpired(key, Date.now())) return [];
+      const count = limit === undefined ? -1 : Math.max(0, Math.floor(limit));
+      return this.statements.listItemsFrom.all(key, count, 0).map((row) => row.item);
     });
   }
 
@@ -253,6 +259,7 @@ export class SqliteStateStore implements StateStore {
       const now = Date.now();
       this.statements.purgeDocuments.run(now);
       this.statements.purgeLists.run(now);
+      this.statements.purgeListExpiry.run(now);
       this.statements.purgeLeases.run(now);
     } catch (error) {
       this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');
@@ -260,15 +267,13 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** The row for `key` unless absent or expired (an expired row is deleted on the way). */
-  /** A live capped list's items (an expired one is deleted and reads as empty). */
-  private readList(key: string, now: number): string[] {
-    const row = this.statements.getList.get(key);
-    if (row === undefined) return [];
-    if (row.expires_at !== null && row.expires_at <= now) {
-      this.statements.deleteList.run(key);
-      return [];
-    }
-    return JSON.parse(row.items) as string[];
+  /** Deletes a capped list whose TTL has passed; true when it did. */
+  private dropListIfExpired(key: string, now: number): boolean {
+    const row = this.statements.listExpiry.get(key);
+    if (row === undefined || row.expires_at > now) return false;
+    this.statements.deleteList.run(key);
+    this.statements.deleteListExpiry.run(key);
+    return true;
   }
 
   private readLive(key: string, now: number): DocumentRow | undefined {

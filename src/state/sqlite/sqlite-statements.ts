@@ -32,15 +32,27 @@ export function prepareStatements(db: Database.Database) {
     documentsFrom: db.prepare<[string, number], { key: string }>(
       'SELECT key FROM documents WHERE key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
     ),
-    getList: db.prepare<[string], { items: string; expires_at: number | null }>(
-      'SELECT items, expires_at FROM lists WHERE key = ?',
+    listExpiry: db.prepare<[string], { expires_at: number }>('SELECT expires_at FROM list_expiry WHERE key = ?'),
+    putListExpiry: db.prepare<[string, number]>(
+      `INSERT INTO list_expiry (key, expires_at) VALUES (?, ?)
+       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`,
     ),
-    putList: db.prepare<[string, string, number | null]>(
-      `INSERT INTO lists (key, items, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET items = excluded.items, expires_at = excluded.expires_at`,
-    ),
+    deleteListExpiry: db.prepare<[string]>('DELETE FROM list_expiry WHERE key = ?'),
     deleteList: db.prepare<[string]>('DELETE FROM lists WHERE key = ?'),
-    purgeLists: db.prepare<[number]>('DELETE FROM lists WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    nextListSeq: db.prepare<[string], { seq: number }>(
+      'SELECT coalesce(max(seq), 0) + 1 AS seq FROM lists WHERE key = ?',
+    ),
+    putListItem: db.prepare<[string, string, number]>(
+      `INSERT INTO lists (key, item, seq) VALUES (?, ?, ?) ON CONFLICT (key, item) DO UPDATE SET seq = excluded.seq`,
+    ),
+    listItemsFrom: db.prepare<[string, number, number], { item: string }>(
+      'SELECT item FROM lists WHERE key = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+    ),
+    deleteListItem: db.prepare<[string, string]>('DELETE FROM lists WHERE key = ? AND item = ?'),
+    purgeLists: db.prepare<[number]>(
+      'DELETE FROM lists WHERE key IN (SELECT key FROM list_expiry WHERE expires_at <= ?)',
+    ),
+    purgeListExpiry: db.prepare<[number]>('DELETE FROM list_expiry WHERE expires_at <= ?'),
     purgeDocuments: db.prepare<[number]>('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     insertRecord: db.prepare<[string, string, number, number, string]>(
       'INSERT OR IGNORE INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)',
