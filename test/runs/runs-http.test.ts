@@ -171,7 +171,7 @@ describe('run records over HTTP', () => {
     await runsOf('chat-retention-fence', 1);
     const runs = (await get('/runs?chat=chat-retained').expect(200)).body.runs as RunHead[];
     expect(runs.map((run) => run.totals.messages)).toEqual([12, 10]); // the two newest: 5 and 4 turns
-    await setValves({});
+    await setValves({ inspect_runs_per_chat: 20 });
   });
 
   it('an admin’s status line links to the run when inspect_url is set; other users get no link', async () => {
@@ -193,6 +193,43 @@ describe('run records over HTTP', () => {
     expect(link).not.toBeNull();
     await waitFor(async () => (await get(`/runs/${link![1]}`)).status === 200, { timeoutMs: 30_000 });
     expect(await statusOf('user')).not.toMatch(/run https/);
-    await setValves({});
+    await setValves({ inspect_url: '' });
+  });
+
+  it('an admin’s context note carries the same link, and the next inlet strips the note, link included', async () => {
+    await setValves({ inspect_url: 'https://eunoe.example', show_context_note: 'true' });
+    const history = chat(5);
+    const admin = { id: 'a2', role: 'admin' };
+    await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o', messages: history, metadata: { chat_id: 'chat-note-link' } }, user: admin })
+      .expect(200);
+    const [head] = await runsOf('chat-note-link', 1);
+    const replied = await request(runtime.app)
+      .post('/context/filter/outlet')
+      .set(runtime.auth)
+      .send({
+        body: {
+          model: 'gpt-4o',
+          chat_id: 'chat-note-link',
+          messages: [...history, { role: 'assistant', content: 'Sure.' }],
+        },
+        user: admin,
+      })
+      .expect(200);
+    const reply = (replied.body.messages as ChatMessage[]).at(-1)!.content as string;
+    expect(reply.split('\n').at(-1)).toMatch(
+      new RegExp(`^context: .* · run https://eunoe\\.example/dashboard#runs/${head!.id}$`),
+    );
+    // The next turn: the note (and its link) is removed before planning, so the model never sees it.
+    const next = [
+      ...history,
+      { role: 'assistant' as const, content: reply },
+      { role: 'user' as const, content: 'More?' },
+    ];
+    const sent = await inlet(next, 'chat-note-link', 'a2', 'admin');
+    expect(sent.map((message) => String(message.content)).join('\n')).not.toContain('eunoe.example');
+    await setValves({ inspect_url: '', show_context_note: 'false' });
   });
 });

@@ -10,6 +10,8 @@ export const contextNoteSchema = z.object({
   messages: z.number().int(),
   leftOut: z.number().int(),
   summarized: z.number().int(),
+  /** An admin's link to the run's record (the run inspector's `inspect_url`). */
+  run: z.string().optional(),
 });
 export type ContextNote = z.infer<typeof contextNoteSchema>;
 
@@ -32,8 +34,13 @@ export function contextNoteOf(plan: Plan, tokensAfter: number, summarized: numbe
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
-/** One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`. */
+/** One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized` (`· run <link>` for admins). */
 export function formatContextNote(note: ContextNote): string {
+  const line = formatNoteCounts(note);
+  return note.run ? `${line} · run ${note.run}` : line;
+}
+
+function formatNoteCounts(note: ContextNote): string {
   if (note.leftOut === 0) return `context: ${count(note.after)} tokens · all ${count(note.messages)} messages sent`;
   const parts = [
     `context: ${count(note.before)} → ${count(note.after)} tokens`,
@@ -50,7 +57,7 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 
 /** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
 const NOTE_LINE =
-  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?=$|\n\n\*)/;
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · run \S+)?(?=$|\n\n\*)/;
 
 /** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
 export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {

@@ -196,11 +196,6 @@ export async function contextInlet({
         storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
       );
   }
-  const note = contextNoteOf(
-    plan,
-    context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
-    context.outcome?.summarized ?? 0,
-  );
   const runId = recordRun({
     runs: provided(services, contextRunsService),
     pending: services.pending,
@@ -216,9 +211,16 @@ export async function contextInlet({
     durationMs: performance.now() - startedAt,
   });
   const link = runLink(valves, user, runId);
+  const note = {
+    ...contextNoteOf(
+      plan,
+      context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
+      context.outcome?.summarized ?? 0,
+    ),
+    ...(link ? { run: link } : {}),
+  };
   // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
-  const description = formatContextNote(note);
-  emit({ type: 'status', data: { description: link ? `${description} · run ${link}` : description, done: true } });
+  emit({ type: 'status', data: { description: formatContextNote(note), done: true } });
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
     await state
       .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })
