@@ -6,7 +6,8 @@
  * Then a real ~680-turn conversation (LoCoMo dev, read from ../shared/data), warm: in-process
  * against its JSON round trip, and over HTTP call by call against a bare node:http echo server
  * that parses and re-serialises the same body; and the run inspector's cost there: the same turns to a second server
- * with `inspect: off`, alternately, and the recording's own work (build the record, write it to SQLite) per turn.
+ * with `inspect: structure` and one with `inspect: off`, alternately, and the recording's own work (build the record,
+ * write it to SQLite) per turn.
  * The process runs with the server's V8 setting (`tuneV8`);
  * BENCH_V8_DEFAULTS=1 measures with V8's defaults instead.
  */
@@ -159,11 +160,14 @@ const realTurn = (run: number): { previous: ChatMessage[]; next: ChatMessage[] }
     ],
   };
 };
-// The same turns to a server that records no runs (inspect: off), for the run inspector's cost.
-const unrecorded = http ? await startHttpTarget({ max_tokens: BUDGET, inspect: 'off' }) : undefined;
-const httpOff = unrecorded && 'url' in unrecorded ? unrecorded : undefined;
+// The run inspector's cost: the same turns to two more servers, one recording runs (inspect: structure, the
+// default), one not (inspect: off), alternately.
+const servers = http
+  ? await Promise.all(['structure', 'off'].map((inspect) => startHttpTarget({ max_tokens: BUDGET, inspect })))
+  : [];
+const [httpOn, httpOff] = servers.map((server) => ('url' in server ? server : undefined));
 /** Lets a run's record, written just after its inlet answers, be written before the next call is timed. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 const realOff: number[] = [];
 const realOn: number[] = [];
 const realRecording: number[] = [];
@@ -190,16 +194,16 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
   let withoutRuns = Number.NaN;
   if (http) {
     await postInlet(http, inletPayload(previous));
-    if (httpOff) await postInlet(httpOff, inletPayload(previous));
-    await settle();
     const payload = inletPayload(next);
     viaHttp = await timeAsync(() => postInlet(http, payload));
-    await settle();
     viaEcho = await timeAsync(() => echo.post(payload));
-    if (httpOff) {
-      // Recording on (the server above, a second turn of the same body) and off, in alternating order.
+    if (httpOn && httpOff) {
+      // Recording on and off, the same two turns each, in alternating order.
       for (const recorded of run % 2 ? [true, false] : [false, true]) {
-        const time = await timeAsync(() => postInlet(recorded ? http : httpOff, payload));
+        const target = recorded ? httpOn : httpOff;
+        await postInlet(target, inletPayload(previous));
+        await settle();
+        const time = await timeAsync(() => postInlet(target, payload));
         await settle();
         if (recorded) withRuns = time;
         else withoutRuns = time;
@@ -218,7 +222,7 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
 }
 await echo.close();
 if (http) await http.close();
-if (httpOff) await httpOff.close();
+for (const server of [httpOn, httpOff]) await server?.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
 console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
@@ -305,12 +309,12 @@ console.log(
   ),
 );
 const RUNS_TARGET = 0.05;
-if (httpOff) {
+if (httpOn && httpOff) {
   console.log(
     `\n## The run inspector's cost — the same ${REAL_RUNS} warm turns, the context inlet over HTTP with inspect=structure (the default) and inspect=off, alternately\n`,
   );
   console.log(
-    'Added latency: the median of per-turn ratios (on / off) − 1; the record is written just after the inlet answers, so the work row is what recording costs the process per turn (build the record from the plan, write it and its two index entries to SQLite), against the median inlet without recording.\n',
+    'Two more servers, each sent the previous turn then the timed turn, alternately (10 ms pause around each timed call). Added latency: the median of per-turn ratios (on / off) − 1. The record is written just after the inlet answers, so the work row is what recording costs the process per turn (build the record from the plan, write it and its two index entries to SQLite, the list of all runs full at 2,000), against the median inlet without recording.\n',
   );
   const off = summarize(realOff).median;
   const added = summarize(realOn.map((value, index) => value / realOff[index]!)).median - 1;
