@@ -143,22 +143,23 @@ export class SqliteStateStore implements StateStore {
     return this.run(() =>
       this.options.db.transaction(() => {
         const now = Date.now();
-        this.dropListIfExpired(key, now);
+        const size = this.liveListSize(key, now);
+        const isNew = this.statements.hasListItem.get(key, item) === undefined;
         const { seq } = this.statements.nextListSeq.get(key)!;
         this.statements.putListItem.run(key, item, seq);
-        const evicted = this.statements.listItemsFrom.all(key, -1, max).map((row) => row.item);
+        const over = size + (isNew ? 1 : 0) - max;
+        // The oldest first from the index, returned newest first (the order of the list).
+        const evicted = over > 0 ? this.statements.oldestListItems.all(key, over).map((row) => row.item) : [];
         for (const gone of evicted) this.statements.deleteListItem.run(key, gone);
-        const expiresAt = expiryFrom(options.ttlMs, now);
-        if (expiresAt === null) this.statements.deleteListExpiry.run(key);
-        else this.statements.putListExpiry.run(key, expiresAt);
-        return evicted;
+        this.statements.putListMeta.run(key, Math.min(max, size + (isNew ? 1 : 0)), expiryFrom(options.ttlMs, now));
+        return evicted.reverse();
       })(),
     );
   }
 
   async listRange(key: string, limit?: number): Promise<string[]> {
     return this.run(() => {
-      if (this.dropListIfExpired(key, Date.now())) return [];
+      if (this.liveListSize(key, Date.now()) === 0) return [];
       const count = limit === undefined ? -1 : Math.max(0, Math.floor(limit));
       return this.statements.listItemsFrom.all(key, count, 0).map((row) => row.item);
     });
@@ -259,7 +260,7 @@ export class SqliteStateStore implements StateStore {
       const now = Date.now();
       this.statements.purgeDocuments.run(now);
       this.statements.purgeLists.run(now);
-      this.statements.purgeListExpiry.run(now);
+      this.statements.purgeListMeta.run(now);
       this.statements.purgeLeases.run(now);
     } catch (error) {
       this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');
@@ -267,13 +268,14 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** The row for `key` unless absent or expired (an expired row is deleted on the way). */
-  /** Deletes a capped list whose TTL has passed; true when it did. */
-  private dropListIfExpired(key: string, now: number): boolean {
-    const row = this.statements.listExpiry.get(key);
-    if (row === undefined || row.expires_at > now) return false;
+  /** A capped list's size; a list whose TTL has passed is deleted first and has none. */
+  private liveListSize(key: string, now: number): number {
+    const row = this.statements.listMeta.get(key);
+    if (row === undefined) return 0;
+    if (row.expires_at === null || row.expires_at > now) return row.size;
     this.statements.deleteList.run(key);
-    this.statements.deleteListExpiry.run(key);
-    return true;
+    this.statements.deleteListMeta.run(key);
+    return 0;
   }
 
   private readLive(key: string, now: number): DocumentRow | undefined {
