@@ -38,6 +38,9 @@ export class ScopedState implements StateStore {
   delete(key: string): Promise<boolean> {
     return this.store.delete(this.k(key));
   }
+  deleteMany(keys: readonly string[]): Promise<number> {
+    return this.store.deleteMany(keys.map((key) => this.k(key)));
+  }
   async keys(prefix: string): Promise<string[]> {
     const found = await this.store.keys(this.k(prefix));
     return found.map((key) => key.slice(this.prefix.length));

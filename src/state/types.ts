@@ -84,6 +84,8 @@ export interface StateStore {
   setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void>;
   /** Delete a document; true when something was deleted. */
   delete(key: string): Promise<boolean>;
+  /** Delete several documents in one round trip / transaction; how many were there. */
+  deleteMany(keys: readonly string[]): Promise<number>;
   /** Keys under a prefix (for listing per-user valves etc.); not for hot paths. */
   keys(prefix: string): Promise<string[]>;
   /**

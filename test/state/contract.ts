@@ -206,6 +206,20 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       });
     });
 
+    describe('deleteMany', () => {
+      it('deletes several documents at once and counts those that were there', async () => {
+        const store = await open();
+        await store.setMany([
+          { key: 'a', value: 1 },
+          { key: 'b', value: 2 },
+          { key: 'c', value: 3 },
+        ]);
+        expect(await store.deleteMany([])).toBe(0);
+        expect(await store.deleteMany(['a', 'c', 'missing'])).toBe(2);
+        expect(await store.getMany(['a', 'b', 'c'])).toEqual([undefined, 2, undefined]);
+      });
+    });
+
     describe('capped lists', () => {
       it('pushes to the head, moves a repeated item there, keeps the first max and returns what fell off', async () => {
         const store = await open();

@@ -155,6 +155,11 @@ export class RedisStateStore implements StateStore {
     return (await this.call('delete', (client) => client.del(this.layout.document(key)))) > 0;
   }
 
+  async deleteMany(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    return this.call('deleteMany', (client) => client.del(...keys.map((key) => this.layout.document(key))));
+  }
+
   async keys(prefix: string): Promise<string[]> {
     const found = new Set<string>();
     let cursor = '0';

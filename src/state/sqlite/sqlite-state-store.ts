@@ -114,6 +114,21 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  async deleteMany(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        let deleted = 0;
+        for (const key of keys) {
+          if (this.readLive(key, now) !== undefined) deleted += 1;
+          this.statements.deleteDocument.run(key);
+        }
+        return deleted;
+      })(),
+    );
+  }
+
   async keys(prefix: string): Promise<string[]> {
     return this.run(() => {
       const found: string[] = [];

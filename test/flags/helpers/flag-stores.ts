@@ -25,6 +25,7 @@ export function rejectingStore(): StateStore {
     set: reject,
     setMany: reject,
     delete: reject,
+    deleteMany: reject,
     keys: reject,
     compareAndSet: reject,
     increment: reject,

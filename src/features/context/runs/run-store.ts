@@ -58,7 +58,7 @@ const BATCH = 100;
 /** Run records on a state store. */
 export function createRunStore(store: StateStore): RunStore {
   const forget = async (ids: readonly string[]) => {
-    for (const id of ids) await Promise.all([store.delete(headKey(id)), store.delete(runKey(id))]);
+    if (ids.length > 0) await store.deleteMany(ids.flatMap((id) => [headKey(id), runKey(id)]));
   };
   return {
     async record(run, retention) {
