@@ -29,7 +29,13 @@ import { MessageTokenCounter, PRIMING_TOKENS } from './lib/token-count.js';
 
 const BUDGETS = [2000, 4000, 8000];
 const MODEL = 'gpt-4o';
-const ALGORITHMS: AlgorithmName[] = ['recency', 'greedy', 'dependency', 'prefix_cache'];
+const ALGORITHMS: AlgorithmName[] = (process.env.CACHE_ALGOS?.split(',') as AlgorithmName[] | undefined) ?? [
+  'recency',
+  'greedy',
+  'dependency',
+  'prefix_cache',
+  'cache_stable',
+];
 const DEFAULT: AlgorithmName = contextFilter.valves!.parse({}).algorithm;
 /** Goal per budget: recall within 2 points of `recency`, prefix reuse at least this. */
 const GOALS: Record<number, number> = { 2000: 0.5, 4000: 0.65 };
@@ -61,7 +67,11 @@ for (const budget of BUDGETS) {
     const total: Totals = { recalls: [], requests: 0, before: 0, repeated: 0, prompt: 0, over: 0 };
     totals.set(`${budget}|${algorithm}`, total);
     const options = {
-      ...contextOptions({ ...valves, max_tokens: budget }, { ...userValves, max_tokens: null, recent: null }, noFlags()),
+      ...contextOptions(
+        { ...valves, max_tokens: budget },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      ),
       algorithm,
     };
     conversations.forEach((conversation, index) => {
@@ -72,7 +82,9 @@ for (const budget of BUDGETS) {
         const messages = replayMessages(conversation, request);
         const result = planContext({ messages, model: MODEL, options, tokenCache, previousSequence });
         const kept = new Set(keptIndexes(result.plan));
-        total.recalls.push(request.question.evidence.filter((turn) => kept.has(turn)).length / request.question.evidence.length);
+        total.recalls.push(
+          request.question.evidence.filter((turn) => kept.has(turn)).length / request.question.evidence.length,
+        );
         if (result.plan.tokensAfter > budget) total.over += 1;
         const sent = (result.messages as ChatMessage[]).filter((message) => message !== messages.at(-1));
         const tokens = counter.messages(sent);

@@ -5,7 +5,7 @@
 import type { PricingLookup } from '../pricing/types.js';
 
 /** Selection algorithm names. */
-export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache';
+export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache' | 'cache_stable';
 
 /** Weighting strategy names. */
 export type WeightingName = 'static' | 'keyword' | 'smart' | 'composite';

@@ -35,15 +35,20 @@ import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { contextMetricsService, contextStatsService } from './services.js';
 import { storeOutage } from '../../core/util/store-outage.js';
+import {
+  PREVIOUS_PROMPT_TTL_MS,
+  readPreviousPrompt,
+  savePreviousPrompt,
+  tracksPreviousPrompt,
+} from './previous-prompt.js';
 
 /** What the context filter's hooks receive. */
 export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
-const SEQUENCE_TTL_MS = 7 * 86_400_000;
+const SEQUENCE_TTL_MS = PREVIOUS_PROMPT_TTL_MS;
 /** Stored values are JSON someone else may have written: a value of another shape reads as none. */
-const storedSequence = z.array(z.string());
 const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
@@ -63,9 +68,7 @@ async function planInputFor(args: {
   readSequence: boolean;
 }): Promise<PlanInput> {
   const { messages, model, options, flags, state, services } = args;
-  const previousSequence = args.readSequence
-    ? storedSequence.safeParse(await state.get(`seq:${flags.chatKey}`).catch(() => undefined)).data
-    : undefined;
+  const previousSequence = args.readSequence ? await readPreviousPrompt(state, flags.chatKey) : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
   return {
     messages,
@@ -147,9 +150,8 @@ export async function contextInlet({
     logger,
   });
   if (messageWeights) options.messageWeights = messageWeights;
-  const sequenceKey = `seq:${flags.chatKey}`;
-  // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
-  const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
+  // Only the cache-ordered algorithms read the prompt sent last time; the others skip the store round trips.
+  const tracksPrefix = tracksPreviousPrompt(flags.chatKey, options.algorithm);
   const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: tracksPrefix });
   const { correction } = input;
   const client = clientFor(pool, valves);
@@ -186,17 +188,12 @@ export async function contextInlet({
     deadline.clear();
   }
   const { plan } = context.result;
-  if (tracksPrefix) {
-    await state
-      .set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS })
-      .catch((error: Error) =>
-        storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
-      );
-  }
+  if (tracksPrefix) await savePreviousPrompt(state, flags.chatKey, context.result.sequence, logger);
   const note = contextNoteOf(
     plan,
     context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
     context.outcome?.summarized ?? 0,
+    tracksPrefix ? input.previousSequence : undefined,
   );
   // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
   emit({ type: 'status', data: { description: formatContextNote(note), done: true } });

@@ -1,0 +1,123 @@
+import { fillByWeight } from './fill-by-weight.js';
+import { recencyWeights } from './recency-weights.js';
+import { candidates, mandatoryOnly, type SelectionAlgorithm, type SelectionUnit } from './selection-algorithm.js';
+import { validPrefix } from './valid-prefix.js';
+
+/*
+ * The three shares below are one point of the recall / prefix-reuse frontier measured by
+ * `npm run bench:cache` (LoCoMo dev replayed as chats; see docs/benchmarks.md): a larger fresh
+ * share buys recall and costs reuse, a higher anchor and low-water mark buy reuse.
+ */
+/** Share of the history room always left to the messages picked for the current question. */
+export const FRESH_SHARE = 0.2;
+/** When the core outgrows its room, it is cut down to this share of it. */
+export const CORE_LOW_WATER = 0.9;
+/** The core's leading part up to this share of its room stays through a cut (it stays cached); the cut starts after it. */
+export const ANCHOR_SHARE = 0.8;
+
+/** Positions of the core: carried from the previous prompt (its still-valid prefix) plus every newer unit. */
+function carriedCore(
+  open: readonly SelectionUnit[],
+  ids: readonly string[],
+  previousSequence: readonly string[] | undefined,
+): { core: SelectionUnit[]; reused: number } {
+  const prefix = validPrefix(previousSequence ?? [], ids);
+  if (prefix.length === 0) return { core: [], reused: 0 };
+  const sent = new Set((previousSequence ?? []).slice(0, prefix.length));
+  const core = open.filter(
+    (unit) => unit.members[0]! > prefix.lastIndex || unit.members.some((member) => sent.has(ids[member]!)),
+  );
+  return { core, reused: prefix.length };
+}
+
+/** The newest units, newest first, while they fit in `room`, cut to start at a user unit; ascending. */
+function newestBlock(open: readonly SelectionUnit[], room: number): SelectionUnit[] {
+  const block: SelectionUnit[] = [];
+  let used = 0;
+  for (let at = open.length - 1; at >= 0; at -= 1) {
+    const unit = open[at]!;
+    if (used + unit.tokens > room) break;
+    block.unshift(unit);
+    used += unit.tokens;
+  }
+  while (block.length > 0 && block[0]!.role !== 'user') block.shift();
+  return block;
+}
+
+/**
+ * Cuts one block out of the core until it is ≤ `room`: the oldest units after the anchor (the
+ * leading units within `anchor` tokens, which stay cached), ending before a user unit so the
+ * part after the cut starts with a question.
+ */
+function evictBlock(core: SelectionUnit[], room: number, anchor: number): SelectionUnit[] {
+  let total = core.reduce((sum, unit) => sum + unit.tokens, 0);
+  let head = 0;
+  let headTokens = 0;
+  while (head < core.length && headTokens + core[head]!.tokens <= anchor) headTokens += core[head++]!.tokens;
+  // The anchor ends after a reply (or is empty), so the cut part never starts a pair it splits.
+  while (head > 0 && core[head - 1]!.role === 'user') headTokens -= core[--head]!.tokens;
+  let from = head;
+  while (from < core.length && (total > room || core[from]!.role !== 'user')) {
+    total -= core[from]!.tokens;
+    from += 1;
+  }
+  return [...core.slice(0, head), ...core.slice(from)];
+}
+
+/** Drops the oldest fresh picks while they would lead the chat in input order without being user units. */
+function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fresh: ReadonlySet<number>): void {
+  for (const unit of units) {
+    if (!kept[unit.position]) continue;
+    if (unit.role === 'user' || !fresh.has(unit.position)) return;
+    kept[unit.position] = false;
+  }
+}
+
+/**
+ * Cache-stable: a chronological core carried over from the chat's previous prompt (its still-valid
+ * prefix, so the provider's prompt cache keeps hitting), plus a fresh share picked for the current
+ * question and sent after the core, before the current turn. The core takes every new turn; when it
+ * outgrows its room (the history room minus the fresh share) one block is cut from it down to the
+ * low-water mark: the oldest messages after its anchor (its leading part, which stays and stays
+ * cached). The fresh share gets all the room the core leaves, filled by weight (recency-boosted)
+ * from the messages outside the core. Without a usable previous prompt the core starts as the
+ * newest messages within the low-water mark.
+ */
+export const cacheStableSelection: SelectionAlgorithm = {
+  name: 'cache_stable',
+  cachePrefix: true,
+  select({ units, available, options, ids, previousSequence }) {
+    const kept = mandatoryOnly(units);
+    const open = candidates(units);
+    const notes: string[] = [];
+    const room = Math.max(0, Math.floor(available * (1 - FRESH_SHARE)));
+    const carried = carriedCore(open, ids, previousSequence);
+    if (carried.reused > 0)
+      notes.push(`cache_stable: reused ${carried.reused} of ${previousSequence?.length ?? 0} previously sent messages`);
+    // Everything fits: all of it, in order (the whole history is the core).
+    if (open.reduce((sum, unit) => sum + unit.tokens, 0) <= available) {
+      for (const unit of open) kept[unit.position] = true;
+      return { kept, notes, prefixReused: carried.reused, recalled: [] };
+    }
+    let core = carried.core;
+    const coreTokens = () => core.reduce((sum, unit) => sum + unit.tokens, 0);
+    if (carried.reused === 0) core = newestBlock(open, Math.floor(room * CORE_LOW_WATER));
+    else if (coreTokens() > room) {
+      core = evictBlock(core, Math.floor(room * CORE_LOW_WATER), Math.floor(room * ANCHOR_SHARE));
+      notes.push(
+        `cache_stable: the stable core outgrew its room; the oldest block after its anchor cut (down to ${Math.round(CORE_LOW_WATER * 100)}% of it)`,
+      );
+    }
+    for (const unit of core) kept[unit.position] = true;
+    const used = coreTokens();
+    const fresh = open.filter((unit) => !kept[unit.position]);
+    const before = kept.slice();
+    fillByWeight(fresh, recencyWeights(units, options.recencyFactor), Math.max(0, available - used), kept);
+    const picked = new Set(
+      fresh.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position),
+    );
+    dropLeadingFresh(units, kept, picked);
+    const recalled = [...picked].filter((position) => kept[position]);
+    return { kept, notes, prefixReused: carried.reused, recalled };
+  },
+};
