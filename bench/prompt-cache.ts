@@ -39,6 +39,8 @@ const ALGORITHMS: AlgorithmName[] = (process.env.CACHE_ALGOS?.split(',') as Algo
 const DEFAULT: AlgorithmName = contextFilter.valves!.parse({}).algorithm;
 /** Goal per budget: recall within 2 points of `recency`, prefix reuse at least this. */
 const GOALS: Record<number, number> = { 2000: 0.5, 4000: 0.65 };
+/** The notes of a plan that cut the history carried from the previous prompt. */
+const CUT_NOTE = /^(prefix_cache: over budget, trimmed|cache_stable: the stable core outgrew)/;
 const READ_PRICES = [0.1, 0.25, 0.5];
 const WRITE_PRICE = 1.25;
 
@@ -52,6 +54,8 @@ interface Totals {
   /** Whole prompt tokens (question and priming included), requests after a chat's first. */
   prompt: number;
   over: number;
+  /** Requests after a chat's first whose plan cut the carried history (prefix_cache's trim, cache_stable's cut). */
+  cuts: number;
 }
 
 const started = performance.now();
@@ -64,7 +68,7 @@ const totals = new Map<string, Totals>();
 
 for (const budget of BUDGETS) {
   for (const algorithm of ALGORITHMS) {
-    const total: Totals = { recalls: [], requests: 0, before: 0, repeated: 0, prompt: 0, over: 0 };
+    const total: Totals = { recalls: [], requests: 0, before: 0, repeated: 0, prompt: 0, over: 0, cuts: 0 };
     totals.set(`${budget}|${algorithm}`, total);
     const options = {
       ...contextOptions(
@@ -93,6 +97,7 @@ for (const budget of BUDGETS) {
           total.before += tokens.reduce((sum, value) => sum + value, 0);
           total.repeated += prefixTokens(tokens, commonPrefixLength(previousSent, sent));
           total.prompt += counter.prompt(result.messages as ChatMessage[]);
+          if (result.plan.notes.some((note) => CUT_NOTE.test(note))) total.cuts += 1;
         }
         previousSequence = result.sequence.filter((_, at) => result.messages[at] !== messages.at(-1));
         previousSent = sent;
@@ -120,6 +125,7 @@ console.log(
       'questions',
       'evidence recall',
       'prefix reuse',
+      'cuts',
       `cost @${READ_PRICES[0]}× reads +${WRITE_PRICE}× writes`,
       ...READ_PRICES.map((read) => `cost @${read}× reads`),
       'over budget',
@@ -133,6 +139,7 @@ console.log(
           String(total.recalls.length),
           percent(mean(total.recalls)),
           percent(total.repeated / Math.max(total.before, 1)),
+          `${total.cuts} of ${total.requests}`,
           percent(cost(total, READ_PRICES[0]!, WRITE_PRICE)),
           ...READ_PRICES.map((read) => percent(cost(total, read))),
           String(total.over),

@@ -37,7 +37,13 @@ export function contextNoteOf(
 ): ContextNote {
   const chat = plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer');
   const leftOut = chat.filter((entry) => entry.disposition === 'drop' || entry.disposition === 'summarize').length;
-  const note: ContextNote = { before: plan.tokensBefore, after: tokensAfter, messages: chat.length, leftOut, summarized };
+  const note: ContextNote = {
+    before: plan.tokensBefore,
+    after: tokensAfter,
+    messages: chat.length,
+    leftOut,
+    summarized,
+  };
   if (previousPrompt && tokensAfter > 0)
     note.repeated = Math.min(1, Math.max(0, plan.budget.cachedPrefixTokens / tokensAfter));
   return note;
