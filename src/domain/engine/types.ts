@@ -177,6 +177,11 @@ export interface PlanResult {
   plan: Plan;
   /** Ids of the messages sent, for the prefix tracker. */
   sequence: string[];
+  /**
+   * Leading messages of `messages` expected to repeat in the chat's next prompt (system prompts and the history
+   * before recalled messages and the current turn): where a prompt-cache breakpoint belongs.
+   */
+  stablePrefix: number;
 }
 
 /** Async summarizer: turns messages into one text (issue 7 implements it). */

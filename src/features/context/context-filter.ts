@@ -40,6 +40,7 @@ import {
   readPreviousPrompt,
   savePreviousPrompt,
   tracksPreviousPrompt,
+  withStablePrefixHint,
 } from './previous-prompt.js';
 
 /** What the context filter's hooks receive. */
@@ -267,7 +268,8 @@ export async function contextInlet({
     'context planned',
   );
   // The engine returns the input's own message objects plus the summary messages it writes.
-  return { ...body, messages: context.messages as ChatMessage[] };
+  const out = { ...body, messages: context.messages as ChatMessage[] };
+  return tracksPrefix ? withStablePrefixHint(out, context) : out;
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { withStablePrefix } from '../../core/messages/cache-breakpoint.js';
+import type { FilterBody } from '../../core/messages/request.js';
 import type { Logger } from '../../core/util/logger.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { cacheOrdered, type AlgorithmName } from '../../domain/engine/index.js';
 import type { ScopedState } from '../../state/scoped-state.js';
+import type { CompressedContext } from './compress/plan-and-compress.js';
 
 /**
  * The chat's previous prompt (the ids of the messages sent last time, in send order), kept per
@@ -37,4 +40,14 @@ export async function savePreviousPrompt(
     .catch((error: Error) =>
       storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
     );
+}
+
+/**
+ * The inlet's body with where its stable prefix ends (`metadata.eunoe_stable_prefix`), for a pipe that sets prompt-cache
+ * breakpoints (the `openai-proxy`'s `cache_control` valve). Left out when a summary block was inserted: it is
+ * rewritten as the dropped part changes, so nothing after it is stable.
+ */
+export function withStablePrefixHint(body: FilterBody, context: CompressedContext): FilterBody {
+  if (context.messages.length !== context.result.messages.length || context.result.stablePrefix <= 0) return body;
+  return withStablePrefix(body, context.result.stablePrefix) as FilterBody;
 }
