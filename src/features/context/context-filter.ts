@@ -36,7 +36,6 @@ import { provided } from '../../runtime/host/service-registry.js';
 import { contextMetricsService, contextStatsService } from './services.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import {
-  PREVIOUS_PROMPT_TTL_MS,
   readPreviousPrompt,
   savePreviousPrompt,
   tracksPreviousPrompt,
@@ -48,7 +47,7 @@ export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 
 /** Token counts survive across requests in this process; ids are content hashes, so a message is tokenized once. */
 const tokenCache = new LruTokenCache(200_000);
-const SEQUENCE_TTL_MS = PREVIOUS_PROMPT_TTL_MS;
+const SEQUENCE_TTL_MS = 7 * 86_400_000;
 /** Stored values are JSON someone else may have written: a value of another shape reads as none. */
 const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
