@@ -1,15 +1,15 @@
 import { stripFromReplies } from '../../core/messages/append-to-reply.js';
 import type { UsageRecord } from './types.js';
-import { compare, decimalOf, formatFixed, parseDecimal } from '../pricing/decimal.js';
+import { parseDecimal } from '../pricing/decimal.js';
+import { formatSpendUsd } from './format-money.js';
 import { isRecord, looseMessage } from '../../core/messages/chat-message.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 
-/** Dollars for a usage line: 4 decimals below $1 (`$0.0123`), 2 from $1 (`$1.27`), `$0` for free. */
-export function formatUsd(cost: string): string {
+/** Dollars for a usage line: `$0` for free, else as spend is shown everywhere (`$0.0123`, `$1.27`, `$0.000003`). */
+function formatUsd(cost: string): string {
   const value = parseDecimal(cost) ?? 0n;
-  if (value === 0n) return '$0';
-  return `$${formatFixed(value, compare(value, decimalOf(1)) >= 0 ? 2 : 4)}`;
+  return value === 0n ? '$0' : formatSpendUsd(value);
 }
 
 /**
