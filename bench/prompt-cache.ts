@@ -12,7 +12,8 @@
  * the previous request's sent messages from the start, message by message, ÷ those prompt tokens
  * (prefix reuse). Prompt cost relative to no reuse: (new + r × repeated) ÷ prompt tokens at cache-read
  * prices r = 0.1 (Anthropic), 0.25 (Gemini), 0.5 (gpt-4o), and with Anthropic's 1.25× cache writes
- * on the new part at r = 0.1 (the question counts as new; priming as prompt).
+ * on the new part at r = 0.1 (the question counts as new; priming as prompt). CACHE_ALGOS=a,b runs only
+ * the algorithms named.
  */
 import contextFilter from '../filters/context.js';
 import { contextOptions } from '../src/features/context/index.js';
@@ -25,7 +26,7 @@ import { loadLocomo } from './lib/locomo.js';
 import { mean } from './lib/metrics.js';
 import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
 import { markdownTable, percent } from './lib/table.js';
-import { MessageTokenCounter, PRIMING_TOKENS } from './lib/token-count.js';
+import { MessageTokenCounter } from './lib/token-count.js';
 
 const BUDGETS = [2000, 4000, 8000];
 const MODEL = 'gpt-4o';
