@@ -13,6 +13,7 @@ import {
   type EngineOptions,
   type PlanResult,
 } from '../../src/domain/engine/index.js';
+import { ANCHOR_MAX_GAP } from '../../src/domain/engine/selection/cache-stable-selection.js';
 import { realDataAvailable } from '../helpers/real-data.js';
 
 /**
@@ -200,5 +201,56 @@ describe('cache_stable on tool-use chats replayed turn by turn', () => {
     }
     expect(requests).toBeGreaterThan(3);
     expect(reused).toBeGreaterThan(requests / 2);
+  });
+});
+
+describe('cache_stable anchor over a long chat', () => {
+  it('keeps the anchor through cuts, but never lets it fall more than ANCHOR_MAX_GAP budgets behind', () => {
+    const topics = ['garden', 'train', 'violin', 'recipe', 'hiking', 'chess', 'market', 'river'];
+    const chat: Array<{ role: string; content: string }> = [];
+    for (let turn = 0; turn < 400; turn++) {
+      const topic = topics[turn % topics.length]!;
+      chat.push({
+        role: 'user',
+        content: `Turn ${turn}: what about the ${topic} we talked about, and the plan for it?`,
+      });
+      chat.push({ role: 'assistant', content: `Answer ${turn}: the ${topic} is fine; we keep the plan as it was.` });
+    }
+    const maxTokens = 1000;
+    const tokenCache = new LruTokenCache(50_000);
+    const tokens = chat.map((message) => countMessageTokens(message, encoder));
+    let previous: string[] | undefined;
+    const anchors = new Set<number>();
+    let cuts = 0;
+    let anchorKept = 0;
+    for (let end = 1; end <= chat.length; end += 2) {
+      const messages: unknown[] = chat.slice(0, end);
+      const result = planContext({
+        messages,
+        model: MODEL,
+        options: { maxTokens, algorithm: 'cache_stable' },
+        tokenCache,
+        previousSequence: previous,
+      });
+      const order = checkPlan(messages, result, maxTokens);
+      const history = historyPart(order.slice(0, -1));
+      if (result.plan.tokensBefore > maxTokens && history.length > 0) {
+        anchors.add(history[0]!);
+        // The history left out inside the stable part (between the anchor and the rest) stays bounded.
+        let gap = 0;
+        for (let at = 1; at < history.length; at++)
+          for (let index = history[at - 1]! + 1; index < history[at]!; index++) gap += tokens[index]!;
+        expect(gap).toBeLessThanOrEqual(ANCHOR_MAX_GAP * maxTokens);
+      }
+      if (result.plan.notes.some((note) => CUT_NOTE.test(note))) {
+        cuts += 1;
+        if (previous && result.sequence[0] === previous[0]) anchorKept += 1;
+      }
+      previous = result.sequence;
+    }
+    expect(cuts).toBeGreaterThan(5);
+    expect(anchorKept).toBeGreaterThan(0); // most cuts keep the anchor (it stays cached)…
+    expect(anchorKept).toBeGreaterThan(cuts / 2);
+    expect(anchors.size).toBeGreaterThan(1); // …but it does move on
   });
 });
