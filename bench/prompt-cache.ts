@@ -28,7 +28,7 @@ import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 
-const BUDGETS = [2000, 4000, 8000];
+const BUDGETS = process.env.CACHE_BUDGETS?.split(',').map(Number) ?? [2000, 4000, 8000];
 const MODEL = 'gpt-4o';
 const ALGORITHMS: AlgorithmName[] = (process.env.CACHE_ALGOS?.split(',') as AlgorithmName[] | undefined) ?? [
   'recency',

@@ -13,7 +13,7 @@ import {
   type EngineOptions,
   type PlanResult,
 } from '../../src/domain/engine/index.js';
-import { ANCHOR_MAX_GAP } from '../../src/domain/engine/selection/cache-stable-selection.js';
+import { ANCHOR_MAX_GAP, FRESH_THRESHOLD } from '../../src/domain/engine/selection/cache-stable-selection.js';
 import { realDataAvailable } from '../helpers/real-data.js';
 
 /**
@@ -145,6 +145,46 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
         expect(carried).toBeGreaterThan(cuts);
       },
     );
+
+    it('picks for the question only messages whose weight clears the threshold, leaving the rest of the room unused', () => {
+      const conversation = conversations[2]!;
+      const budget = 4000;
+      const tokenCache = new LruTokenCache(200_000);
+      const history = conversation.turns.map((turn) => countMessageTokens(turn, encoder));
+      let previous: string[] | undefined;
+      let picked = 0;
+      let roomLeft = 0;
+      for (const request of replayRequests(conversation, history, budget, undefined, 2).slice(0, 20)) {
+        const messages: unknown[] = [SYSTEM, ...replayMessages(conversation, request)];
+        const result = planContext({
+          messages,
+          model: MODEL,
+          options: { maxTokens: budget, algorithm: 'cache_stable' },
+          tokenCache,
+          previousSequence: previous,
+        });
+        const order = checkPlan(messages, result, budget);
+        const core = new Set(historyPart(order));
+        const question = messages.length - 1;
+        const fresh = order.slice(historyPart(order).length, -1);
+        // Outside the core: every history message (the system prompt and the question aside) the core does not hold.
+        const outside = result.plan.entries.filter(
+          (entry) => entry.index > 0 && entry.index !== question && !core.has(entry.index),
+        );
+        const weights = outside.map((entry) => entry.weight);
+        const low = Math.min(...weights);
+        const threshold = low + FRESH_THRESHOLD * (Math.max(...weights) - low);
+        for (const index of fresh) expect(result.plan.entries[index]!.weight).toBeGreaterThanOrEqual(threshold);
+        picked += fresh.length;
+        // A message below the threshold that would still fit stays out: the fresh share is what the question needs.
+        const free = budget - result.plan.tokensAfter;
+        if (outside.some((entry) => entry.weight < threshold && !fresh.includes(entry.index) && entry.tokens <= free))
+          roomLeft += 1;
+        previous = result.sequence.slice(0, -1);
+      }
+      expect(picked).toBeGreaterThan(0);
+      expect(roomLeft).toBeGreaterThan(0);
+    });
 
     it('without a previous prompt, or with one from another chat, it starts afresh within the budget', () => {
       const conversation = conversations[0]!;

@@ -22,6 +22,25 @@ export const ANCHOR_SHARE = 0.5;
  * prefix reuse at 2k and 1.2 at 4k, and gives back a point of recall at 2k.
  */
 export const ANCHOR_MAX_GAP = 4;
+/**
+ * A message outside the core is picked for the question only when its weight clears this point between the lowest
+ * and the highest weight outside the core (0.5 = the midpoint): the fresh share is as large as the question needs,
+ * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing.
+ */
+export const FRESH_THRESHOLD = 0.5;
+
+/** The units outside the core whose weight clears `FRESH_THRESHOLD` of the way from the lowest to the highest. */
+function relevantOutside(open: readonly SelectionUnit[], kept: readonly boolean[]): SelectionUnit[] {
+  const outside = open.filter((unit) => !kept[unit.position]);
+  let low = Infinity;
+  let high = -Infinity;
+  for (const unit of outside) {
+    low = Math.min(low, unit.weight);
+    high = Math.max(high, unit.weight);
+  }
+  const threshold = low + FRESH_THRESHOLD * (high - low);
+  return outside.filter((unit) => unit.weight > low && unit.weight >= threshold);
+}
 
 /** Positions of the core: carried from the previous prompt (its still-valid prefix) plus every newer unit. */
 function carriedCore(
@@ -99,8 +118,8 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
  * question and sent after the core, before the current turn. The core takes every new turn; when it
  * outgrows its room (the history room minus the fresh share) one block is cut from it down to the
  * low-water mark: the oldest messages after its anchor (its leading part, which stays and stays
- * cached; it goes too once it has fallen more than `ANCHOR_MAX_GAP` rooms behind). The fresh share gets all the room the core leaves, filled by weight (recency-boosted)
- * from the messages outside the core. Without a usable previous prompt the core starts as the
+ * cached; it goes too once it has fallen more than `ANCHOR_MAX_GAP` rooms behind). The fresh share gets at most the room the core leaves, filled by weight (recency-boosted)
+ * from the messages outside the core that clear `FRESH_THRESHOLD`. Without a usable previous prompt the core starts as the
  * newest messages within the low-water mark.
  */
 export const cacheStableSelection: SelectionAlgorithm = {
@@ -136,7 +155,7 @@ export const cacheStableSelection: SelectionAlgorithm = {
     }
     for (const unit of core) kept[unit.position] = true;
     const used = coreTokens();
-    const fresh = open.filter((unit) => !kept[unit.position]);
+    const fresh = relevantOutside(open, kept);
     const before = kept.slice();
     fillByWeight(fresh, recencyWeights(units, options.recencyFactor), Math.max(0, available - used), kept);
     const picked = new Set(
