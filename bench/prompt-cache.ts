@@ -13,7 +13,7 @@
  * (prefix reuse). Prompt cost relative to no reuse: (new + r × repeated) ÷ prompt tokens at cache-read
  * prices r = 0.1 (Anthropic), 0.25 (Gemini), 0.5 (gpt-4o), and with Anthropic's 1.25× cache writes
  * on the new part at r = 0.1 (the question counts as new; priming as prompt). CACHE_ALGOS=a,b runs only
- * the algorithms named.
+ * the algorithms named, CACHE_BUDGETS=2000,4000 only the budgets named.
  */
 import contextFilter from '../filters/context.js';
 import { contextOptions } from '../src/features/context/index.js';
