@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/slow-first-sequencer.js';
 
 /**
  * `isolate: false`: each worker imports the code under test once and keeps its module cache from
@@ -10,6 +11,9 @@ import { defineConfig } from 'vitest/config';
  * `npx vitest run --isolate …` brings back a fresh graph per file when hunting a leak.
  */
 export default defineConfig({
+  // This checkout's own results cache (the files' last durations, which the sequencer reads): node_modules/.vite
+  // can be a hard-linked copy shared with other checkouts, whose partial runs would then reorder this one's.
+  cacheDir: 'node_modules/.cache/eunoe-vite',
   resolve: {
     // In the test process, filter files imported in the main thread go through Vite's resolver, not
     // Node's: this mirrors src/runtime/host/sdk-resolve-hooks.mjs (`eunoe` → this package's SDK from any folder).
@@ -27,6 +31,9 @@ export default defineConfig({
     // machine: 2 workers 92 s, 3 workers 86 s, 4 workers 77 s wall (all passing; same CPU time).
     maxWorkers: 4,
     isolate: false,
+    // Longest files first (measured durations from vitest's results cache, else an estimate from the processes a
+    // file starts), so the run does not end waiting on one slow file that started last.
+    sequence: { sequencer: SlowFirstSequencer },
     globalSetup: ['test/helpers/global-setup.ts'],
   },
 });

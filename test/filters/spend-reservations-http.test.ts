@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { deleteRedisPrefix } from '../usage/helpers/ledger-fixtures.js';
 
@@ -100,16 +99,15 @@ describe('the near-cap burst over HTTP', () => {
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-reserve-http-'));
-    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     const filters = path.join(root, 'filters');
     mkdirSync(filters);
-    copyShippedFilter('spend-limit.ts', filters);
-    copyShippedFilter('accounting.ts', filters);
     const valves = path.join(root, 'valves');
     mkdirSync(valves);
     writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: 0.1 }));
     const env = (name: string, extra: Record<string, string> = {}) => ({
       PIPELINES_API_KEY: KEY,
+      // The shipped filters, in the server's thread as deployed (filter workers are not the subject here).
+      SHIPPED_FILTERS: 'spend-limit,accounting',
       FILTERS_DIR: filters,
       VALVES_DIR: valves,
       DATA_DIR: path.join(root, name),

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { add, formatDecimal, parseDecimal } from '../../src/domain/pricing/decimal.js';
 import { joinCost } from '../../src/domain/usage/cost-parts.js';
-import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
@@ -49,10 +48,8 @@ describe.runIf(canRun)('an answered record is never lost', () => {
   it('two replicas, Redis down, one replica killed (SIGKILL): after restarts, every answered record is in the ledger exactly once', async () => {
     const { dir: root, remove } = tempDir('eunoe-crash-');
     cleanups.push(remove);
-    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     const filters = path.join(root, 'filters');
     mkdirSync(filters);
-    copyShippedFilter('accounting.ts', filters);
     mkdirSync(path.join(root, 'redis'));
     const redis = await startOwnedRedis(undefined, { persistDir: path.join(root, 'redis') });
     cleanups.push(() => redis.stop());
@@ -61,6 +58,8 @@ describe.runIf(canRun)('an answered record is never lost', () => {
       REDIS_URL: redis.url,
       REDIS_PREFIX: prefix,
       PIPELINES_API_KEY: KEY,
+      // The shipped accounting filter, in the server's thread as deployed (a filter worker is not the subject here).
+      SHIPPED_FILTERS: 'accounting',
       FILTERS_DIR: filters,
       DATA_DIR: path.join(root, name, 'data'),
       VALVES_DIR: path.join(root, name, 'valves'),

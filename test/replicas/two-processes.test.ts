@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -28,22 +27,21 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
   beforeAll(async () => {
     if (!redisUrl) throw new Error('CI needs a Redis for the replica test');
     root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-replicas-'));
-    writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
     const filters = path.join(root, 'filters');
     mkdirSync(filters);
-    copyShippedFilter('context.ts', filters);
-    copyShippedFilter('accounting.ts', filters);
     const prefix = `eunoe-replica-${randomBytes(4).toString('hex')}:`;
     const env = (name: string) => ({
       REDIS_URL: redisUrl,
       REDIS_PREFIX: prefix,
       PIPELINES_API_KEY: KEY,
+      // The shipped filters, in the server's thread as deployed (filter workers are not the subject here).
+      SHIPPED_FILTERS: 'context,accounting',
       FILTERS_DIR: filters,
       DATA_DIR: path.join(root, name, 'data'),
       VALVES_DIR: path.join(root, name, 'valves'),
     });
     [a, b] = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

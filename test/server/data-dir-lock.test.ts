@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 const KEY = 'data-dir-lock-key-1';
@@ -40,10 +40,30 @@ const holderOf = (dataDir: string) =>
   JSON.parse(readFileSync(path.join(dataDir, 'eunoe.lock.json'), 'utf8')) as { pid: number; port: number };
 
 describe('one server per data folder (SQLite)', () => {
+  // Two servers for the three cases, started together: `first` holds `data`, `other` holds `other-data`.
+  let root: string;
+  let env: { DATA_DIR: string; VALVES_DIR: string; FILTERS_DIR: string };
+  let first: ServerProcess;
+  let other: ServerProcess;
+  const shared: ServerProcess[] = [];
+  const otherData = () => path.join(root, 'other-data');
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-lock-'));
+    env = { DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root };
+    const servers = await Promise.allSettled([
+      startServerProcess({ PIPELINES_API_KEY: KEY, WATCH_FILTERS: 'false', ...env }),
+      startServerProcess({ PIPELINES_API_KEY: KEY, WATCH_FILTERS: 'false', ...env, DATA_DIR: otherData() }),
+    ]);
+    for (const server of servers) if (server.status === 'fulfilled') shared.push(server.value);
+    for (const server of servers) if (server.status === 'rejected') throw server.reason;
+    [first, other] = shared as [ServerProcess, ServerProcess];
+  }, 120_000);
+  afterAll(async () => {
+    for (const server of shared) await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
   it('a second server on the same DATA_DIR exits at once (status 78) naming the holder’s pid and port; the first keeps serving', async () => {
-    const root = tempRoot();
-    const env = { DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root };
-    const first = await start(env);
     expect(holderOf(env.DATA_DIR)).toMatchObject({ pid: first.pid, port: first.port });
     expect(statSync(path.join(env.DATA_DIR, 'eunoe.lock')).mode & 0o777).toBe(0o600);
 
@@ -55,24 +75,24 @@ describe('one server per data folder (SQLite)', () => {
     expect(message).toMatch(/give this one its own DATA_DIR/);
     expect((await fetch(`${first.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
 
-    // Another data folder is another server's: it starts.
-    await start({ ...env, DATA_DIR: path.join(root, 'other-data') });
-
-    // A clean stop lets go of the lock and removes the holder file.
-    await first.stop();
-    expect(existsSync(path.join(env.DATA_DIR, 'eunoe.lock.json'))).toBe(false);
+    // Another data folder is another server's: it started beside the first, and holds its own lock.
+    expect(holderOf(otherData())).toMatchObject({ pid: other.pid, port: other.port });
+    expect((await fetch(`${other.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
   }, 120_000);
 
   it('a lock left by a killed server (its pid gone) is taken over', async () => {
-    const root = tempRoot();
-    const env = { DATA_DIR: path.join(root, 'data'), VALVES_DIR: path.join(root, 'valves'), FILTERS_DIR: root };
-    const first = await start(env);
-    await first.kill();
-    expect(holderOf(env.DATA_DIR).pid).toBe(first.pid); // the stale holder file is still there
-    const second = await start(env);
-    expect(holderOf(env.DATA_DIR)).toMatchObject({ pid: second.pid, port: second.port });
+    await other.kill();
+    expect(holderOf(otherData()).pid).toBe(other.pid); // the stale holder file is still there
+    const second = await start({ ...env, DATA_DIR: otherData() });
+    expect(holderOf(otherData())).toMatchObject({ pid: second.pid, port: second.port });
     expect((await fetch(`${second.url}/health`, { headers: { Authorization: `Bearer ${KEY}` } })).status).toBe(200);
   }, 120_000);
+
+  it('a clean stop lets go of the lock and removes the holder file', async () => {
+    expect(existsSync(path.join(env.DATA_DIR, 'eunoe.lock.json'))).toBe(true);
+    await first.stop();
+    expect(existsSync(path.join(env.DATA_DIR, 'eunoe.lock.json'))).toBe(false);
+  }, 60_000);
 });
 
 describe('a lock file that cannot be used', () => {

@@ -53,6 +53,8 @@ describe('the server process', () => {
         PRICING_FETCH: 'false',
         SHIPPED_FILTERS: 'none',
         REDIS_URL: '',
+        // A liveness bound, not the subject: the 'life' filter's worker imports tsx and zod, seconds on a busy machine.
+        FILTER_LOAD_TIMEOUT_MS: '60000',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/create-test-runtime.js';
-import { copyPackage } from '../helpers/package-copy.js';
 import { freePort } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -83,10 +82,10 @@ const answers = (port: number) =>
 
 describe('the supervisor ends with its parent, and does not retry what a restart cannot fix', () => {
   it('kill -9 of `npm start`’s npm process: the supervisor and the server both exit', async () => {
-    const copy = copyPackage();
-    cleanups.push(() => copy.dispose());
+    // `npm start` in this checkout: its data, valves and filters folders are temporary ones (see launch), so nothing
+    // here is written, and the sources' compiled forms are tsx's cached ones (a copy of the package compiles anew).
     const port = await freePort();
-    const npm = launch('npm', ['start', '--silent'], { cwd: copy.root, port });
+    const npm = launch('npm', ['start', '--silent'], { cwd: repoRoot, port });
     // Liveness bounds: a Node + tsx start on a busy 2-core machine can take many seconds.
     await waitFor(() => answers(port), { until: Boolean, timeoutMs: 90_000, intervalMs: 100 });
     const [started] = starts(npm.output());

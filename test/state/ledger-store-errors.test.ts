@@ -97,7 +97,7 @@ describe('SQLite: a ledger write that fails after the answer is journaled and re
     expect(record).toMatchObject({ messageId: 'a-after-crash', userId: 'u-errors', promptTokens: 1200 });
     const spend = admin.prepare("SELECT count(*) AS n FROM ledger WHERE user_id = 'u-errors'").get() as { n: number };
     expect(spend.n).toBe(2);
-  });
+  }, 120_000); // two server starts and a kill: a liveness bound, as in the other process tests
 });
 
 describe('SQLite: the whole database unable to write (locked by another process)', () => {

@@ -11,9 +11,10 @@ import v8 from 'node:v8';
  * (parsing the conversation alone 0.5 ms instead of 0.15 ms). Objects that really live long (the
  * caches) are promoted by the ordinary collector after surviving two collections.
  *
- * Called once at the start of `main()` in the server entry (`src/main.ts`, after the imports, before any request
- * is planned) and by the benches that measure it. Node documents flags set after start-up as unpredictable; this
- * one only steers where V8 allocates, and `bench:inlet` shows it taking effect (`BENCH_V8_DEFAULTS=1` to compare).
+ * Called once at the start of `main()` in the server entry (`src/main.ts`, before it imports the runtime and
+ * before any request is planned) and by the benches that measure it. Node documents flags set after start-up as
+ * unpredictable; this one only steers where V8 allocates, and `bench:inlet` shows it taking effect
+ * (`BENCH_V8_DEFAULTS=1` to compare).
  */
 export function tuneV8(): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring');

@@ -1,4 +1,4 @@
-/** What the counter needs from a js-tiktoken `Tiktoken` (its internal rank table and pattern). */
+/** What the counter needs of an encoding: its rank table (see rank-table.ts) and split pattern. */
 export interface RankTable {
   /** Byte sequence (comma-joined) → rank. */
   rankMap: Map<string, number>;
