@@ -6,7 +6,9 @@ const base = { before: 20_712, after: 1_986, messages: 690, leftOut: 612, summar
 
 describe('the context note line', () => {
   it('carries the counts, then the repeated share, then the admin link to the run', () => {
-    expect(formatContextNote(base)).toBe('context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized');
+    expect(formatContextNote(base)).toBe(
+      'context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized',
+    );
     expect(formatContextNote({ ...base, repeated: 0.624, run: 'http://eunoe.local/dashboard#runs/r-1' })).toBe(
       'context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized' +
         ' · 62% of the prompt repeats the previous one · run http://eunoe.local/dashboard#runs/r-1',
