@@ -5,7 +5,10 @@
  * warm → JSON round trip of the body; cold → raw tokenization of every message + JSON round trip.
  * Then a real ~680-turn conversation (LoCoMo dev, read from ../shared/data), warm: in-process
  * against its JSON round trip, and over HTTP call by call against a bare node:http echo server
- * that parses and re-serialises the same body. The process runs with the server's V8 setting (`tuneV8`);
+ * that parses and re-serialises the same body; and the run inspector's cost there: the same turns to a second server
+ * with `inspect: structure` and one with `inspect: off`, alternately, and the recording's own work (build the record,
+ * write it to SQLite) per turn.
+ * The process runs with the server's V8 setting (`tuneV8`);
  * BENCH_V8_DEFAULTS=1 measures with V8's defaults instead.
  */
 import { LruTokenCache, planContext, type PlanResult } from '../src/domain/engine/index.js';
@@ -18,6 +21,7 @@ import { formatMs, summarize, timeAsync, timeSync } from './lib/timing.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { startEchoServer } from './lib/echo-server.js';
 import { loadLocomo } from './lib/locomo.js';
+import { recordingWork } from './lib/run-recording.js';
 import { tuneV8 } from '../src/core/util/v8-tuning.js';
 
 const SIZES = [50, 500, 2000];
@@ -156,6 +160,17 @@ const realTurn = (run: number): { previous: ChatMessage[]; next: ChatMessage[] }
     ],
   };
 };
+// The run inspector's cost: the same turns to two more servers, one recording runs (inspect: structure, the
+// default), one not (inspect: off), alternately.
+const servers = http
+  ? await Promise.all(['structure', 'off'].map((inspect) => startHttpTarget({ max_tokens: BUDGET, inspect })))
+  : [];
+const [httpOn, httpOff] = servers.map((server) => ('url' in server ? server : undefined));
+/** Lets a run's record, written just after its inlet answers, be written before the next call is timed. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+const realOff: number[] = [];
+const realOn: number[] = [];
+const realRecording: number[] = [];
 const realInProcess: number[] = [];
 const realJson: number[] = [];
 const realHttp: number[] = [];
@@ -175,20 +190,50 @@ for (let run = 0; run < REAL_RUNS + 10; run++) {
   const json = jsonFloor({ model: MODEL, messages: next });
   let viaHttp = Number.NaN;
   let viaEcho = Number.NaN;
+  let withRuns = Number.NaN;
+  let withoutRuns = Number.NaN;
   if (http) {
     await postInlet(http, inletPayload(previous));
     const payload = inletPayload(next);
     viaHttp = await timeAsync(() => postInlet(http, payload));
     viaEcho = await timeAsync(() => echo.post(payload));
+    if (httpOn && httpOff) {
+      // Recording on and off, the same two turns each, in alternating order.
+      for (const recorded of run % 2 ? [true, false] : [false, true]) {
+        const target = recorded ? httpOn : httpOff;
+        await postInlet(target, inletPayload(previous));
+        await settle();
+        const time = await timeAsync(() => postInlet(target, payload));
+        await settle();
+        if (recorded) withRuns = time;
+        else withoutRuns = time;
+      }
+    }
   }
   if (run < 10) continue; // warm-up turns
+  realOn.push(withRuns);
+  realOff.push(withoutRuns);
   realInProcess.push(inProcess);
   realJson.push(json);
   realHttp.push(viaHttp);
   realEcho.push(viaEcho);
 }
+// The recording's own work, in this process with nothing else running: per turn, the warm plan, then the record of
+// that plan built and written to SQLite (the same work the servers above do after each reply).
+const realPlan: number[] = [];
+for (let run = 0; run < REAL_RUNS + 10; run++) {
+  const { previous, next } = realTurn(run);
+  plan(previous, realCache);
+  let result: PlanResult | undefined;
+  const planned = timeSync(() => (result = plan(next, realCache)));
+  const work = await recordingWork(result!, next);
+  if (run < 10) continue;
+  realPlan.push(planned);
+  realRecording.push(work);
+}
 await echo.close();
 if (http) await http.close();
+for (const server of [httpOn, httpOff]) await server?.close();
 
 console.log(`# Inlet latency — budget ${BUDGET} tokens, model ${MODEL}, node ${process.version}`);
 console.log(`History sizes: ${SIZES.map((size) => `${size} messages ≈ ${historyTokens[size]} tokens`).join('; ')}.`);
@@ -274,4 +319,48 @@ console.log(
     }),
   ),
 );
+const RUNS_TARGET = 0.05;
+if (httpOn && httpOff) {
+  console.log(
+    `\n## The run inspector's cost — the same ${REAL_RUNS} warm turns, the context inlet over HTTP with inspect=structure (the default) and inspect=off, alternately\n`,
+  );
+  console.log(
+    'Two more servers, each sent the previous turn then the timed turn, alternately (10 ms pause around each timed call). Added latency: the median of per-turn ratios (on / off) − 1 (the client is in this process, so a record written just after a reply still delays the client reading it: the row counts the write too). Work: in this process alone, per turn, the record of the warm plan built and written to SQLite with its two index entries (the list of all runs full at 2,000), against the inlet without recording and against the warm plan itself.\n',
+  );
+  const off = summarize(realOff).median;
+  const added = summarize(realOn.map((value, index) => value / realOff[index]!)).median - 1;
+  const work = summarize(realRecording).median;
+  console.log(
+    markdownTable(
+      ['what', 'median', 'p95', 'share of the inlet without', 'target', 'verdict'],
+      [
+        ['inlet, inspect=off', formatMs(off), formatMs(summarize(realOff).p95), '—', '', ''],
+        [
+          'inlet, inspect=structure',
+          formatMs(summarize(realOn).median),
+          formatMs(summarize(realOn).p95),
+          `${(added * 100).toFixed(1)} %`,
+          `≤ ${RUNS_TARGET * 100} %`,
+          added <= RUNS_TARGET ? 'PASS' : 'MISS',
+        ],
+        [
+          'recording work (build + SQLite write)',
+          formatMs(work),
+          formatMs(summarize(realRecording).p95),
+          `${((work / off) * 100).toFixed(1)} %`,
+          `≤ ${RUNS_TARGET * 100} %`,
+          work / off <= RUNS_TARGET ? 'PASS' : 'MISS',
+        ],
+        [
+          'warm plan alone (in process)',
+          formatMs(summarize(realPlan).median),
+          formatMs(summarize(realPlan).p95),
+          `recording = ${((work / summarize(realPlan).median) * 100).toFixed(1)} % of it`,
+          '',
+          '',
+        ],
+      ],
+    ),
+  );
+}
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

@@ -20,6 +20,7 @@ import { provideAccountingServices } from './features/accounting/services.js';
 import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
 import { dashboardDataRouter } from './server/routes/dashboard-data.js';
+import { runsRouter } from './server/routes/runs.js';
 import { createFilterLoader } from './runtime/host/isolation/filter-loader.js';
 import { parseOverrides } from './runtime/host/isolation/isolation-settings.js';
 import { ShippedFilters } from './runtime/host/isolation/shipped-filters.js';
@@ -136,6 +137,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
       pricingRouter({ pricing }),
       usageRouter({ ledger }),
       dashboardDataRouter({ ledger, contextStats: context.stats, registry, store, pricing }),
+      runsRouter({ runs: context.runs }),
     ],
   });
 

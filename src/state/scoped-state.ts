@@ -1,4 +1,4 @@
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from './types.js';
+import type { Lease, ListPushOptions, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from './types.js';
 
 /**
  * A view of a StateStore whose keys, streams, leases and channels all live under
@@ -38,12 +38,21 @@ export class ScopedState implements StateStore {
   delete(key: string): Promise<boolean> {
     return this.store.delete(this.k(key));
   }
+  deleteMany(keys: readonly string[]): Promise<number> {
+    return this.store.deleteMany(keys.map((key) => this.k(key)));
+  }
   async keys(prefix: string): Promise<string[]> {
     const found = await this.store.keys(this.k(prefix));
     return found.map((key) => key.slice(this.prefix.length));
   }
   compareAndSet(key: string, expected: unknown, next: unknown, options?: SetOptions): Promise<boolean> {
     return this.store.compareAndSet(this.k(key), expected, next, options);
+  }
+  listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
+    return this.store.listPush(this.k(key), item, options);
+  }
+  listRange(key: string, limit?: number): Promise<string[]> {
+    return this.store.listRange(this.k(key), limit);
   }
   increment(key: string, by?: number, options?: SetOptions): Promise<number> {
     return this.store.increment(this.k(key), by, options);

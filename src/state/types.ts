@@ -17,6 +17,14 @@ export interface SetOptions {
   ttlMs?: number;
 }
 
+/** Options of a capped-list push. */
+export interface ListPushOptions {
+  /** Most items the list keeps (the oldest fall off). */
+  max: number;
+  /** Time to live of the whole list in milliseconds, renewed by every push; absent or 0 = no expiry. */
+  ttlMs?: number;
+}
+
 /** One record of an append-only stream (the ledger). */
 export interface StreamRecord<T = Record<string, unknown>> {
   /** Caller-chosen unique id inside the stream (e.g. the Open WebUI message id); appends are idempotent by it. */
@@ -87,6 +95,8 @@ export interface StateStore {
   setMany(entries: readonly { key: string; value: unknown; ttlMs?: number }[]): Promise<void>;
   /** Delete a document; true when something was deleted. */
   delete(key: string): Promise<boolean>;
+  /** Delete several documents in one round trip / transaction; how many were there. */
+  deleteMany(keys: readonly string[]): Promise<number>;
   /** Keys under a prefix (for listing per-user valves etc.); not for hot paths. */
   keys(prefix: string): Promise<string[]>;
   /**
@@ -94,6 +104,15 @@ export interface StateStore {
    * (`undefined` = the key must be absent). Returns true when the write happened.
    */
   compareAndSet(key: string, expected: unknown, next: unknown, options?: SetOptions): Promise<boolean>;
+
+  /**
+   * Atomically put `item` at the head of the capped list `key` (an item already in it moves to the head), keep the
+   * first `max` items and renew the list's TTL; returns the items that fell off its end. Replicas pushing at once
+   * lose none of each other's items. Lists live apart from documents (`get` and `keys` do not see them).
+   */
+  listPush(key: string, item: string, options: ListPushOptions): Promise<string[]>;
+  /** The first `limit` items of a capped list, head (newest) first; none when absent or expired. */
+  listRange(key: string, limit?: number): Promise<string[]>;
 
   /** Atomically add `by` (may be fractional or negative) and return the new value. TTL applies when the counter is created. */
   increment(key: string, by?: number, options?: SetOptions): Promise<number>;

@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: a throw-away Eunoe with a month of made-up usage, opened in Debian's
  * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (and Spend in dark mode
- * and at phone width) under docs/screenshots/. Rerun it after changing the page.
+ * and at phone width, and one run's page of the Runs view) under docs/screenshots/. Rerun it after changing the page.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,9 @@ import request from 'supertest';
 import { launchChromium } from '../helpers/chromium.js';
 import { createTestRuntime, repoRoot } from '../helpers/create-test-runtime.js';
 import { provided } from '../../src/runtime/host/service-registry.js';
-import { contextStatsService } from '../../src/features/context/services.js';
+import { contextRunsService, contextStatsService } from '../../src/features/context/services.js';
+import { fillerText } from '../filters/helpers/flag-chats.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const DAY = 86_400_000;
 const out = path.join(repoRoot, 'docs/screenshots');
@@ -64,6 +66,35 @@ try {
     .set(runtime.auth)
     .send({ monthly_limit_usd: 5, user_limits: { 'ann@example.com': { daily_usd: 0.02 } } })
     .expect(200);
+  // Runs: real inlets of the context filter (preview mode), two chats of two users.
+  await request(runtime.app)
+    .post('/context/valves/update')
+    .set(runtime.auth)
+    .send({ max_tokens: 1500, recent: 4, inspect: 'preview' })
+    .expect(200);
+  const chat = (turns: number, question: string) => [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    ...Array.from({ length: turns }, (_, turn) => [
+      { role: 'user', content: fillerText('u', turn, turn % 7 === 3) },
+      { role: 'assistant', content: fillerText('a', turn) },
+    ]).flat(),
+    { role: 'user', content: question },
+  ];
+  for (const [turns, chatId, user, model, question] of [
+    [20, 'chat-7f3a', 'ann@example.com', 'openai/gpt-4o', 'What did we decide about the topic?'],
+    [28, 'chat-7f3a', 'ann@example.com', 'openai/gpt-4o', 'And the topic before that?'],
+    [12, 'chat-91bc', 'bob@example.com', 'anthropic/claude-3.5-sonnet', '!context=3 Where were we?'],
+    [40, 'chat-7f3a', 'ann@example.com', 'openai/gpt-4o', 'Summarise the topic for me.'],
+  ] as const) {
+    await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model, messages: chat(turns, question), metadata: { chat_id: chatId } }, user: { id: user } })
+      .expect(200);
+  }
+  const runs = provided(runtime.services, contextRunsService)!;
+  await waitFor(async () => (await runs.list({ limit: 10 })).runs.length === 4, { timeoutMs: 30_000 });
+  const newest = (await runs.list({ limit: 1 })).runs[0]!;
   const server = runtime.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/dashboard`;
@@ -86,7 +117,24 @@ try {
       await browser.close();
     }
   };
-  await shoot({}, ['spend', 'caps', 'context', 'status']);
+  await shoot({}, ['spend', 'caps', 'context', 'runs', 'status']);
+  // A run's page, a message focused from the keyboard.
+  const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${base}#key=${runtime.apiKey}`);
+    await page.locator('#tabs:not([hidden])').waitFor();
+    await page.evaluate(`window.location.hash = ${JSON.stringify(`#runs/${newest.id}`)}`);
+    await page.locator('#run-detail:not([hidden])').waitFor();
+    await page.locator('body[data-loading="false"]').waitFor();
+    await page.focus('#run-strip li[tabindex="0"]');
+    for (let step = 0; step < 14; step++) await page.keyboard.press('ArrowRight');
+    const file = path.join(out, 'run.png');
+    await page.screenshot({ path: file });
+    console.log(`saved ${path.relative(repoRoot, file)}`);
+  } finally {
+    await browser.close();
+  }
   await shoot({ colorScheme: 'dark' }, ['spend'], '-dark');
   await shoot({ viewport: { width: 390, height: 844 } }, ['spend'], '-phone');
   server.close();

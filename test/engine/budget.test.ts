@@ -177,6 +177,7 @@ describe('summarization', () => {
       weight: 1,
       tokens: 5,
       reason: '',
+      cause: 'budget' as const,
     });
     expect(
       summaryRanges([

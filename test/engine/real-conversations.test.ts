@@ -82,7 +82,20 @@ function checkStrict(messages: unknown[], strict: PlanResult, any: PlanResult, m
       previous.role === 'assistant' && current.role === 'assistant' && !hasCalls(previous) && !hasCalls(current),
     ).toBe(false);
   }
-  expect(strict.plan.entries).toEqual(any.plan.entries); // the same selection, only merged
+  // The same selection, only merged: a merged message names the message it joined and says why.
+  const unmerged = strict.plan.entries.map(({ mergedInto, ...entry }) =>
+    mergedInto === undefined
+      ? entry
+      : { ...entry, cause: any.plan.entries[entry.index]!.cause, reason: any.plan.entries[entry.index]!.reason },
+  );
+  expect(unmerged).toEqual(any.plan.entries);
+  const merged = strict.plan.entries.filter((entry) => entry.mergedInto !== undefined);
+  expect(merged.length).toBe(any.messages.length - sent.length);
+  for (const entry of merged) {
+    expect(entry.cause).toBe('role-alternation');
+    expect(strict.plan.entries[entry.mergedInto!]!.role).toBe(entry.role);
+    expect(strict.plan.entries[entry.mergedInto!]!.disposition).not.toBe('drop');
+  }
   expect(promptTokens(sent)).toBe(strict.plan.tokensAfter); // merged messages recounted: the plan counts what is sent
   expect(strict.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
   expect(validateMessageOrder(sent)).toEqual([]);

@@ -206,6 +206,64 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       });
     });
 
+    describe('deleteMany', () => {
+      it('deletes several documents at once and counts those that were there', async () => {
+        const store = await open();
+        await store.setMany([
+          { key: 'a', value: 1 },
+          { key: 'b', value: 2 },
+          { key: 'c', value: 3 },
+        ]);
+        expect(await store.deleteMany([])).toBe(0);
+        expect(await store.deleteMany(['a', 'c', 'missing'])).toBe(2);
+        expect(await store.getMany(['a', 'b', 'c'])).toEqual([undefined, 2, undefined]);
+      });
+    });
+
+    describe('capped lists', () => {
+      it('pushes to the head, moves a repeated item there, keeps the first max and returns what fell off', async () => {
+        const store = await open();
+        expect(await store.listRange('list')).toEqual([]);
+        expect(await store.listPush('list', 'a', { max: 3 })).toEqual([]);
+        expect(await store.listPush('list', 'b', { max: 3 })).toEqual([]);
+        expect(await store.listPush('list', 'c', { max: 3 })).toEqual([]);
+        expect(await store.listPush('list', 'a', { max: 3 })).toEqual([]);
+        expect(await store.listRange('list')).toEqual(['a', 'c', 'b']);
+        expect(await store.listPush('list', 'd', { max: 3 })).toEqual(['b']);
+        expect(await store.listPush('list', 'e', { max: 2 })).toEqual(['a', 'c']);
+        expect(await store.listRange('list')).toEqual(['e', 'd']);
+        expect(await store.listRange('list', 1)).toEqual(['e']);
+        expect(await store.listRange('list', 0)).toEqual([]);
+        // Lists live apart from documents.
+        expect(await store.get('list')).toBeUndefined();
+        expect(await store.keys('li')).toEqual([]);
+        await store.set('list', 'a document');
+        expect(await store.listRange('list')).toEqual(['e', 'd']);
+      });
+
+      it('concurrent pushes lose no item', async () => {
+        const store = await open();
+        const items = Array.from({ length: 60 }, (_, index) => `i${index}`);
+        const evicted = (await Promise.all(items.map((item) => store.listPush('busy', item, { max: 50 })))).flat();
+        const kept = await store.listRange('busy');
+        expect(kept).toHaveLength(50);
+        expect([...kept, ...evicted].sort()).toEqual([...items].sort());
+      });
+
+      it('expires a list after its TTL; each push renews it', async () => {
+        const store = await open();
+        await store.listPush('ttl', 'a', { max: 5, ttlMs: TTL });
+        await store.listPush('forever', 'a', { max: 5, ttlMs: TTL });
+        await store.listPush('forever', 'b', { max: 5 });
+        expect(await store.listRange('ttl')).toEqual(['a']);
+        await clock.advance(PAST_TTL);
+        expect(await store.listRange('ttl')).toEqual([]);
+        expect(await store.listRange('forever')).toEqual(['b', 'a']);
+        expect(await store.listPush('ttl', 'b', { max: 5 })).toEqual([]);
+        expect(await store.listRange('ttl')).toEqual(['b']);
+      });
+    });
+
     describe('append and range', () => {
       it('is idempotent by record id', async () => {
         const store = await open();

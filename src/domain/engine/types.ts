@@ -5,7 +5,7 @@
 import type { PricingLookup } from '../pricing/types.js';
 
 /** Selection algorithm names. */
-export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache';
+export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache' | 'cache_stable';
 
 /** Weighting strategy names. */
 export type WeightingName = 'static' | 'keyword' | 'smart' | 'composite';
@@ -109,6 +109,26 @@ export interface PlanInput {
 /** What happens to one message. */
 export type Disposition = 'keep' | 'pinned' | 'summarize' | 'drop';
 
+/**
+ * Why a message got its disposition, as a code: `system` (always sent), `pinned` (`!pin`), `tag` (a keep tag),
+ * `recent` (the last messages), `current` (the newest user message and what follows it), `tool-pair` (a tool call or
+ * result without its partner is dropped; a call and its results share one fate), `first-user` (removed so the chat
+ * starts with a user message), `role-alternation` (merged into the message before it), `flag` (outside
+ * `!context=N`), `budget` (selected, or left out, by weight within the budget), `invalid` (not a message object).
+ */
+export type EntryCause =
+  | 'system'
+  | 'pinned'
+  | 'tag'
+  | 'recent'
+  | 'current'
+  | 'tool-pair'
+  | 'first-user'
+  | 'role-alternation'
+  | 'flag'
+  | 'budget'
+  | 'invalid';
+
 /** The plan line of one input message. */
 export interface PlanEntry {
   index: number;
@@ -117,7 +137,12 @@ export interface PlanEntry {
   disposition: Disposition;
   weight: number;
   tokens: number;
+  /** Why, in words. */
   reason: string;
+  /** Why, as a code. */
+  cause: EntryCause;
+  /** Input index of the message this one was merged into (strict role alternation). */
+  mergedInto?: number;
 }
 
 /** The budget in force for a run, and where each limit came from. */
@@ -177,6 +202,11 @@ export interface PlanResult {
   plan: Plan;
   /** Ids of the messages sent, for the prefix tracker. */
   sequence: string[];
+  /**
+   * Leading messages of `messages` expected to repeat in the chat's next prompt (system prompts and the history
+   * before recalled messages and the current turn): where a prompt-cache breakpoint belongs.
+   */
+  stablePrefix: number;
 }
 
 /** Async summarizer: turns messages into one text (issue 7 implements it). */

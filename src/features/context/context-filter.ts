@@ -33,8 +33,15 @@ import { contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { provided } from '../../runtime/host/service-registry.js';
-import { contextMetricsService, contextStatsService } from './services.js';
+import { contextMetricsService, contextRunsService, contextStatsService } from './services.js';
+import { recordRun, runLink } from './runs/record-run.js';
 import { storeOutage } from '../../core/util/store-outage.js';
+import {
+  readPreviousPrompt,
+  savePreviousPrompt,
+  tracksPreviousPrompt,
+  withStablePrefixHint,
+} from './previous-prompt.js';
 
 /** What the context filter's hooks receive. */
 export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
@@ -43,7 +50,6 @@ export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
 /** Stored values are JSON someone else may have written: a value of another shape reads as none. */
-const storedSequence = z.array(z.string());
 const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
@@ -63,9 +69,7 @@ async function planInputFor(args: {
   readSequence: boolean;
 }): Promise<PlanInput> {
   const { messages, model, options, flags, state, services } = args;
-  const previousSequence = args.readSequence
-    ? storedSequence.safeParse(await state.get(`seq:${flags.chatKey}`).catch(() => undefined)).data
-    : undefined;
+  const previousSequence = args.readSequence ? await readPreviousPrompt(state, flags.chatKey) : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
   return {
     messages,
@@ -124,8 +128,10 @@ export async function contextInlet({
   logger,
   signal,
   emit,
+  user,
   deadline: hookDeadline,
 }: ContextHookArgs): Promise<FilterBody> {
+  const [started, startedAt] = [Date.now(), performance.now()];
   // A fifth of the hook's time (at least 1.5 s) is kept back from model calls (scoring, summaries) for the fallback
   // and the reply, so a busy machine still answers before the host's 504: a model call gets at most `limitMs` and
   // ends that reserve before the hook's deadline (whole ms, at least 100).
@@ -147,9 +153,8 @@ export async function contextInlet({
     logger,
   });
   if (messageWeights) options.messageWeights = messageWeights;
-  const sequenceKey = `seq:${flags.chatKey}`;
-  // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
-  const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
+  // Only the cache-ordered algorithms read the prompt sent last time; the others skip the store round trips.
+  const tracksPrefix = tracksPreviousPrompt(flags.chatKey, options.algorithm);
   const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: tracksPrefix });
   const { correction } = input;
   const client = clientFor(pool, valves);
@@ -186,18 +191,31 @@ export async function contextInlet({
     deadline.clear();
   }
   const { plan } = context.result;
-  if (tracksPrefix) {
-    await state
-      .set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS })
-      .catch((error: Error) =>
-        storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
-      );
-  }
-  const note = contextNoteOf(
-    plan,
-    context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
-    context.outcome?.summarized ?? 0,
-  );
+  if (tracksPrefix) await savePreviousPrompt(state, flags.chatKey, context.result.sequence, logger);
+  const runId = recordRun({
+    runs: provided(services, contextRunsService),
+    pending: services.pending,
+    valves,
+    userValves,
+    flags,
+    user,
+    model,
+    messages,
+    context,
+    logger,
+    started,
+    durationMs: performance.now() - startedAt,
+  });
+  const link = runLink(valves, user, runId);
+  const note = {
+    ...contextNoteOf(
+      plan,
+      context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
+      context.outcome?.summarized ?? 0,
+      tracksPrefix ? input.previousSequence : undefined,
+    ),
+    ...(link ? { run: link } : {}),
+  };
   // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
   emit({ type: 'status', data: { description: formatContextNote(note), done: true } });
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
@@ -270,7 +288,8 @@ export async function contextInlet({
     'context planned',
   );
   // The engine returns the input's own message objects plus the summary messages it writes.
-  return { ...body, messages: context.messages as ChatMessage[] };
+  const out = { ...body, messages: context.messages as ChatMessage[] };
+  return tracksPrefix ? withStablePrefixHint(out, context) : out;
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */

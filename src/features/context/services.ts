@@ -6,15 +6,19 @@ import { serviceKey, type ServiceRegistry } from '../../runtime/host/service-reg
 import { createContextStats, type ContextStats } from '../../runtime/usage/context-stats.js';
 import type { ContextMetrics } from '../../runtime/metrics/metrics.js';
 import type { StateStore } from '../../state/types.js';
+import { createRunStore, type RunStore } from './runs/run-store.js';
 
 export const contextStatsService = serviceKey<ContextStats>('context.stats');
 export const contextMetricsService = serviceKey<ContextMetrics>('context.metrics');
+/** The run inspector's records: the filter records each inlet's plan, the `/runs` routes read them. */
+export const contextRunsService = serviceKey<RunStore>('context.runs');
 
 export function provideContextServices(
   registry: ServiceRegistry,
   deps: { store: StateStore; metrics?: ContextMetrics },
-): { stats: ContextStats } {
+): { stats: ContextStats; runs: RunStore } {
   const stats = registry.provide(contextStatsService, createContextStats(deps.store));
+  const runs = registry.provide(contextRunsService, createRunStore(deps.store));
   if (deps.metrics) registry.provide(contextMetricsService, deps.metrics);
-  return { stats };
+  return { stats, runs };
 }

@@ -10,6 +10,8 @@ const FILES: Record<string, string> = {
   'dashboard.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
   'format.js': 'text/javascript; charset=utf-8',
+  'runs.js': 'text/javascript; charset=utf-8',
+  'runs.css': 'text/css; charset=utf-8',
 };
 
 /** Only the page's own files, scripts and data: no CDN, no inline script, no framing. */
@@ -31,13 +33,16 @@ const DASHBOARD_READS = new Set([
   '/status',
   '/health',
   '/pricing/status',
+  '/runs',
   // The Open WebUI Function holds no secret (its key is a valve the admin fills in Open WebUI).
   '/integrations/open-webui/function.py',
 ]);
 
-/** True for a request the read-only dashboard key may make (GET of usage, caps, context statistics, status). */
+/** True for a request the read-only dashboard key may make (GET of usage, caps, context statistics, runs, status). */
 export function isDashboardRead(request: Request): boolean {
-  return (request.method === 'GET' || request.method === 'HEAD') && DASHBOARD_READS.has(request.path);
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  // One run's page (`/runs/:id`) is a read like the listing.
+  return DASHBOARD_READS.has(request.path) || /^\/runs\/[^/]+$/.test(request.path);
 }
 
 /**

@@ -176,3 +176,19 @@ end
 return out`,
   2,
 );
+
+/**
+ * Capped-list push: ARGV[1] moves to (or enters at) the head of list KEYS[1], which keeps its first ARGV[2] items;
+ * a TTL of ARGV[3] ms (0 = none) is set on the list. Returns the items that fell off its end.
+ */
+export const listPushScript = new LuaScript(
+  'listPush',
+  `redis.call('LREM', KEYS[1], 0, ARGV[1])
+redis.call('LPUSH', KEYS[1], ARGV[1])
+local max = tonumber(ARGV[2])
+local evicted = redis.call('LRANGE', KEYS[1], max, -1)
+if #evicted > 0 then redis.call('LTRIM', KEYS[1], 0, max - 1) end
+if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
+return evicted`,
+  1,
+);

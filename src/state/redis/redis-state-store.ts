@@ -4,7 +4,16 @@ import { Cluster } from 'ioredis';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord, TopologyHealth } from '../types.js';
+import type {
+  Lease,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+  TopologyHealth,
+} from '../types.js';
 import {
   createRedisClient,
   reconnectWhenEnded,
@@ -16,7 +25,7 @@ import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
 import { describeTopology, type RedisTopology } from './redis-topology.js';
-import { compareAndSetScript, incrementScript, releaseLeaseScript } from './redis-scripts.js';
+import { compareAndSetScript, incrementScript, listPushScript, releaseLeaseScript } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
 import { backfillSpendCounters } from './backfill-spend-counters.js';
@@ -196,6 +205,17 @@ export class RedisStateStore implements StateStore {
     return (await this.call('delete', (client) => client.del(this.layout.document(key)))) > 0;
   }
 
+  async deleteMany(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const fullKeys = keys.map((key) => this.layout.document(key));
+    // On a Cluster one DEL may only name keys of one slot: one DEL per key there (pipelined by the client).
+    if (this.client instanceof Cluster)
+      return this.call('deleteMany', async (client) =>
+        (await Promise.all(fullKeys.map((key) => client.del(key)))).reduce((sum, deleted) => sum + deleted, 0),
+      );
+    return this.call('deleteMany', (client) => client.del(...fullKeys));
+  }
+
   async keys(prefix: string): Promise<string[]> {
     const found = new Set<string>();
     // SCAN reaches one node: on a Cluster every primary is walked (each page its own bounded call).
@@ -230,6 +250,20 @@ export class RedisStateStore implements StateStore {
       expectedText = current;
     }
     return false;
+  }
+
+  async listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
+    const max = Math.max(1, Math.floor(options.max));
+    const reply = await this.call('listPush', (client) =>
+      listPushScript.run(client, [this.layout.list(key)], [item, max, options.ttlMs ?? 0]),
+    );
+    return (reply as string[]) ?? [];
+  }
+
+  async listRange(key: string, limit?: number): Promise<string[]> {
+    const stop = limit === undefined ? -1 : Math.max(0, Math.floor(limit)) - 1;
+    if (stop < -1 || limit === 0) return [];
+    return this.call('listRange', (client) => client.lrange(this.layout.list(key), 0, stop));
   }
 
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {

@@ -98,6 +98,23 @@ export const migrations: readonly string[] = [
     )
     .join('\n  ')}
   `,
+  // 4: capped lists (newest first), apart from documents: the run inspector's indexes. One row per item, so a push
+  // costs a few index steps whatever the list's length; a list's size and TTL are one row of its own.
+  `
+  CREATE TABLE lists (
+    key TEXT NOT NULL,
+    item TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (key, item)
+  ) WITHOUT ROWID;
+  CREATE INDEX lists_by_seq ON lists (key, seq);
+  CREATE TABLE list_meta (
+    key TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    expires_at INTEGER
+  ) WITHOUT ROWID;
+  CREATE INDEX list_meta_expiry ON list_meta (expires_at) WHERE expires_at IS NOT NULL;
+  `,
 ];
 
 /**

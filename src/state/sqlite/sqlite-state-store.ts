@@ -5,7 +5,15 @@ import { StateUnavailableError } from '../../core/errors/index.js';
 import { LocalChannel } from '../local-channel.js';
 import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.js';
 import { StateValueError } from '../state-value-error.js';
-import type { Lease, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from '../types.js';
+import type {
+  Lease,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+} from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { UsageQueryThread } from './usage-query-thread.js';
@@ -106,6 +114,21 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  async deleteMany(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        let deleted = 0;
+        for (const key of keys) {
+          if (this.readLive(key, now) !== undefined) deleted += 1;
+          this.statements.deleteDocument.run(key);
+        }
+        return deleted;
+      })(),
+    );
+  }
+
   async keys(prefix: string): Promise<string[]> {
     return this.run(() => {
       const found: string[] = [];
@@ -128,6 +151,33 @@ export class SqliteStateStore implements StateStore {
         return true;
       })(),
     );
+  }
+
+  async listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
+    const max = Math.max(1, Math.floor(options.max));
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const now = Date.now();
+        const size = this.liveListSize(key, now);
+        const isNew = this.statements.hasListItem.get(key, item) === undefined;
+        const { seq } = this.statements.nextListSeq.get(key)!;
+        this.statements.putListItem.run(key, item, seq);
+        const over = size + (isNew ? 1 : 0) - max;
+        // The oldest first from the index, returned newest first (the order of the list).
+        const evicted = over > 0 ? this.statements.oldestListItems.all(key, over).map((row) => row.item) : [];
+        for (const gone of evicted) this.statements.deleteListItem.run(key, gone);
+        this.statements.putListMeta.run(key, Math.min(max, size + (isNew ? 1 : 0)), expiryFrom(options.ttlMs, now));
+        return evicted.reverse();
+      })(),
+    );
+  }
+
+  async listRange(key: string, limit?: number): Promise<string[]> {
+    return this.run(() => {
+      if (this.liveListSize(key, Date.now()) === 0) return [];
+      const count = limit === undefined ? -1 : Math.max(0, Math.floor(limit));
+      return this.statements.listItemsFrom.all(key, count, 0).map((row) => row.item);
+    });
   }
 
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {
@@ -224,6 +274,8 @@ export class SqliteStateStore implements StateStore {
     try {
       const now = Date.now();
       this.statements.purgeDocuments.run(now);
+      this.statements.purgeLists.run(now);
+      this.statements.purgeListMeta.run(now);
       this.statements.purgeLeases.run(now);
     } catch (error) {
       this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');
@@ -231,6 +283,16 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** The row for `key` unless absent or expired (an expired row is deleted on the way). */
+  /** A capped list's size; a list whose TTL has passed is deleted first and has none. */
+  private liveListSize(key: string, now: number): number {
+    const row = this.statements.listMeta.get(key);
+    if (row === undefined) return 0;
+    if (row.expires_at === null || row.expires_at > now) return row.size;
+    this.statements.deleteList.run(key);
+    this.statements.deleteListMeta.run(key);
+    return 0;
+  }
+
   private readLive(key: string, now: number): DocumentRow | undefined {
     const row = this.statements.getDocument.get(key);
     if (row === undefined) return undefined;

@@ -32,6 +32,35 @@ export function prepareStatements(db: Database.Database) {
     documentsFrom: db.prepare<[string, number], { key: string }>(
       'SELECT key FROM documents WHERE key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
     ),
+    listMeta: db.prepare<[string], { size: number; expires_at: number | null }>(
+      'SELECT size, expires_at FROM list_meta WHERE key = ?',
+    ),
+    putListMeta: db.prepare<[string, number, number | null]>(
+      `INSERT INTO list_meta (key, size, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET size = excluded.size, expires_at = excluded.expires_at`,
+    ),
+    deleteListMeta: db.prepare<[string]>('DELETE FROM list_meta WHERE key = ?'),
+    hasListItem: db.prepare<[string, string], { found: number }>(
+      'SELECT 1 AS found FROM lists WHERE key = ? AND item = ?',
+    ),
+    oldestListItems: db.prepare<[string, number], { item: string }>(
+      'SELECT item FROM lists WHERE key = ? ORDER BY seq ASC LIMIT ?',
+    ),
+    deleteList: db.prepare<[string]>('DELETE FROM lists WHERE key = ?'),
+    nextListSeq: db.prepare<[string], { seq: number }>(
+      'SELECT coalesce(max(seq), 0) + 1 AS seq FROM lists WHERE key = ?',
+    ),
+    putListItem: db.prepare<[string, string, number]>(
+      `INSERT INTO lists (key, item, seq) VALUES (?, ?, ?) ON CONFLICT (key, item) DO UPDATE SET seq = excluded.seq`,
+    ),
+    listItemsFrom: db.prepare<[string, number, number], { item: string }>(
+      'SELECT item FROM lists WHERE key = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+    ),
+    deleteListItem: db.prepare<[string, string]>('DELETE FROM lists WHERE key = ? AND item = ?'),
+    purgeLists: db.prepare<[number]>(
+      'DELETE FROM lists WHERE key IN (SELECT key FROM list_meta WHERE expires_at IS NOT NULL AND expires_at <= ?)',
+    ),
+    purgeListMeta: db.prepare<[number]>('DELETE FROM list_meta WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     purgeDocuments: db.prepare<[number]>('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     insertRecord: db.prepare<[string, string, number, number, string]>(
       'INSERT OR IGNORE INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)',

@@ -1,5 +1,5 @@
 import type { Conversation } from '../conversation/chat-node.js';
-import type { EngineOptions, MessageMark } from '../types.js';
+import type { EngineOptions, EntryCause, MessageMark } from '../types.js';
 
 /** Why a unit is mandatory or excluded, by unit position. */
 export interface UnitMarks {
@@ -7,6 +7,8 @@ export interface UnitMarks {
   excluded: boolean[];
   /** Reason per unit position for mandatory/excluded units. */
   reasons: (string | undefined)[];
+  /** The same reasons as codes. */
+  causes: (EntryCause | undefined)[];
   /** Units kept because pinned or tagged (disposition `pinned`). */
   pinned: boolean[];
 }
@@ -39,10 +41,14 @@ export function markUnits(
     mandatory: new Array(count).fill(false),
     excluded: new Array(count).fill(false),
     reasons: new Array(count).fill(undefined),
+    causes: new Array(count).fill(undefined),
     pinned: new Array(count).fill(false),
   };
-  const set = (position: number, reason: string) => {
-    if (!result.mandatory[position]) result.reasons[position] = reason;
+  const set = (position: number, reason: string, cause: EntryCause) => {
+    if (!result.mandatory[position]) {
+      result.reasons[position] = reason;
+      result.causes[position] = cause;
+    }
     result.mandatory[position] = true;
   };
   const tags = new Set(keepTags);
@@ -53,7 +59,7 @@ export function markUnits(
       const mark = byId.get(conversation.nodes[member]!.id);
       const tag = mark?.tags?.find((name) => tags.has(name));
       if (mark?.pinned || tag !== undefined) {
-        set(unit.position, mark?.pinned ? 'pinned' : `kept by tag ${tag}`);
+        set(unit.position, mark?.pinned ? 'pinned' : `kept by tag ${tag}`, mark?.pinned ? 'pinned' : 'tag');
         result.pinned[unit.position] = true;
       }
     }
@@ -66,17 +72,18 @@ export function markUnits(
     if (unit.members[0]! < start && !result.mandatory[unit.position]) {
       result.excluded[unit.position] = true;
       result.reasons[unit.position] = `outside !context=${options.contextTurns}`;
+      result.causes[unit.position] = 'flag';
     }
   }
   if (conversation.lastUserIndex >= 0) {
     const lastUserUnit = conversation.unitOf[conversation.lastUserIndex]!;
-    set(lastUserUnit, 'last user message');
-    for (let position = lastUserUnit + 1; position < count; position += 1) set(position, 'current turn');
+    set(lastUserUnit, 'last user message', 'current');
+    for (let position = lastUserUnit + 1; position < count; position += 1) set(position, 'current turn', 'current');
   }
   let recent = Math.max(options.recent, options.minChatMessages);
   for (let position = count - 1; position >= 0 && recent > 0; position -= 1) {
     if (result.excluded[position]) break;
-    set(position, 'recent');
+    set(position, 'recent', 'recent');
     recent -= conversation.units[position]!.members.length;
   }
   return result;

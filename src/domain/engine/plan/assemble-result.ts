@@ -63,6 +63,19 @@ function mergedTokenDelta(
   return delta;
 }
 
+/** Entries of the messages merged into the one before them (`sources`: positions in `order`, as sent). */
+function markMerged(sources: readonly number[][], order: readonly number[], entries: PlanEntry[]): void {
+  for (const positions of sources) {
+    const into = order[positions[0]!]!;
+    for (const position of positions.slice(1)) {
+      const entry = entries[order[position]!]!;
+      entry.mergedInto = into;
+      entry.cause = 'role-alternation';
+      entry.reason = `merged into message ${into} so user and assistant alternate`;
+    }
+  }
+}
+
 /**
  * Builds the messages to send (input objects, untouched, except merges for strict role
  * alternation; recalled ones after the kept history), the sequence and the plan.
@@ -88,11 +101,24 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     sequenceTokens.push(entry.tokens);
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
+  const recalled = inputs.recalled ?? new Set<number>();
+  // The part of the prompt expected to repeat next time: system prompts and history up to the first recalled
+  // message or the current turn (both are sent after it).
+  let stable = 0;
+  while (
+    stable < order.length &&
+    (conversation.nodes[order[stable]!]!.isSystem ||
+      (!recalled.has(order[stable]!) &&
+        (conversation.lastUserIndex < 0 || order[stable]! < conversation.lastUserIndex)))
+  )
+    stable += 1;
+  let stablePrefix = stable;
   let sent = messages;
   let mergeDelta = 0;
   if (options.roleAlternation === 'strict') {
     const alternated = alternateRoles(messages);
     if (alternated.merged > 0) {
+      markMerged(alternated.sources, order, entries);
       notes.push(`${alternated.merged} message(s) merged into the one before, so user and assistant alternate`);
       mergeDelta = mergedTokenDelta(
         alternated,
@@ -102,6 +128,13 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
       );
     }
     sent = alternated.messages;
+    // A merged message is stable only when all its parts are.
+    stablePrefix = 0;
+    while (
+      stablePrefix < alternated.sources.length &&
+      alternated.sources[stablePrefix]!.every((position) => position < stable)
+    )
+      stablePrefix += 1;
   }
   const tokensAfter = inputs.fixed + totals.chat + totals.reserve + mergeDelta;
   const overBudget = tokensAfter > budget.hard;
@@ -121,6 +154,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   return {
     messages: sent,
     sequence,
+    stablePrefix,
     plan: {
       // Hashed when first read (a log line reads it; a caller that plans without logging never pays for it).
       get runId() {

@@ -16,24 +16,41 @@ export interface EntryInputs {
   summarizing: boolean;
 }
 
-const SYSTEM_FATE: Pick<PlanEntry, 'disposition' | 'reason'> = {
+type Fate = Pick<PlanEntry, 'disposition' | 'reason' | 'cause'>;
+
+const SYSTEM_FATE: Fate = {
   disposition: 'keep',
   reason: 'system message (always kept)',
+  cause: 'system',
 };
 
 /** Disposition and reason of one chat unit. */
-function unitFate(position: number, inputs: EntryInputs): Pick<PlanEntry, 'disposition' | 'reason'> {
+function unitFate(position: number, inputs: EntryInputs): Fate {
   const { units, kept, marks, droppedForOrder, summarizing } = inputs;
   const unit = units[position]!;
   if (kept[position]) {
     const reason = marks.reasons[position] ?? 'selected within budget';
-    return { disposition: marks.pinned[position] ? 'pinned' : 'keep', reason };
+    return {
+      disposition: marks.pinned[position] ? 'pinned' : 'keep',
+      reason,
+      cause: marks.causes[position] ?? 'budget',
+    };
   }
-  if (unit.excluded) return { disposition: 'drop', reason: marks.reasons[position] ?? 'excluded' };
-  const reason = droppedForOrder.has(position)
-    ? 'removed: the first chat message sent must be a user message'
-    : 'over budget';
-  return { disposition: summarizing ? 'summarize' : 'drop', reason };
+  if (unit.excluded)
+    return {
+      disposition: 'drop',
+      reason: marks.reasons[position] ?? 'excluded',
+      cause: marks.causes[position] ?? 'flag',
+    };
+  const disposition = summarizing ? 'summarize' : 'drop';
+  return droppedForOrder.has(position)
+    ? { disposition, reason: 'removed: the first chat message sent must be a user message', cause: 'first-user' }
+    : { disposition, reason: 'over budget', cause: 'budget' };
+}
+
+/** The fate of a message the conversation cannot send validly (an orphan tool call or result, a non-object). */
+function orphanFate(reason: string): Fate {
+  return { disposition: 'drop', reason, cause: reason === 'not a message object' ? 'invalid' : 'tool-pair' };
 }
 
 /** One plan entry per input message, in input order. */
@@ -45,7 +62,7 @@ export function buildEntries(inputs: EntryInputs): PlanEntry[] {
     const fate = node.isSystem
       ? SYSTEM_FATE
       : orphan !== undefined
-        ? { disposition: 'drop' as const, reason: orphan }
+        ? orphanFate(orphan)
         : fates[conversation.unitOf[node.index]!]!;
     return {
       index: node.index,
@@ -55,6 +72,7 @@ export function buildEntries(inputs: EntryInputs): PlanEntry[] {
       weight: weights[node.index]!,
       tokens: tokens[node.index]!,
       reason: fate.reason,
+      cause: fate.cause,
     };
   });
 }

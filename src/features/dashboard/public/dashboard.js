@@ -1,9 +1,10 @@
-// Eunoe dashboard: sign-in, then four views over the JSON endpoints (/usage/daily, /usage/caps,
-// /usage/context, /status). The API key lives in sessionStorage (this tab only) and travels as a
+// Eunoe dashboard: sign-in, then five views over the JSON endpoints (/usage/daily, /usage/caps,
+// /usage/context, /runs, /status). The API key lives in sessionStorage (this tab only) and travels as a
 // Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
 
 import { PALETTE, pairedBars, stackedBars } from './charts.js';
 import { age, count, dayLabel, instant, share, usd } from './format.js';
+import { loadRun, loadRuns, runIdFromHash, wireRuns } from './runs.js';
 
 const KEY = 'eunoe.dashboard.key';
 const $ = (id) => document.getElementById(id);
@@ -59,7 +60,7 @@ async function signIn() {
   $('main').focus(); // screen readers and keyboard users start at the content, not the form that went away
 }
 
-async function show(view) {
+async function show(view, options = {}) {
   state.view = view;
   for (const button of document.querySelectorAll('#tabs button')) {
     if (button.dataset.view === view) button.setAttribute('aria-current', 'page');
@@ -73,6 +74,7 @@ async function show(view) {
     if (view === 'spend') await loadSpend();
     else if (view === 'caps') await loadCaps();
     else if (view === 'context') await loadContext();
+    else if (view === 'runs') await (runIdFromHash() ? loadRun(api, runIdFromHash()) : loadRuns(api, options.more));
     else await loadStatus();
   } catch (error) {
     if (error.status === 401) return showSignIn(`Signed out: ${error.message}`);
@@ -281,6 +283,7 @@ async function loadContext() {
     ['Saved', share(totals.savedShare)],
     ['Summarizer calls', count(totals.summarizerCalls)],
     ['Summary cache hits', count(totals.cacheHits)],
+    ['Prompt tokens from cache', share(totals.cachedShare)],
   ]);
   pairedBars($('context-chart'), data.days, `Prompt tokens per day before and after, ${data.from} to ${data.to}`);
   fillRows(
@@ -298,6 +301,7 @@ async function loadContext() {
         cell(count(day.dropped)),
         cell(count(day.summarizerCalls)),
         cell(count(day.cacheHits)),
+        cell(share(day.promptTokens ? day.cachedTokens / day.promptTokens : 0)),
       ]),
   );
 }
@@ -343,7 +347,16 @@ function start() {
   });
   $('sign-out').addEventListener('click', () => showSignIn('Signed out.'));
   for (const button of document.querySelectorAll('#tabs button'))
-    button.addEventListener('click', () => void show(button.dataset.view));
+    button.addEventListener('click', () => {
+      // A tab shows its view from the top: a run's page (#runs/<id>) is left.
+      if (runIdFromHash()) history.replaceState(null, '', window.location.pathname + window.location.search);
+      void show(button.dataset.view);
+    });
+  wireRuns((more) => void show('runs', { more }));
+  window.addEventListener('hashchange', () => {
+    if (runIdFromHash() && !$('tabs').hidden) void show('runs');
+  });
+  if (runIdFromHash()) state.view = 'runs'; // a link to a run (the status line's, for admins)
   $('range').addEventListener('change', () => {
     $('custom-range').hidden = $('range').value !== 'custom';
     if ($('range').value !== 'custom') void show(state.view);

@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PlanResult } from '../../src/domain/engine/index.js';
+import { silentLogger } from '../../src/core/util/logger.js';
+import { createStateStore } from '../../src/state/create-state-store.js';
+import { buildRunRecord } from '../../src/features/context/runs/run-record.js';
+import { createRunStore, newRunId } from '../../src/features/context/runs/run-store.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'eunoe-bench-runs-'));
+const store = await createStateStore({
+  config: {
+    sqlitePath: path.join(dir, 'state.db'),
+    REDIS_URL: undefined,
+    REDIS_PREFIX: 'eunoe:',
+    STATE_TIMEOUT_MS: 500,
+    LEDGER_QUEUE_MAX: 100,
+  },
+  logger: silentLogger(),
+});
+const runs = createRunStore(store);
+/** The context filter's default retention (valves inspect_runs_per_chat, inspect_max_runs, inspect_ttl_hours). */
+const RETENTION = { perChat: 20, max: 2000, ttlMs: 168 * 3_600_000 };
+
+// Steady state: the list of all runs full (a busy server), so each write also pushes the oldest run out.
+for (let index = 0; index < RETENTION.max; index++)
+  await store.listPush('runs:all', newRunId(Date.UTC(2026, 0, 1) + index), { max: RETENTION.max });
+
+/**
+ * What recording one run costs, in ms: build the record from the plan (structure mode) and write it with its two
+ * index entries to a SQLite store, as the context filter does after an inlet.
+ */
+export async function recordingWork(result: PlanResult, messages: readonly unknown[]): Promise<number> {
+  const started = performance.now();
+  const record = buildRunRecord({
+    id: newRunId(Date.now()),
+    time: Date.now(),
+    durationMs: 1,
+    chat: 'bench-chat',
+    user: 'bench-user',
+    model: 'gpt-4o',
+    inspect: 'structure',
+    plan: result.plan,
+    messages,
+    flags: {},
+    budgetSource: 'valve',
+  });
+  await runs.record(record, RETENTION);
+  return performance.now() - started;
+}
