@@ -25,6 +25,8 @@ export interface LocalTopology {
   nodes: RedisProcess[];
   /** Sentinel: the three sentinels. */
   sentinels: RedisProcess[];
+  /** Cluster with replicas: each primary's replica, in the order of `nodes`. */
+  replicas?: RedisProcess[];
   stop(): Promise<void>;
 }
 
@@ -122,8 +124,10 @@ const NO_DISK = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
  * (`requirepass`, `masterauth`) and the environment carries REDIS_PASSWORD. Each node's bus port is chosen
  * free too. Nothing is kept on disk beyond the nodes' config files in a temp folder removed by `stop`.
  */
-export async function startRedisCluster(options: { password?: string } = {}): Promise<LocalTopology> {
-  const { password } = options;
+export async function startRedisCluster(
+  options: { password?: string; replicas?: boolean; nodeTimeoutMs?: number } = {},
+): Promise<LocalTopology> {
+  const { password, replicas = false, nodeTimeoutMs = 2000 } = options;
   const auth = password ? ['--requirepass', password, '--masterauth', password] : [];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-cluster-'));
   const nodes: RedisProcess[] = [];
@@ -132,7 +136,7 @@ export async function startRedisCluster(options: { password?: string } = {}): Pr
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let index = 0; index < 3; index++) {
+    for (let index = 0; index < (replicas ? 6 : 3); index++) {
       const [port, bus] = [await freePort(), await freePort()];
       nodes.push(
         await startProcess(
@@ -146,7 +150,7 @@ export async function startRedisCluster(options: { password?: string } = {}): Pr
             '--cluster-config-file',
             `nodes-${port}.conf`,
             '--cluster-node-timeout',
-            '2000',
+            String(nodeTimeoutMs),
             ...auth,
             ...NO_DISK,
           ],
@@ -162,6 +166,7 @@ export async function startRedisCluster(options: { password?: string } = {}): Pr
         '--cluster',
         'create',
         ...nodes.map((node) => `127.0.0.1:${node.port}`),
+        ...(replicas ? ['--cluster-replicas', '1'] : []),
         '--cluster-yes',
       ],
       { encoding: 'utf8', timeout: 30_000 },
@@ -173,13 +178,38 @@ export async function startRedisCluster(options: { password?: string } = {}): Pr
         20_000,
         `cluster node ${node.port} did not reach cluster_state:ok`,
       );
+    const primaries: RedisProcess[] = [];
+    const copies: RedisProcess[] = [];
+    if (replicas) {
+      // Pair each primary with its replica: a replica's INFO replication names its primary's port.
+      for (const node of nodes) {
+        const info = await redisCommand(node.port, 'INFO replication', 1000, password);
+        if (info.includes('role:master')) primaries.push(node);
+      }
+      for (const primary of primaries) {
+        let copy: RedisProcess | undefined;
+        await until(
+          async () => {
+            for (const node of nodes.filter((candidate) => !primaries.includes(candidate))) {
+              const info = await redisCommand(node.port, 'INFO replication', 1000, password);
+              if (info.includes(`master_port:${primary.port}`) && info.includes('master_link_status:up')) copy = node;
+            }
+            return copy !== undefined;
+          },
+          20_000,
+          `the replica of cluster primary ${primary.port} did not sync`,
+        );
+        copies.push(copy as RedisProcess);
+      }
+    } else primaries.push(...nodes);
     return {
       env: {
         REDIS_CLUSTER_NODES: nodes.map((node) => `127.0.0.1:${node.port}`).join(','),
         ...(password ? { REDIS_PASSWORD: password } : {}),
       },
-      nodes,
+      nodes: primaries,
       sentinels: [],
+      ...(replicas ? { replicas: copies } : {}),
       stop,
     };
   } catch (error) {

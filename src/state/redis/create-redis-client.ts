@@ -73,6 +73,9 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
       enableAutoPipelining: !options.subscriber,
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
+      // A primary killed outright answers no MOVED: without a periodic refresh the client keeps sending its slots
+      // to the dead address after its replica took over. One CLUSTER SLOTS a second finds the new primary.
+      slotsRefreshInterval: 1000,
       redisOptions: {
         maxRetriesPerRequest: options.subscriber ? null : 0,
         autoResendUnfulfilledCommands: false,
