@@ -100,6 +100,7 @@ export class RedisStateStore implements StateStore {
       where: this.where,
       queueMax: options.queueMax,
       flushRetryMs: options.flushRetryMs,
+      backlogWaitMs: Math.max(options.timeoutMs, 100),
       journalFile: options.journalFile,
       // Half the call's bound, so the WAIT answers (with a count) before the call times out.
       ...(topology.kind === 'sentinel' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),

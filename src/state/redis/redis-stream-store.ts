@@ -33,6 +33,11 @@ export interface RedisStreamStoreOptions {
   /** How often a non-empty queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
   /**
+   * Longest a write queued behind a backlog waits for the replay while Redis answers (default 2000 ms): the
+   * backpressure that lets the journal drain under load. Past it the write returns accepted, journaled.
+   */
+  backlogWaitMs?: number;
+  /**
    * Sentinel: a ledger write counts as landed only once a replica has it (WAIT 1 for up to this many ms), so a
    * failover after a kill -9 of the primary cannot drop an answered record; unset = no wait (one node, Cluster).
    */
@@ -99,6 +104,7 @@ export class RedisStreamStore {
       );
     }
     this.retryTimer = setInterval(() => {
+      if (process.env.DBG_FLUSH && this.queue.size > 0) console.error('DBGTICK', Date.now(), options.isReady());
       if (this.queue.size > 0 && options.isReady()) void this.flush();
     }, retryMs);
     this.retryTimer.unref();
@@ -145,7 +151,15 @@ export class RedisStreamStore {
   }
 
   private async write(item: QueuedAppend): Promise<boolean> {
-    if (this.queue.backlog > 0 || !this.options.isReady()) return this.enqueue(item);
+    if (!this.options.isReady()) return this.enqueue(item);
+    if (this.queue.backlog > 0) {
+      // Behind a backlog while Redis answers: journal it (keeps the order), then wait for the replay (bounded). A
+      // journaled write costs microseconds; returning at once would let busy writers refill the journal faster than
+      // the replay empties it, and it would never drain.
+      const accepted = this.enqueue(item);
+      await withTimeout(this.flush(), this.options.backlogWaitMs ?? 2000, 'ledger replay').catch(() => false);
+      return accepted;
+    }
     try {
       return await this.options.call('append', (client) => this.send(client, item));
     } catch (error) {
