@@ -61,6 +61,17 @@ export interface StoreHealth {
   detail?: string;
   /** Ledger writes accepted into the journal (store unreachable, or the write failed), waiting to be written. */
   queued?: number;
+  /** Redis only: how it is reached (one node, a Sentinel-managed primary, a Cluster). */
+  topology?: TopologyHealth;
+}
+
+/** The Redis topology as /health and /readyz report it. */
+export interface TopologyHealth {
+  kind: 'single' | 'sentinel' | 'cluster';
+  /** Sentinel: the primary this replica writes to now (`host:port`), while connected. */
+  primary?: string;
+  /** Cluster: how many primaries the slot map knows. */
+  primaries?: number;
 }
 
 /**
