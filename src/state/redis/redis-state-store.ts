@@ -6,6 +6,7 @@ import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type {
   Lease,
+  ListPush,
   ListPushOptions,
   RangeQuery,
   SetOptions,
@@ -17,7 +18,13 @@ import { createRedisClient, type RedisClientOptions } from './create-redis-clien
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
-import { compareAndSetScript, incrementScript, listPushScript, releaseLeaseScript } from './redis-scripts.js';
+import {
+  compareAndSetScript,
+  incrementScript,
+  listPushManyScript,
+  listPushScript,
+  releaseLeaseScript,
+} from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
 import { backfillSpendCounters } from './backfill-spend-counters.js';
@@ -198,6 +205,14 @@ export class RedisStateStore implements StateStore {
       listPushScript.run(client, [this.layout.list(key)], [item, max, options.ttlMs ?? 0]),
     );
     return (reply as string[]) ?? [];
+  }
+
+  async listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
+    if (pushes.length === 0) return [];
+    const keys = pushes.map((push) => this.layout.list(push.key));
+    const args = pushes.flatMap((push) => [push.item, Math.max(1, Math.floor(push.options.max)), push.options.ttlMs ?? 0]);
+    const reply = await this.call('listPushMany', (client) => listPushManyScript.run(client, keys, args));
+    return pushes.map((_, index) => ((reply as string[][] | null)?.[index] as string[] | undefined) ?? []);
   }
 
   async listRange(key: string, limit?: number): Promise<string[]> {
