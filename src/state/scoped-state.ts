@@ -1,4 +1,13 @@
-import type { Lease, ListPush, ListPushOptions, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from './types.js';
+import type {
+  Lease,
+  ListPush,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+} from './types.js';
 
 /**
  * A view of a StateStore whose keys, streams, leases and channels all live under

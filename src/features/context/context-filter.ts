@@ -198,7 +198,6 @@ export async function contextInlet({
   }
   const runId = recordRun({
     runs: provided(services, contextRunsService),
-    pending: services.pending,
     valves,
     userValves,
     flags,
@@ -206,7 +205,6 @@ export async function contextInlet({
     model,
     messages,
     context,
-    logger,
     started,
     durationMs: performance.now() - startedAt,
   });

@@ -210,7 +210,11 @@ export class RedisStateStore implements StateStore {
   async listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
     if (pushes.length === 0) return [];
     const keys = pushes.map((push) => this.layout.list(push.key));
-    const args = pushes.flatMap((push) => [push.item, Math.max(1, Math.floor(push.options.max)), push.options.ttlMs ?? 0]);
+    const args = pushes.flatMap((push) => [
+      push.item,
+      Math.max(1, Math.floor(push.options.max)),
+      push.options.ttlMs ?? 0,
+    ]);
     const reply = await this.call('listPushMany', (client) => listPushManyScript.run(client, keys, args));
     return pushes.map((_, index) => ((reply as string[][] | null)?.[index] as string[] | undefined) ?? []);
   }
