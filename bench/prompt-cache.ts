@@ -1,192 +1,168 @@
 /**
- * Prompt-cache economics: replays long conversations turn by turn under a budget smaller than
- * the history and measures, per algorithm, how much of each prompt repeats the previous
- * request's prefix (what providers bill at cache-read prices) and what that costs at gpt-4o prices.
+ * Recall and prompt-cache economics together, on real conversations replayed as chats
+ * (LoCoMo dev split, ../shared/data/locomo-dev.json, read at bench time).
+ *
+ * Protocol (bench/lib/chat-replay.ts): one chat per conversation, its history growing turn by
+ * turn; from twice the budget on, every 6 turns the user asks a labelled question (fixed shuffled
+ * order, all its evidence at least 20 turns back) as a side branch: the question is not kept in the
+ * history. Each request goes through the context filter's own path (valve defaults, max_tokens =
+ * the budget, the algorithm named, gpt-4o, real o200k tokens) with the chat's previous prompt as
+ * the engine's `previousSequence`. Per question: the share of its evidence turns sent byte-for-byte.
+ * Between consecutive requests of a chat: the tokens of the prompt before the question that repeat
+ * the previous request's sent messages from the start, message by message, ÷ those prompt tokens
+ * (prefix reuse). Prompt cost relative to no reuse: (new + r × repeated) ÷ prompt tokens at cache-read
+ * prices r = 0.1 (Anthropic), 0.25 (Gemini), 0.5 (gpt-4o), and with Anthropic's 1.25× cache writes
+ * on the new part at r = 0.1 (the question counts as new; priming as prompt). CACHE_ALGOS=a,b runs only
+ * the algorithms named, CACHE_BUDGETS=2000,4000 only the budgets named.
  */
+import contextFilter from '../filters/context.js';
+import { contextOptions } from '../src/features/context/index.js';
+import { noFlags } from '../src/runtime/host/flags-host.js';
 import { LruTokenCache, planContext, type AlgorithmName } from '../src/domain/engine/index.js';
-import { GPT_4O_PRICES, promptCost } from './lib/cache-cost.js';
 import type { ChatMessage } from './lib/chat-message.js';
-import { generateConversation, questionRequest, type BenchConversation } from './lib/conversation-generator.js';
-import { evidenceRecall, mean } from './lib/metrics.js';
-import { commonPrefixLength, openAiCachedTokens, prefixTokens } from './lib/prefix-reuse.js';
-import { slidingWindow } from './lib/sliding-window.js';
+import { replayMessages, replayRequests, REPLAY_PROTOCOL } from './lib/chat-replay.js';
+import { keptIndexes } from './lib/engine-selection.js';
+import { loadLocomo } from './lib/locomo.js';
+import { mean } from './lib/metrics.js';
+import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
 import { markdownTable, percent } from './lib/table.js';
-import { MessageTokenCounter, PRIMING_TOKENS } from './lib/token-count.js';
+import { MessageTokenCounter } from './lib/token-count.js';
 
-const SEEDS = [11, 12, 13, 14];
-const SESSIONS = 26;
-const BUDGETS = [4000, 8000];
-const ALGORITHMS: AlgorithmName[] = ['greedy', 'recency', 'dependency', 'prefix_cache'];
-const WINDOW = 'sliding window';
+const BUDGETS = process.env.CACHE_BUDGETS?.split(',').map(Number) ?? [2000, 4000, 8000];
+const MODEL = 'gpt-4o';
+const ALGORITHMS: AlgorithmName[] = (process.env.CACHE_ALGOS?.split(',') as AlgorithmName[] | undefined) ?? [
+  'recency',
+  'greedy',
+  'dependency',
+  'prefix_cache',
+  'cache_stable',
+];
+const DEFAULT: AlgorithmName = contextFilter.valves!.parse({}).algorithm;
+/** Goal per budget: recall within 2 points of `recency`, prefix reuse at least this. */
+const GOALS: Record<number, number> = { 2000: 0.5, 4000: 0.65 };
+/** The notes of a plan that cut the history carried from the previous prompt. */
+const CUT_NOTE = /^(prefix_cache: over budget, trimmed|cache_stable: the stable core outgrew)/;
+const READ_PRICES = [0.1, 0.25, 0.5];
+const WRITE_PRICE = 1.25;
 
 interface Totals {
-  requests: number;
-  trimmed: number;
-  prompt: number;
-  prefix: number;
-  billable: number;
-  hits: number;
-  costNoCache: number;
-  costCached: number;
-  costBillable: number;
-  overBudget: number;
-  shares: number[];
-  /** Evidence recall of the planted questions, each asked as a side branch at its point of the replay. */
   recalls: number[];
+  requests: number;
+  /** Prompt tokens before the question, summed over requests after a chat's first. */
+  before: number;
+  /** Of those, tokens repeating the previous request's prefix. */
+  repeated: number;
+  /** Whole prompt tokens (question and priming included), requests after a chat's first. */
+  prompt: number;
+  over: number;
+  /** Requests after a chat's first whose plan cut the carried history (prefix_cache's trim, cache_stable's cut). */
+  cuts: number;
 }
 
 const started = performance.now();
 const counter = new MessageTokenCounter();
 const tokenCache = new LruTokenCache(200_000);
-const methods = [...ALGORITHMS, WINDOW];
+const valves = contextFilter.valves!.parse({});
+const userValves = contextFilter.userValves!.parse({});
+const conversations = loadLocomo();
 const totals = new Map<string, Totals>();
-const historyTokens: number[] = [];
-const empty = (): Totals => ({
-  requests: 0,
-  trimmed: 0,
-  prompt: 0,
-  prefix: 0,
-  billable: 0,
-  hits: 0,
-  costNoCache: 0,
-  costCached: 0,
-  costBillable: 0,
-  overBudget: 0,
-  shares: [],
-  recalls: [],
-});
 
 for (const budget of BUDGETS) {
-  for (const seed of SEEDS) {
-    const conversation = generateConversation({ seed, sessions: SESSIONS });
-    const { messages } = conversation;
-    historyTokens.push(counter.prompt(messages));
-    for (const method of methods) {
-      const key = `${budget}|${method}`;
-      const total = totals.get(key) ?? empty();
-      totals.set(key, total);
-      let previousSent: ChatMessage[] = [];
+  for (const algorithm of ALGORITHMS) {
+    const total: Totals = { recalls: [], requests: 0, before: 0, repeated: 0, prompt: 0, over: 0, cuts: 0 };
+    totals.set(`${budget}|${algorithm}`, total);
+    const options = {
+      ...contextOptions(
+        { ...valves, max_tokens: budget },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      ),
+      algorithm,
+    };
+    conversations.forEach((conversation, index) => {
+      const history = counter.messages(conversation.turns);
       let previousSequence: string[] | undefined;
-      const plan = (request: ChatMessage[]): { sent: ChatMessage[]; kept: Set<number>; sequence?: string[] } => {
-        if (method === WINDOW) {
-          const kept = slidingWindow({ messages: request, tokens: counter.messages(request), budget });
-          return { sent: kept.map((index) => request[index]!), kept: new Set(kept) };
+      let previousSent: ChatMessage[] = [];
+      for (const request of replayRequests(conversation, history, budget, REPLAY_PROTOCOL, index)) {
+        const messages = replayMessages(conversation, request);
+        const result = planContext({ messages, model: MODEL, options, tokenCache, previousSequence });
+        const kept = new Set(keptIndexes(result.plan));
+        total.recalls.push(
+          request.question.evidence.filter((turn) => kept.has(turn)).length / request.question.evidence.length,
+        );
+        if (result.plan.tokensAfter > budget) total.over += 1;
+        const sent = (result.messages as ChatMessage[]).filter((message) => message !== messages.at(-1));
+        const tokens = counter.messages(sent);
+        if (previousSequence) {
+          total.requests += 1;
+          total.before += tokens.reduce((sum, value) => sum + value, 0);
+          total.repeated += prefixTokens(tokens, commonPrefixLength(previousSent, sent));
+          total.prompt += counter.prompt(result.messages as ChatMessage[]);
+          if (result.plan.notes.some((note) => CUT_NOTE.test(note))) total.cuts += 1;
         }
-        const result = planContext({
-          messages: request,
-          model: 'gpt-4o',
-          options: { algorithm: method as AlgorithmName, maxTokens: budget },
-          tokenCache,
-          previousSequence,
-        });
-        const kept = result.plan.entries
-          .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
-          .map((entry) => entry.index);
-        return { sent: result.messages as ChatMessage[], kept: new Set(kept), sequence: result.sequence };
-      };
-      // Request k: everything up to and including the k-th user message (odd indices are users).
-      for (let end = 2; end <= messages.length; end += 2) {
-        // A planted question asked instead of this turn's user message (a side branch: the replay goes on unchanged).
-        for (const question of askedAt(conversation, end - 1)) {
-          total.recalls.push(evidenceRecall(question.evidence, plan(questionRequest(conversation, question)).kept));
-        }
-        const request = messages.slice(0, end);
-        const planned = plan(request);
-        const sent = planned.sent;
-        if (planned.sequence) previousSequence = planned.sequence;
-        const sentTokens = counter.messages(sent);
-        const prompt = sentTokens.reduce((sum, value) => sum + value, PRIMING_TOKENS);
-        const prefix = prefixTokens(sentTokens, commonPrefixLength(previousSent, sent));
-        const billable = openAiCachedTokens(prefix);
-        total.requests += 1;
-        if (sent.length < request.length) total.trimmed += 1;
-        if (prompt > budget) total.overBudget += 1;
-        total.prompt += prompt;
-        total.prefix += prefix;
-        total.billable += billable;
-        if (prefix > 0) total.hits += 1;
-        total.shares.push(prefix / prompt);
-        total.costNoCache += promptCost(prompt, 0, GPT_4O_PRICES);
-        total.costCached += promptCost(prompt, prefix, GPT_4O_PRICES);
-        total.costBillable += promptCost(prompt, billable, GPT_4O_PRICES);
+        previousSequence = result.sequence.filter((_, at) => result.messages[at] !== messages.at(-1));
         previousSent = sent;
       }
-    }
+    });
   }
 }
 
-/** Planted questions asked at message index `index` (in place of that user message). */
-function askedAt(conversation: BenchConversation, index: number) {
-  return conversation.questions.filter((question) => question.askAt === index);
-}
+const label = (budget: number): string => `${budget / 1000}k`;
+/** Prompt cost ÷ cost without reuse: new tokens at 1 (or `write`), repeated tokens at `read`. */
+const cost = (total: Totals, read: number, write = 1): number =>
+  ((total.prompt - total.repeated) * write + total.repeated * read) / total.prompt;
 
-const usd = (value: number): string => `$${value.toFixed(4)}`;
 console.log(
-  `# Prompt-cache economics — ${SEEDS.length} conversations replayed turn by turn (history ${historyTokens.slice(0, SEEDS.length).join(', ')} tokens at the end), gpt-4o input $${GPT_4O_PRICES.input}/M, cache read $${GPT_4O_PRICES.cacheRead}/M`,
+  `# Recall and prompt-cache reuse on real conversations replayed as chats — LoCoMo dev split (${conversations.length} conversations; history ${conversations.map((conversation) => counter.prompt(conversation.turns)).join(', ')} tokens)\n`,
 );
 console.log(
-  'Prefix reuse = tokens of the longest common prefix (whole messages) with the previous request ÷ prompt tokens. "OpenAI rule" bills a prefix only from 1,024 tokens, in 128-token blocks.\n',
+  `A question every ${REPLAY_PROTOCOL.stride} turns from twice the budget on, evidence ≥ ${REPLAY_PROTOCOL.minDistance} turns back, shuffled order (seed ${REPLAY_PROTOCOL.seed}); budgets are the max_tokens valve (o200k, gpt-4o). Cost is relative to no reuse.\n`,
 );
-const verdicts: string[] = [];
-for (const budget of BUDGETS) {
-  console.log(`## Budget ${budget} tokens\n`);
-  console.log(
-    markdownTable(
-      [
-        'algorithm',
-        'requests (trimmed)',
-        'mean prompt',
-        'prefix reuse',
-        'median turn',
-        'OpenAI rule',
-        'cost, no cache',
-        'cost, cached',
-        'saving',
-        'saving (OpenAI rule)',
-        'over budget',
-        'evidence recall',
-      ],
-      methods.map((method) => {
-        const total = totals.get(`${budget}|${method}`)!;
-        const sorted = [...total.shares].sort((a, b) => a - b);
+console.log(
+  markdownTable(
+    [
+      'budget',
+      'algorithm',
+      'questions',
+      'evidence recall',
+      'prefix reuse',
+      'cuts',
+      `cost @${READ_PRICES[0]}× reads +${WRITE_PRICE}× writes`,
+      ...READ_PRICES.map((read) => `cost @${read}× reads`),
+      'over budget',
+    ],
+    BUDGETS.flatMap((budget) =>
+      ALGORITHMS.map((algorithm) => {
+        const total = totals.get(`${budget}|${algorithm}`)!;
         return [
-          method,
-          `${total.requests} (${total.trimmed})`,
-          String(Math.round(total.prompt / total.requests)),
-          percent(total.prefix / total.prompt),
-          percent(sorted[Math.floor(sorted.length / 2)] ?? 0),
-          percent(total.billable / total.prompt),
-          usd(total.costNoCache),
-          usd(total.costCached),
-          percent(1 - total.costCached / total.costNoCache),
-          percent(1 - total.costBillable / total.costNoCache),
-          String(total.overBudget),
-          `${percent(mean(total.recalls))} (n=${total.recalls.length})`,
+          label(budget),
+          algorithm === DEFAULT ? `${algorithm} (default)` : algorithm,
+          String(total.recalls.length),
+          percent(mean(total.recalls)),
+          percent(total.repeated / Math.max(total.before, 1)),
+          `${total.cuts} of ${total.requests}`,
+          percent(cost(total, READ_PRICES[0]!, WRITE_PRICE)),
+          ...READ_PRICES.map((read) => percent(cost(total, read))),
+          String(total.over),
         ];
       }),
     ),
-  );
-  const prefixCache = totals.get(`${budget}|prefix_cache`)!;
-  const window = totals.get(`${budget}|${WINDOW}`)!;
-  // Only the requests that had to be trimmed show the difference: the first ones fit whole.
-  const trimmedShares = (total: Totals): number[] => total.shares.slice(total.requests - total.trimmed);
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  console.log(
-    `\nprefix reuse on trimmed turns (mean / median): ${methods
-      .map((method) => {
-        const shares = trimmedShares(totals.get(`${budget}|${method}`)!);
-        return `${method} ${percent(mean(shares))} / ${percent(median(shares))}`;
-      })
-      .join(', ')}\n`,
-  );
-  const cacheShares = trimmedShares(prefixCache);
-  const windowShares = trimmedShares(window);
-  verdicts.push(
-    `${prefixCache.prefix / prefixCache.prompt >= 0.5 && median(cacheShares) >= 0.5 ? 'PASS' : 'MISS'}  budget ${budget}: prefix_cache keeps most of the prefix stable (${percent(prefixCache.prefix / prefixCache.prompt)} of all prompt tokens; median trimmed turn ${percent(median(cacheShares))})`,
-  );
-  verdicts.push(
-    `${median(windowShares) <= 0.1 ? 'PASS' : 'MISS'}  budget ${budget}: sliding window keeps almost none (median trimmed turn ${percent(median(windowShares))}; mean ${percent(mean(windowShares))}, from turns where the window had slack and did not move)`,
-  );
+  ),
+);
+console.log('');
+for (const [budgetText, reuseGoal] of Object.entries(GOALS)) {
+  const budget = Number(budgetText);
+  const reference = mean(totals.get(`${budget}|recency`)!.recalls);
+  for (const algorithm of ALGORITHMS.filter((name) => name !== 'recency')) {
+    const total = totals.get(`${budget}|${algorithm}`)!;
+    const recall = mean(total.recalls);
+    const reuse = total.repeated / Math.max(total.before, 1);
+    const met = recall >= reference - 0.02 && reuse >= reuseGoal;
+    console.log(
+      `${met ? 'PASS' : 'MISS'}  ${label(budget)} ${algorithm}: recall ${percent(recall)} (recency ${percent(reference)}, goal ≥ ${percent(reference - 0.02)}), prefix reuse ${percent(reuse)} (goal ≥ ${percent(reuseGoal)})`,
+    );
+  }
 }
-for (const line of verdicts) console.log(line);
+const over = [...totals.values()].reduce((sum, total) => sum + total.over, 0);
+console.log(`${over === 0 ? 'PASS' : 'MISS'}  no request over its budget (${over} over)`);
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

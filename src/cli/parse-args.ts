@@ -10,7 +10,7 @@ export interface PlanCommand {
   options: Partial<EngineOptions>;
 }
 
-const ALGORITHMS = ['greedy', 'recency', 'dependency', 'prefix_cache'];
+const ALGORITHMS = ['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'];
 const WEIGHTINGS = ['static', 'keyword', 'smart', 'composite'];
 
 /** Thrown for a bad command line; the message is shown to the user. */

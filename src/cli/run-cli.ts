@@ -10,7 +10,7 @@ export type { CliOutput } from './cli-output.js';
 import { errorMessage } from '../core/util/error-message.js';
 
 const USAGE = `usage: eunoe plan <conversation.json> [--max-tokens N] [--target N] [--model M]
-         [--algorithm greedy|recency|dependency|prefix_cache] [--weighting static|keyword|smart|composite]
+         [--algorithm greedy|recency|dependency|prefix_cache|cache_stable] [--weighting static|keyword|smart|composite]
          [--recent N] [--context N] [--summarize] [--full] [--json] [--out result.json]
        eunoe function [--url http://eunoe:9099] [--toggle] [--out eunoe_function.py]
 plan: the file holds a JSON array of OpenAI-format messages, or an object with "messages".

@@ -208,6 +208,18 @@ describe('dashboard in a real browser', () => {
     expect(await page.textContent('#context-cards div:first-child dd')).toBe('1');
     expect(await page.$$eval('#context-chart rect[data-kind]', (rects) => rects.length)).toBe(2);
     expect(await page.isHidden('#context-empty')).toBe(true);
+    // The share of the ledger's prompt tokens read from the provider's cache, for the page's range (this month):
+    // today's replies include t1, 200 of its 1,200 prompt tokens cached.
+    const month = (await request(runtime.app).get('/usage/context').set(runtime.auth).expect(200)).body;
+    expect(month.totals.cachedTokens).toBeGreaterThanOrEqual(200);
+    const cachedCard = await page.$$eval('#context-cards div', (cards) =>
+      cards
+        .filter((card) => card.querySelector('dt')?.textContent === 'Prompt tokens from cache')
+        .map((card) => card.querySelector('dd')?.textContent ?? ''),
+    );
+    expect(cachedCard).toHaveLength(1);
+    expect(Number.parseFloat(cachedCard[0]!)).toBeCloseTo(month.totals.cachedShare * 100, 0);
+    expect(Number.parseFloat(cachedCard[0]!)).toBeGreaterThan(0);
 
     // Status: the three filters loaded, the SQLite backend.
     await page.click('#tabs button[data-view="status"]');

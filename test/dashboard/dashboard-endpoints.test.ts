@@ -177,7 +177,18 @@ describe('dashboard endpoints', () => {
     expect(keys.length).toBeGreaterThan(0);
     for (const value of await runtime.store.getMany(keys)) expect(typeof value).toBe('number');
     const empty = await get('/usage/context?from=2020-01-01&to=2020-01-03').expect(200);
-    expect(empty.body.totals).toMatchObject({ inlets: 0, tokensBefore: 0, savedShare: 0 });
+    expect(empty.body.totals).toMatchObject({ inlets: 0, tokensBefore: 0, savedShare: 0, cachedShare: 0 });
+  });
+
+  it("context statistics carry the ledger's prompt tokens and the share read from the provider's prompt cache", async () => {
+    // The seeded replies: 100 prompt tokens on Nov 4; 200 (50 cached) + 300 on Nov 5.
+    const response = await get('/usage/context?from=2025-11-04&to=2025-11-06').expect(200);
+    const { totals, days } = response.body;
+    expect(days.map((day: Record<string, unknown>) => [day.day, day.promptTokens, day.cachedTokens])).toEqual([
+      ['2025-11-04', 100, 0],
+      ['2025-11-05', 500, 50],
+    ]);
+    expect(totals).toMatchObject({ promptTokens: 600, cachedTokens: 50, cachedShare: 0.083 });
   });
 
   it('caps: spent, cap, percent and reset of each capped user; who is blocked now', async () => {

@@ -49,7 +49,7 @@ describe('tool calls', () => {
   it.each([40, 60, 80, 100, 150, 200, 250, 300, 400, 1000])(
     'parallel calls and their results stay together (budget %i)',
     (maxTokens) => {
-      for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
+      for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'] as const) {
         const result = planContext({ messages: parallel, options: { maxTokens, algorithm, recent: 2 } });
         expect(together(result, [4, 5, 6, 7])).toBe(true);
         expect(validateMessageOrder(result.messages)).toEqual([]);
@@ -110,7 +110,7 @@ describe('order and keep constraints', () => {
       assistant('ok'),
       user('bread?'),
     ];
-    for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
+    for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'] as const) {
       const result = planContext({ messages, options: { maxTokens: 120, recent: 1, algorithm, weighting: 'keyword' } });
       const firstChat = (result.messages as TestMessage[]).find((message) => message.role !== 'system');
       expect(firstChat?.role).toBe('user');
@@ -180,7 +180,7 @@ describe('order and keep constraints', () => {
 
   it.each([60, 90, 120, 200, 333])('repairs never push the total over the budget (%i)', (maxTokens) => {
     const messages = [system('s'), ...chat(16, 12), user('end')];
-    for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache'] as const) {
+    for (const algorithm of ['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'] as const) {
       const result = planContext({ messages, options: { maxTokens, algorithm, recent: 1 } });
       expect(result.plan.tokensAfter).toBeLessThanOrEqual(maxTokens);
       expect(result.plan.overBudget).toBe(false);

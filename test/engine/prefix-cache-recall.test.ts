@@ -1,3 +1,4 @@
+import type { AlgorithmName } from '../../src/domain/engine/index.js';
 import { describe, expect, it } from 'vitest';
 import { planContext, validateMessageOrder, type PlanResult } from '../../src/domain/engine/index.js';
 import { repairUnits } from '../../src/domain/engine/plan/repair-units.js';
@@ -105,19 +106,25 @@ describe('prefix_cache repairs', () => {
 describe('repairUnits', () => {
   it.each([
     ['prefix_cache', [0, 1, 0.1], [1, 0, 1]],
+    ['cache_stable', [0, 1, 0.1], [1, 0, 1]],
     ['recency', [0.3, 1, 0.1], [0.3, 1, 0.1]],
-  ])('%s: repair weights %j -> %j (recalled unit 1 goes first; history by age)', (algorithm, weights, expected) => {
-    const units = weights.map((weight, position) => ({
-      position,
-      members: [position],
-      role: 'user',
-      tokens: 5,
-      weight,
-      mandatory: false,
-      excluded: false,
-    }));
-    expect(
-      repairUnits(units, algorithm, { kept: [true, true, true], notes: [], recalled: [1] }).map((unit) => unit.weight),
-    ).toEqual(expected);
-  });
+  ] as Array<[AlgorithmName, number[], number[]]>)(
+    '%s: repair weights %j -> %j (recalled unit 1 goes first; history by age)',
+    (algorithm, weights, expected) => {
+      const units = weights.map((weight, position) => ({
+        position,
+        members: [position],
+        role: 'user',
+        tokens: 5,
+        weight,
+        mandatory: false,
+        excluded: false,
+      }));
+      expect(
+        repairUnits(units, algorithm, { kept: [true, true, true], notes: [], recalled: [1] }).map(
+          (unit) => unit.weight,
+        ),
+      ).toEqual(expected);
+    },
+  );
 });

@@ -57,7 +57,7 @@ describe('selection algorithms', () => {
     for (const index of sent) if (messages[index]!.role === 'assistant') expect(sent.has(index - 1)).toBe(true);
   });
 
-  it.each(['greedy', 'recency', 'dependency', 'prefix_cache'] as AlgorithmName[])(
+  it.each(['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'] as AlgorithmName[])(
     '%s keeps everything when it fits',
     (algorithm) => {
       const messages = chat(8, 5);

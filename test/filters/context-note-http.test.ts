@@ -192,6 +192,48 @@ describe('context filter: show_context_note over HTTP', () => {
     expect(noteLines(String(history.at(-1)!.content))[0]).toMatch(TRIMMED);
   });
 
+  it('cache_stable: the note says how much of the prompt repeats the previous one, as sent; it is stripped later', async () => {
+    userId = 'u-note-cache';
+    await setValves({ show_context_note: true, algorithm: 'cache_stable' });
+    const REPEATS = / · (\d+)% of the prompt repeats the previous one$/;
+    const chat = new SimulatedChat(inlet, 'note-cache');
+    let checked = 0;
+    let highest = 0;
+    for (let turn = 1; turn <= 24; turn++) {
+      const sent = await chat.turn();
+      const history = chat.history.slice(0, -1);
+      const [line] = noteLines(await outlet(history, 'note-cache', 'Sure.'));
+      if (turn === 1) {
+        expect(line).not.toMatch(REPEATS); // no previous prompt yet
+        continue;
+      }
+      const match = REPEATS.exec(line ?? '');
+      expect(match, line).not.toBeNull();
+      // The leading messages sent again unchanged, in tokens (each message's own, without the reply priming).
+      const previous = chat.sent.at(-2)!;
+      let shared = 0;
+      while (
+        shared < Math.min(previous.length, sent.length) &&
+        JSON.stringify(previous[shared]) === JSON.stringify(sent[shared])
+      )
+        shared += 1;
+      const repeated = shared === 0 ? 0 : promptTokens(sent.slice(0, shared)) - promptTokens([]);
+      expect(Number(match![1])).toBe(Math.round((100 * repeated) / promptTokens(sent)));
+      if (TRIMMED.test(line!.replace(REPEATS, ''))) {
+        checked += 1;
+        highest = Math.max(highest, Number(match![1]));
+      }
+    }
+    expect(checked).toBeGreaterThan(5); // trimmed turns with the share
+    expect(highest).toBeGreaterThan(30); // and the core carried over
+    // A reply saved with such a note loses it before the next plan.
+    const noted = `Sure.\n\ncontext: 1,234 → 700 tokens · 20 of 40 messages left out · 63% of the prompt repeats the previous one`;
+    expect(stripContextNotes([{ role: 'assistant', content: noted }])).toEqual([
+      { role: 'assistant', content: 'Sure.' },
+    ]);
+    await setValves({ show_context_note: true });
+  });
+
   it('each turn gets its own numbers; flag blocks in user messages do not break the turn matching', async () => {
     userId = 'u-note-flags';
     await setValves({ show_context_note: true });

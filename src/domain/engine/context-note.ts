@@ -12,6 +12,8 @@ export const contextNoteSchema = z.object({
   summarized: z.number().int(),
   /** An admin's link to the run's record (the run inspector's `inspect_url`). */
   run: z.string().optional(),
+  /** Share (0–1) of the prompt that repeats the chat's previous prompt from its start; only when that is tracked. */
+  repeated: z.number().min(0).max(1).optional(),
 });
 export type ContextNote = z.infer<typeof contextNoteSchema>;
 
@@ -25,18 +27,42 @@ export function contextNoteKey(chatKey: string, messages: readonly ChatMessage[]
   return `note:${chatKey}:${turns}`;
 }
 
-/** The note of a plan: tokens before and after (summary block included), chat messages, those not sent in full, those summarized. */
-export function contextNoteOf(plan: Plan, tokensAfter: number, summarized: number): ContextNote {
+/**
+ * The note of a plan: tokens before and after (summary block included), chat messages, those not sent in full, those
+ * summarized; with `previousPrompt` (the chat's previous prompt is tracked), the share of the prompt that repeats it.
+ */
+export function contextNoteOf(
+  plan: Plan,
+  tokensAfter: number,
+  summarized: number,
+  previousPrompt?: readonly string[],
+): ContextNote {
   const chat = plan.entries.filter((entry) => entry.role !== 'system' && entry.role !== 'developer');
   const leftOut = chat.filter((entry) => entry.disposition === 'drop' || entry.disposition === 'summarize').length;
-  return { before: plan.tokensBefore, after: tokensAfter, messages: chat.length, leftOut, summarized };
+  const note: ContextNote = {
+    before: plan.tokensBefore,
+    after: tokensAfter,
+    messages: chat.length,
+    leftOut,
+    summarized,
+  };
+  if (previousPrompt && tokensAfter > 0)
+    note.repeated = Math.min(1, Math.max(0, plan.budget.cachedPrefixTokens / tokensAfter));
+  return note;
 }
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
-/** One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized` (`· run <link>` for admins). */
+/** The repeat part of a note: ` · 62% of the prompt repeats the previous one` (empty when not tracked). */
+const repeatedPart = (note: ContextNote) =>
+  note.repeated === undefined ? '' : ` · ${Math.round(note.repeated * 100)}% of the prompt repeats the previous one`;
+
+/**
+ * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then the repeated share
+ * when tracked and `· run <link>` for admins.
+ */
 export function formatContextNote(note: ContextNote): string {
-  const line = formatNoteCounts(note);
+  const line = formatNoteCounts(note) + repeatedPart(note);
   return note.run ? `${line} · run ${note.run}` : line;
 }
 
@@ -57,7 +83,7 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 
 /** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
 const NOTE_LINE =
-  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · run \S+)?(?=$|\n\n\*)/;
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · \d+% of the prompt repeats the previous one)?(?: · run \S+)?(?=$|\n\n\*)/;
 
 /** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
 export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {

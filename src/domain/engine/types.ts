@@ -5,7 +5,7 @@
 import type { PricingLookup } from '../pricing/types.js';
 
 /** Selection algorithm names. */
-export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache';
+export type AlgorithmName = 'greedy' | 'recency' | 'dependency' | 'prefix_cache' | 'cache_stable';
 
 /** Weighting strategy names. */
 export type WeightingName = 'static' | 'keyword' | 'smart' | 'composite';
@@ -202,6 +202,11 @@ export interface PlanResult {
   plan: Plan;
   /** Ids of the messages sent, for the prefix tracker. */
   sequence: string[];
+  /**
+   * Leading messages of `messages` expected to repeat in the chat's next prompt (system prompts and the history
+   * before recalled messages and the current turn): where a prompt-cache breakpoint belongs.
+   */
+  stablePrefix: number;
 }
 
 /** Async summarizer: turns messages into one text (issue 7 implements it). */

@@ -36,6 +36,12 @@ import { provided } from '../../runtime/host/service-registry.js';
 import { contextMetricsService, contextRunsService, contextStatsService } from './services.js';
 import { recordRun, runLink } from './runs/record-run.js';
 import { storeOutage } from '../../core/util/store-outage.js';
+import {
+  readPreviousPrompt,
+  savePreviousPrompt,
+  tracksPreviousPrompt,
+  withStablePrefixHint,
+} from './previous-prompt.js';
 
 /** What the context filter's hooks receive. */
 export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
@@ -44,7 +50,6 @@ export type ContextHookArgs = HookArgs<ContextValves, ContextUserValves>;
 const tokenCache = new LruTokenCache(200_000);
 const SEQUENCE_TTL_MS = 7 * 86_400_000;
 /** Stored values are JSON someone else may have written: a value of another shape reads as none. */
-const storedSequence = z.array(z.string());
 const storedWeights = z.record(z.string(), z.number());
 const pool = new LlmClientPool();
 let runner: AheadOfTimeRunner | undefined;
@@ -64,9 +69,7 @@ async function planInputFor(args: {
   readSequence: boolean;
 }): Promise<PlanInput> {
   const { messages, model, options, flags, state, services } = args;
-  const previousSequence = args.readSequence
-    ? storedSequence.safeParse(await state.get(`seq:${flags.chatKey}`).catch(() => undefined)).data
-    : undefined;
+  const previousSequence = args.readSequence ? await readPreviousPrompt(state, flags.chatKey) : undefined;
   const correction = model ? await services.corrections?.get(model).catch(() => undefined) : undefined;
   return {
     messages,
@@ -150,9 +153,8 @@ export async function contextInlet({
     logger,
   });
   if (messageWeights) options.messageWeights = messageWeights;
-  const sequenceKey = `seq:${flags.chatKey}`;
-  // Only prefix_cache reads the sequence sent last time; other algorithms skip the store round trips.
-  const tracksPrefix = Boolean(flags.chatKey) && options.algorithm === 'prefix_cache';
+  // Only the cache-ordered algorithms read the prompt sent last time; the others skip the store round trips.
+  const tracksPrefix = tracksPreviousPrompt(flags.chatKey, options.algorithm);
   const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: tracksPrefix });
   const { correction } = input;
   const client = clientFor(pool, valves);
@@ -189,13 +191,7 @@ export async function contextInlet({
     deadline.clear();
   }
   const { plan } = context.result;
-  if (tracksPrefix) {
-    await state
-      .set(sequenceKey, context.result.sequence, { ttlMs: SEQUENCE_TTL_MS })
-      .catch((error: Error) =>
-        storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
-      );
-  }
+  if (tracksPrefix) await savePreviousPrompt(state, flags.chatKey, context.result.sequence, logger);
   const runId = recordRun({
     runs: provided(services, contextRunsService),
     valves,
@@ -214,6 +210,7 @@ export async function contextInlet({
       plan,
       context.outcome ? context.outcome.tokensAfter : plan.tokensAfter,
       context.outcome?.summarized ?? 0,
+      tracksPrefix ? input.previousSequence : undefined,
     ),
     ...(link ? { run: link } : {}),
   };
@@ -289,7 +286,8 @@ export async function contextInlet({
     'context planned',
   );
   // The engine returns the input's own message objects plus the summary messages it writes.
-  return { ...body, messages: context.messages as ChatMessage[] };
+  const out = { ...body, messages: context.messages as ChatMessage[] };
+  return tracksPrefix ? withStablePrefixHint(out, context) : out;
 }
 
 /** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */

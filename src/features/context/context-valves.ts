@@ -28,9 +28,11 @@ export const contextValves = baseValves.extend({
     .default(0)
     .describe('Most USD the prompt of one request may cost (0 = off; needs pricing)'),
   algorithm: z
-    .enum(['recency', 'greedy', 'dependency', 'prefix_cache'])
+    .enum(['recency', 'greedy', 'dependency', 'prefix_cache', 'cache_stable'])
     .default(engine.algorithm)
-    .describe('How messages are chosen: recency-biased, greedy by weight, dependency-aware, or prefix-cache-optimized'),
+    .describe(
+      'How messages are chosen: recency-biased, greedy by weight, dependency-aware, prefix-cache-optimized, or cache-stable (a cached core plus messages picked for the question)',
+    ),
   weighting: z
     .enum(['smart', 'keyword', 'static', 'composite'])
     .default(engine.weighting)

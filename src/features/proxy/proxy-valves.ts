@@ -24,6 +24,12 @@ export const proxyValves = z.object({
     .string()
     .default('{}')
     .describe('JSON object merged into every upstream request (e.g. {"provider": {"sort": "price"}})'),
+  cache_control: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Anthropic models only (anthropic/… or claude…): mark the end of the prompt's stable prefix (from the context filter with a cache-ordered algorithm) with cache_control, so the provider caches it",
+    ),
   connect_timeout_ms: z.number().int().positive().default(10_000).describe('Connecting to the upstream'),
   first_byte_timeout_ms: z
     .number()

@@ -33,7 +33,8 @@ const groupBy = z.enum(['user', 'model']).optional();
  * - `/usage/daily?from=&to=|days=|month=&group_by=user|model`: spend and tokens per UTC day
  *   (zero-filled), totals and per-group totals, exact decimals as strings; read from the daily
  *   aggregates the ledger writes with each record.
- * - `/usage/context?…range`: context filter statistics per UTC day (tokens before/after, messages).
+ * - `/usage/context?…range`: context filter statistics per UTC day (tokens before/after, messages), with the
+ *   ledger's prompt tokens and cached (prompt-cache read) tokens of the day and their share.
  * - `/usage/caps`: every capped user's spend, cap, percent used, reset time; who is blocked.
  * - `/status`: filters (loaded / failed with errors), state backend, price table age, version.
  */
@@ -55,15 +56,35 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
   });
   router.get('/usage/context', knownQuery(...RANGE), async (request, response) => {
     const range = parseDayRange(request.query, now());
-    const days = deps.contextStats ? await deps.contextStats.daily(range.from, range.to) : [];
+    const [stats, ledgerRows] = await Promise.all([
+      deps.contextStats ? deps.contextStats.daily(range.from, range.to) : [],
+      deps.ledger.daily(range.from, range.to, 'all'),
+    ]);
+    // The ledger's prompt tokens and the share of them the providers read from their prompt cache, per day.
+    const billed = new Map(ledgerRows.map((row) => [row.day, row.totals]));
+    const days = stats.map((day) => ({
+      ...day,
+      promptTokens: billed.get(day.day)?.promptTokens ?? 0,
+      cachedTokens: billed.get(day.day)?.cachedTokens ?? 0,
+    }));
     const totals = { inlets: 0, tokensBefore: 0, tokensAfter: 0, kept: 0, summarized: 0, dropped: 0 };
-    const more = { summarizerCalls: 0, cacheHits: 0 };
+    const more = { summarizerCalls: 0, cacheHits: 0, promptTokens: 0, cachedTokens: 0 };
     for (const day of days) {
       for (const field of Object.keys(totals) as Array<keyof typeof totals>) totals[field] += day[field];
       for (const field of Object.keys(more) as Array<keyof typeof more>) more[field] += day[field];
     }
     const saved = totals.tokensBefore > 0 ? 1 - totals.tokensAfter / totals.tokensBefore : 0;
-    response.json({ ...range, totals: { ...totals, ...more, savedShare: Math.round(saved * 1000) / 1000 }, days });
+    const cached = more.promptTokens > 0 ? more.cachedTokens / more.promptTokens : 0;
+    response.json({
+      ...range,
+      totals: {
+        ...totals,
+        ...more,
+        savedShare: Math.round(saved * 1000) / 1000,
+        cachedShare: Math.round(cached * 1000) / 1000,
+      },
+      days,
+    });
   });
   router.get('/usage/caps', knownQuery(), async (_request, response) => {
     response.json(await capsView({ filters: deps.registry.list(), ledger: deps.ledger, now: now() }));

@@ -48,7 +48,7 @@ export function resolveEngineOptions(options: Partial<EngineOptions> | undefined
   merged.externalWeight = Math.min(1, Math.max(0, finite(merged.externalWeight, defaults.externalWeight)));
   merged.trimTo = Math.min(1, Math.max(0.1, finite(merged.trimTo, defaults.trimTo)));
   merged.expectedCompletionTokens = Math.max(0, finite(merged.expectedCompletionTokens, 0));
-  if (!['greedy', 'recency', 'dependency', 'prefix_cache'].includes(merged.algorithm))
+  if (!['greedy', 'recency', 'dependency', 'prefix_cache', 'cache_stable'].includes(merged.algorithm))
     merged.algorithm = defaults.algorithm;
   if (!['static', 'keyword', 'smart', 'composite'].includes(merged.weighting)) merged.weighting = defaults.weighting;
   if (merged.roleAlternation !== 'strict') merged.roleAlternation = 'any';

@@ -101,6 +101,18 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
     sequenceTokens.push(entry.tokens);
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
+  const recalled = inputs.recalled ?? new Set<number>();
+  // The part of the prompt expected to repeat next time: system prompts and history up to the first recalled
+  // message or the current turn (both are sent after it).
+  let stable = 0;
+  while (
+    stable < order.length &&
+    (conversation.nodes[order[stable]!]!.isSystem ||
+      (!recalled.has(order[stable]!) &&
+        (conversation.lastUserIndex < 0 || order[stable]! < conversation.lastUserIndex)))
+  )
+    stable += 1;
+  let stablePrefix = stable;
   let sent = messages;
   let mergeDelta = 0;
   if (options.roleAlternation === 'strict') {
@@ -116,6 +128,13 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
       );
     }
     sent = alternated.messages;
+    // A merged message is stable only when all its parts are.
+    stablePrefix = 0;
+    while (
+      stablePrefix < alternated.sources.length &&
+      alternated.sources[stablePrefix]!.every((position) => position < stable)
+    )
+      stablePrefix += 1;
   }
   const tokensAfter = inputs.fixed + totals.chat + totals.reserve + mergeDelta;
   const overBudget = tokensAfter > budget.hard;
@@ -135,6 +154,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   return {
     messages: sent,
     sequence,
+    stablePrefix,
     plan: {
       // Hashed when first read (a log line reads it; a caller that plans without logging never pays for it).
       get runId() {

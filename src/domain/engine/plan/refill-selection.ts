@@ -1,5 +1,6 @@
 import { fillByWeight } from '../selection/fill-by-weight.js';
 import { recencyWeights } from '../selection/recency-weights.js';
+import { selectionByName } from '../selection/selection-by-name.js';
 import { candidates, type SelectionUnit } from '../selection/selection-algorithm.js';
 import type { EngineOptions } from '../types.js';
 import { repairSelection, selectionTotals } from './repair-selection.js';
@@ -15,7 +16,7 @@ function rankingWeights(units: readonly SelectionUnit[], options: EngineOptions)
  * Gives back the room that repairs freed: when the first-user rule removed a leading reply
  * (and its tool calls), those tokens would otherwise go unused. Fills what is left with the
  * best remaining units after the first kept one (so nothing new leads and the newest-first
- * order of equal weights holds), then repairs again; a few rounds at most. Not for prefix_cache, whose order the cache decides.
+ * order of equal weights holds), then repairs again; a few rounds at most. Not for the cache-ordered algorithms (prefix_cache, cache_stable), whose order the cache decides.
  * Adds the positions the repairs remove to `droppedForOrder`.
  */
 export function refillSelection(
@@ -26,7 +27,7 @@ export function refillSelection(
   options: EngineOptions,
   droppedForOrder: Set<number>,
 ): void {
-  if (options.algorithm === 'prefix_cache' || !Number.isFinite(aim)) return;
+  if (selectionByName(options.algorithm).cachePrefix || !Number.isFinite(aim)) return;
   const weights = rankingWeights(units, options);
   for (let round = 0; round < 4; round += 1) {
     const totals = selectionTotals(units, kept, options, fixed, aim);

@@ -70,6 +70,7 @@ function recall(
  */
 export const prefixCacheSelection: SelectionAlgorithm = {
   name: 'prefix_cache',
+  cachePrefix: true,
   select({ units, available, limit, committed, options, ids, previousSequence }) {
     const kept = mandatoryOnly(units);
     const open = candidates(units);

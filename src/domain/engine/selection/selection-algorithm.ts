@@ -34,15 +34,17 @@ export interface SelectionContext {
 export interface Selection {
   kept: boolean[];
   notes: string[];
-  /** Length of the previous sequence reused (prefix_cache only). */
+  /** Length of the previous sequence reused (prefix_cache, cache_stable). */
   prefixReused?: number;
-  /** Kept unit positions sent after the other kept history, just before the current turn (prefix_cache recall). */
+  /** Kept unit positions sent after the other kept history, just before the current turn (prefix_cache recall, cache_stable's fresh share). */
   recalled?: number[];
 }
 
 /** A selection algorithm: chooses optional units within `available` tokens. */
 export interface SelectionAlgorithm {
   readonly name: string;
+  /** The previous prompt decides the order (a stable prefix first): repairs cut from the recalled messages and the oldest history, refill adds nothing. */
+  readonly cachePrefix?: boolean;
   select(context: SelectionContext): Selection;
 }
 

@@ -283,6 +283,7 @@ async function loadContext() {
     ['Saved', share(totals.savedShare)],
     ['Summarizer calls', count(totals.summarizerCalls)],
     ['Summary cache hits', count(totals.cacheHits)],
+    ['Prompt tokens from cache', share(totals.cachedShare)],
   ]);
   pairedBars($('context-chart'), data.days, `Prompt tokens per day before and after, ${data.from} to ${data.to}`);
   fillRows(
@@ -300,6 +301,7 @@ async function loadContext() {
         cell(count(day.dropped)),
         cell(count(day.summarizerCalls)),
         cell(count(day.cacheHits)),
+        cell(share(day.promptTokens ? day.cachedTokens / day.promptTokens : 0)),
       ]),
   );
 }
