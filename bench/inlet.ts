@@ -167,7 +167,7 @@ const servers = http
   ? await Promise.all(['structure', 'off'].map((inspect) => startHttpTarget({ max_tokens: BUDGET, inspect })))
   : [];
 const [httpOn, httpOff] = servers.map((server) => ('url' in server ? server : undefined));
-/** Lets a run's record, written just after its inlet answers, be written before the next call is timed. */
+/** A pause around each timed call, the same for both servers. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 const realOff: number[] = [];
 const realOn: number[] = [];
