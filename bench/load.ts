@@ -8,7 +8,9 @@
  * 4. the near-cap burst (lib/load/spend-burst.ts): final spend as % of a $0.10 cap after 1 / 16 / 32 looping
  *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %);
  * 5. `GET /` p50/max while a 20 MB question runs through the context filter and through a pass-through filter
- *    (lib/load/huge-message.ts).
+ *    (lib/load/huge-message.ts);
+ * 6. outlets per second and p99 with the state on one Redis node, behind Sentinel and on a three-primary Cluster
+ *    (lib/load/topologies.ts: real redis-server processes started here, two Eunoe replicas each).
  * Bounded: each phase BENCH_PHASE_MS (2000) or BENCH_MAX_REQUESTS (50,000), the whole run BENCH_MAX_MS
  * (600,000); stops its server by itself. BENCH_SIZES="1000,10000,100000"; BENCH_CODE_ROOT runs the same
  * benchmark against another checkout of Eunoe (e.g. an older commit, for before/after figures).
@@ -24,6 +26,7 @@ import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/lo
 import { seedLedger } from './lib/load/seed-ledger.js';
 import { hugeMessageScenario } from './lib/load/huge-message.js';
 import { runSpendBurst } from './lib/load/spend-burst.js';
+import { topologyScenario } from './lib/load/topologies.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const codeRoot = path.resolve(process.env.BENCH_CODE_ROOT ?? repoRoot);
@@ -129,7 +132,8 @@ async function main(): Promise<void> {
       runLoad({ url, apiKey: KEY, concurrency, durationMs, maxRequests: MAX_REQUESTS, next });
     await load(16, () => inlet('warm-up'), 1500);
 
-    const only = process.env.BENCH_ONLY; // 'scaling', 'hooks', 'responsiveness', 'huge' or 'spend-burst' to run one part
+    // 'scaling', 'hooks', 'responsiveness', 'huge', 'spend-burst' or 'topologies' to run one part
+    const only = process.env.BENCH_ONLY;
     if (!only || only === 'scaling') {
       console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
       const scaling: string[][] = [];
@@ -241,6 +245,18 @@ async function main(): Promise<void> {
       console.log(burst.table);
       const verdict = burst.worstPercent <= 105 ? 'PASS' : 'MISS';
       console.log(`\nlargest final spend: ${fmt(burst.worstPercent, 1)} % of the cap (target ≤ 105 %): ${verdict}`);
+    }
+    if (!only || only === 'topologies') {
+      console.log('\n### Redis topologies: accounting outlets (new ids, 200 users), 16 clients over two replicas\n');
+      console.log(
+        await topologyScenario({
+          codeRoot,
+          root: path.join(root, 'topologies'),
+          apiKey: KEY,
+          phaseMs: PHASE_MS,
+          maxRequests: MAX_REQUESTS,
+        }),
+      );
     }
   } finally {
     clearTimeout(watchdog);

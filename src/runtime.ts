@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Config } from './core/config.js';
+import { usesRedis, type Config } from './core/config.js';
 import type { Logger } from './core/util/logger.js';
 import type { StateStore } from './state/types.js';
 import { createStateStore } from './state/create-state-store.js';
@@ -57,7 +57,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   securePrivateFiles({
     dataDir: config.DATA_DIR,
     valvesDir: config.VALVES_DIR,
-    sqlitePath: config.REDIS_URL ? undefined : config.sqlitePath,
+    sqlitePath: usesRedis(config) ? undefined : config.sqlitePath,
     logger,
   });
   const apiKey = resolveApiKey({ configured: config.PIPELINES_API_KEY, dataDir: config.DATA_DIR, logger });

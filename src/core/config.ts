@@ -56,6 +56,18 @@ const envSchema = z.object({
   WATCH_FILTERS: bool.default(true),
   ADD_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   REDIS_URL: z.string().optional(),
+  /** Sentinel: `host:port,…` of the sentinels, and the name of the primary group they monitor. */
+  REDIS_SENTINELS: z.string().optional(),
+  REDIS_SENTINEL_NAME: z.string().optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  /** Cluster: `host:port,…` of some of its nodes (the others are found from them). */
+  REDIS_CLUSTER_NODES: z.string().optional(),
+  /** Credentials and TLS for Sentinel and Cluster (a REDIS_URL carries its own). */
+  REDIS_USERNAME: z.string().optional(),
+  REDIS_PASSWORD: z.string().optional(),
+  REDIS_TLS: bool.default(false),
+  /** PEM file of the CA that signed the Redis servers' certificates (else the system's trusted CAs). */
+  REDIS_TLS_CA_FILE: z.string().optional(),
   REDIS_PREFIX: z.string().default('eunoe:'),
   STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(1_000_000),
@@ -81,6 +93,25 @@ const envSchema = z.object({
   /** Also serve `GET /metrics`, without a key, on this port (on HOST), for a port only Prometheus reaches. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
+
+/** The variables that choose and reach a Redis (see src/state/redis/redis-topology.ts). */
+export type RedisSettingName =
+  | 'REDIS_URL'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_NAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_USERNAME'
+  | 'REDIS_PASSWORD'
+  | 'REDIS_TLS'
+  | 'REDIS_TLS_CA_FILE';
+
+/** True when the state lives in Redis (one node, Sentinel or Cluster), so replicas share it. */
+export function usesRedis(
+  config: Partial<Pick<Config, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_CLUSTER_NODES'>>,
+): boolean {
+  return Boolean(config.REDIS_URL || config.REDIS_SENTINELS || config.REDIS_CLUSTER_NODES);
+}
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;
 

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Config } from '../core/config.js';
+import { usesRedis, type Config } from '../core/config.js';
 import { ConfigError, DataDirInUseError } from '../core/errors/index.js';
 import { writeFileAtomic } from '../core/util/atomic-write.js';
 import { errorMessage } from '../core/util/error-message.js';
@@ -23,13 +23,16 @@ export interface InstanceLock {
 }
 
 /** What one Eunoe process must own alone, from its configuration. */
-export function lockTarget(config: Pick<Config, 'REDIS_URL' | 'DATA_DIR' | 'ledgerJournalPath'>): {
+export function lockTarget(
+  config: Pick<Config, 'DATA_DIR' | 'ledgerJournalPath'> &
+    Partial<Pick<Config, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_CLUSTER_NODES'>>,
+): {
   file: string;
   what: string;
   fix: string;
 } {
   // SQLite: the whole state is this folder's; two servers on it would each cache valves and flags and diverge.
-  if (!config.REDIS_URL)
+  if (!usesRedis(config))
     return {
       file: path.join(config.DATA_DIR, 'eunoe.lock'),
       what: `the data folder ${config.DATA_DIR}`,

@@ -1,23 +1,23 @@
-import type { Config } from '../core/config.js';
+import type { Config, RedisSettingName } from '../core/config.js';
+import { ConfigError } from '../core/errors/index.js';
 import type { Logger } from '../core/util/logger.js';
 import { RedisStateStore } from './redis/redis-state-store.js';
-import { redactRedisUrl } from './redis/redis-keys.js';
+import { describeTopology, redisTopology } from './redis/redis-topology.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 import type { StateStore } from './types.js';
 
 /** What the factory reads from the configuration. */
-export type StateStoreConfig = Pick<
-  Config,
-  'REDIS_URL' | 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'
-> &
+export type StateStoreConfig = Pick<Config, 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'> &
+  Partial<Pick<Config, RedisSettingName>> &
   Partial<Pick<Config, 'ledgerJournalPath'>>;
 
 /**
- * Build the state store the configuration asks for: Redis when REDIS_URL is set (for
- * several replicas), else the embedded SQLite file at `config.sqlitePath`.
+ * Build the state store the configuration asks for: Redis when REDIS_URL, REDIS_SENTINELS or
+ * REDIS_CLUSTER_NODES is set (for several replicas), else the embedded SQLite file at `config.sqlitePath`.
  * Never throws because Redis is down (the store starts degraded and reconnects by itself);
- * throws ConfigError when the SQLite file is unwritable or corrupt.
+ * throws ConfigError when the SQLite file is unwritable or corrupt, or when Redis refuses the password or its TLS
+ * certificate is not trusted (at start-up, where retrying cannot help).
  * @example const store = await createStateStore({ config: loadConfig(), logger });
  */
 export async function createStateStore({
@@ -27,9 +27,10 @@ export async function createStateStore({
   config: StateStoreConfig;
   logger: Logger;
 }): Promise<StateStore> {
-  if (config.REDIS_URL) {
+  const topology = redisTopology(config);
+  if (topology) {
     const store = new RedisStateStore({
-      url: config.REDIS_URL,
+      topology,
       prefix: config.REDIS_PREFIX,
       logger,
       timeoutMs: config.STATE_TIMEOUT_MS,
@@ -38,9 +39,15 @@ export async function createStateStore({
     });
     // Give the first connection a moment so early requests are not refused needlessly.
     const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));
+    // A refused password or certificate is a configuration error, not an outage: retrying cannot fix it.
+    const refusal = store.refusal;
+    if (!ready && refusal) {
+      await store.close();
+      throw new ConfigError(`${describeTopology(topology)}: ${refusal}`);
+    }
     if (ready)
       logger.info(
-        { backend: 'redis', redis: redactRedisUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX },
+        { backend: 'redis', redis: describeTopology(topology), topology: topology.kind, prefix: config.REDIS_PREFIX },
         'state backend: Redis',
       );
     return store;

@@ -68,6 +68,17 @@ export interface StoreHealth {
   detail?: string;
   /** Ledger writes accepted into the journal (store unreachable, or the write failed), waiting to be written. */
   queued?: number;
+  /** Redis only: how it is reached (one node, a Sentinel-managed primary, a Cluster). */
+  topology?: TopologyHealth;
+}
+
+/** The Redis topology as /health and /readyz report it. */
+export interface TopologyHealth {
+  kind: 'single' | 'sentinel' | 'cluster';
+  /** Sentinel: the primary this replica writes to now (`host:port`), while connected. */
+  primary?: string;
+  /** Cluster: how many primaries the slot map knows. */
+  primaries?: number;
 }
 
 /**
@@ -108,7 +119,8 @@ export interface StateStore {
    */
   listPush(key: string, item: string, options: ListPushOptions): Promise<string[]>;
   /**
-   * Several `listPush`es, in order, as one atomic step (one SQLite transaction, one Redis script): all or none land.
+   * Several `listPush`es, in order, as one atomic step (one SQLite transaction, one Redis script; on a Redis Cluster
+   * one script per list, so atomic per list): all or none land.
    * Returns, aligned with `pushes`, the items each push made fall off its list.
    */
   listPushMany(pushes: readonly ListPush[]): Promise<string[][]>;

@@ -91,12 +91,17 @@ describe('public probes', () => {
         filters: ['turn-limit.ts'],
         env: { REDIS_URL: redis.url, REDIS_PREFIX: `eunoe-probe:${randomUUID()}:`, STATE_TIMEOUT_MS: '300' },
       });
-      await request(runtime.app).get('/readyz').expect(200);
+      const ready = await request(runtime.app).get('/readyz').expect(200);
+      expect(ready.body.topology).toEqual({ kind: 'single' });
       await redis.stop();
       const down = await waitFor(async () => await request(runtime.app).get('/readyz'), {
         until: (response) => response.status === 503,
       });
-      expect(down.body).toMatchObject({ status: 'not ready', checks: { filters: true, store: false } });
+      expect(down.body).toMatchObject({
+        status: 'not ready',
+        checks: { filters: true, store: false },
+        topology: { kind: 'single' },
+      });
       expect(down.body.detail).toMatch(/state store \(redis\) does not answer/);
       await request(runtime.app).get('/healthz').expect(200);
       await redis.start();

@@ -6,7 +6,8 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { realClock } from '../helpers/clock.js';
 import { runStoreContract } from './contract.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { sleep, waitFor } from '../helpers/wait-for.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl) {
@@ -84,5 +85,77 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
         await Promise.all([one.close(), two.close()]);
       }
     });
+  });
+
+  it('keeps the single-node key names earlier versions wrote (no hash tags), so a deployment keeps its data', async () => {
+    const prefix = `${filePrefix}layout:`;
+    const store = makeRedisStore(prefix);
+    const admin = new Redis(redisUrl);
+    try {
+      await store.waitUntilReady(5000);
+      await store.set('valves:u1', { limit: 3 });
+      await store.append('notes', { id: 'n1', time: 1, data: {} });
+      await store.usage.record(usageRecord({ messageId: 'm1', userId: 'u1', cost: '0.5' }));
+      await store.usage.holds.reserve({
+        userId: 'u1',
+        id: 'h1',
+        amount: '0.1',
+        now: Date.now(),
+        expiresAt: Date.now() + 60_000,
+        caps: [],
+      });
+      const names = (await admin.keys(`${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
+      expect(names).toEqual(
+        [
+          'd:valves:u1',
+          's:notes:h',
+          's:notes:n',
+          's:notes:z',
+          's:ledger:h',
+          's:ledger:n',
+          's:ledger:z',
+          's:ledger:user:u1:h',
+          's:ledger:user:u1:z',
+          'u:day-from',
+          'u:day:2026-11-05',
+          'u:hold-exp:u1',
+          'u:hold:u1',
+          'u:spend-from',
+          'u:spend:u1',
+        ].sort(),
+      );
+      // And data written under those names by hand (as an earlier version left it) is read back.
+      await admin.set(`${prefix}d:flags:chat-1`, JSON.stringify({ recent: 9 }));
+      await admin.hset(`${prefix}u:spend:u2`, 'm:2026-11:hi', '1250000000', 'm:2026-11:lo', '7');
+      expect(await store.get('flags:chat-1')).toEqual({ recent: 9 });
+      expect(await store.usage.spent('u2', 'm:2026-11')).toBe('1.250000000000000007');
+    } finally {
+      admin.disconnect();
+      await store.close();
+    }
+  });
+
+  it('connects again when the client ends without the store being closed (ioredis giving up mid-failover)', async () => {
+    const store = makeRedisStore();
+    try {
+      await store.waitUntilReady(5000);
+      await store.set('before', 1);
+      store.client.disconnect(); // status 'end', as when ioredis stops reconnecting by itself
+      const seen = new Set<string>();
+      await waitFor(
+        () => {
+          seen.add(store.client.status);
+          return seen.has('end') && store.client.status === 'ready';
+        },
+        { timeoutMs: 10_000, intervalMs: 1 },
+      );
+      expect(await store.get('before')).toBe(1);
+    } finally {
+      await store.close();
+    }
+    // Closed for good stays closed: past the first reconnect delay (≤ 100 ms) nothing connects again.
+    await waitFor(() => store.client.status === 'end', { timeoutMs: 5000 });
+    await sleep(500);
+    expect(store.client.status).toBe('end');
   });
 });

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { StateUnavailableError } from '../../src/core/errors/index.js';
-import { redactRedisUrl } from '../../src/state/redis/redis-keys.js';
+import { redactRedisUrl } from '../../src/state/redis/redis-topology.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import { redisServerBinary, startOwnedRedis, type OwnedRedis } from '../helpers/redis-server.js';
 import { captureLogger } from './helpers/capture-logger.js';

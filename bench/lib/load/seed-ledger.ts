@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -12,10 +13,15 @@ export async function seedLedger(
   users: Array<{ id: string; count: number }>,
 ): Promise<number> {
   const load = (file: string) => import(pathToFileURL(path.join(codeRoot, 'src', file)).href);
+  // The layout moved over time (BENCH_CODE_ROOT may be an older checkout): the first path that exists.
+  const loadFirst = async (...files: string[]) => {
+    for (const file of files) if (existsSync(path.join(codeRoot, 'src', file))) return load(file);
+    throw new Error(`none of ${files.join(', ')} in ${codeRoot}/src`);
+  };
   const { openSqliteDatabase } = await load('state/sqlite/open-sqlite-database.ts');
   const { SqliteStateStore } = await load('state/sqlite/sqlite-state-store.ts');
-  const { createLedger } = await load('usage/ledger.ts');
-  const { silentLogger } = await load('util/logger.ts');
+  const { createLedger } = await loadFirst('runtime/usage/ledger.ts', 'usage/ledger.ts');
+  const { silentLogger } = await loadFirst('core/util/logger.ts', 'util/logger.ts');
   const started = performance.now();
   const store = new SqliteStateStore({ db: openSqliteDatabase(sqlitePath), file: sqlitePath, logger: silentLogger() });
   const ledger = createLedger(store);

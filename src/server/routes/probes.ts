@@ -51,9 +51,12 @@ export function probesRouter(deps: ProbeDeps): Router {
     }
     if (!checks.filters) reason ??= 'filters are not loaded yet';
     const ready = checks.filters && checks.store;
+    // Redis only: one node, Sentinel or Cluster (the kind alone: no address on a route without the key).
+    const topology = deps.store.health().topology;
+    const extra = topology ? { topology: { kind: topology.kind } } : {};
     response
       .status(ready ? 200 : 503)
-      .json(ready ? { status: 'ready', checks } : { status: 'not ready', checks, detail: reason });
+      .json(ready ? { status: 'ready', checks, ...extra } : { status: 'not ready', checks, detail: reason, ...extra });
   });
   return router;
 }

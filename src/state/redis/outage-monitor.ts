@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './create-redis-client.js';
 import type { Logger } from '../../core/util/logger.js';
 import { describeDegraded, storeOutage } from '../../core/util/store-outage.js';
 
 /** Options of an OutageMonitor. */
 export interface OutageMonitorOptions {
-  client: Redis;
+  client: RedisClient;
   logger: Logger;
   /** The redacted URL for log lines. */
   where: string;

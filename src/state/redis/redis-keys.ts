@@ -3,36 +3,53 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\^-]/g, (character) => `\\${character}`);
 }
 
+/** The global ledger stream; each user's copy is `ledger:user:<id>`. */
+export const USAGE_STREAM = 'ledger';
+/** The stream holding one user's copy of their records. */
+export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userId}`;
+
 /**
  * The key layout under one deployment prefix (REDIS_PREFIX). Each kind of state has its
  * own letter so `keys()` over documents never sees a stream, lease or channel:
  * `d:` documents and counters, `s:` streams (`:h` hash id→json, `:z` time index, `:n`
  * insertion counter), `u:spend:` spend counters per user, `l:` leases, `q:` capped lists, `c:` pub/sub channels.
+ *
+ * With `cluster`, the keys one script touches share a hash tag (`{…}`), so they live in one slot: a stream's
+ * three keys share `{<prefix>s:<stream>}`; a user's ledger copy, spend counters and holds share the tag of the
+ * user's stream `{<prefix>s:ledger:user:<id>}`; the daily aggregates and the ledger markers share the global
+ * ledger's tag `{<prefix>s:ledger}`. Without it the names are the single-node names every earlier version wrote
+ * (a single node or a Sentinel primary keeps its data).
  */
-export function redisKeys(prefix: string) {
+export function redisKeys(prefix: string, options: { cluster?: boolean } = {}) {
+  const cluster = options.cluster === true;
   const documents = `${prefix}d:`;
+  /** The name a stream's keys start with: a hash tag on Cluster. */
+  const streamBase = (stream: string) => (cluster ? `{${prefix}s:${stream}}` : `${prefix}s:${stream}`);
+  const ledgerBase = streamBase(USAGE_STREAM);
+  const userBase = (userId: string) => streamBase(userUsageStream(userId));
   return {
+    cluster,
     document: (key: string) => documents + key,
     /** SCAN pattern for the documents whose key starts with `keyPrefix`. */
     documentPattern: (keyPrefix: string) => `${escapeGlob(documents + keyPrefix)}*`,
     /** The caller's key from a full document key. */
     documentKey: (fullKey: string) => fullKey.slice(documents.length),
-    streamHash: (stream: string) => `${prefix}s:${stream}:h`,
-    streamIndex: (stream: string) => `${prefix}s:${stream}:z`,
-    streamSequence: (stream: string) => `${prefix}s:${stream}:n`,
+    streamHash: (stream: string) => `${streamBase(stream)}:h`,
+    streamIndex: (stream: string) => `${streamBase(stream)}:z`,
+    streamSequence: (stream: string) => `${streamBase(stream)}:n`,
     /** A user's spend counters (hash `<period>:hi` / `<period>:lo`, see splitCost). */
-    spend: (userId: string) => `${prefix}u:spend:${userId}`,
+    spend: (userId: string) => (cluster ? `${userBase(userId)}:spend` : `${prefix}u:spend:${userId}`),
     /** A user's spend holds (hash `sum` and `h:<id>` → nano-dollars) and their expiry index (zset id → epoch ms). */
-    holds: (userId: string) => `${prefix}u:hold:${userId}`,
-    holdExpiry: (userId: string) => `${prefix}u:hold-exp:${userId}`,
+    holds: (userId: string) => (cluster ? `${userBase(userId)}:hold` : `${prefix}u:hold:${userId}`),
+    holdExpiry: (userId: string) => (cluster ? `${userBase(userId)}:hold-exp` : `${prefix}u:hold-exp:${userId}`),
     /** Daily aggregates of one UTC day (hash `<dimension>|<counter>|<key>` → integer, see dailyFields). */
-    day: (day: string) => `${prefix}u:day:${day}`,
+    day: (day: string) => (cluster ? `${ledgerBase}:day:${day}` : `${prefix}u:day:${day}`),
     /** The first ledger insertion number written with daily aggregates; and the marker of their one-time backfill. */
-    dailyFrom: `${prefix}u:day-from`,
-    dailyBackfilled: `${prefix}u:day-backfilled`,
+    dailyFrom: cluster ? `${ledgerBase}:day-from` : `${prefix}u:day-from`,
+    dailyBackfilled: cluster ? `${ledgerBase}:day-backfilled` : `${prefix}u:day-backfilled`,
     /** The first ledger insertion number written with spend counters; and the marker of the one-time backfill. */
-    countedFrom: `${prefix}u:spend-from`,
-    backfilled: `${prefix}u:spend-backfilled`,
+    countedFrom: cluster ? `${ledgerBase}:spend-from` : `${prefix}u:spend-from`,
+    backfilled: cluster ? `${ledgerBase}:spend-backfilled` : `${prefix}u:spend-backfilled`,
     lease: (name: string) => `${prefix}l:${name}`,
     /** A capped list (newest first). */
     list: (key: string) => `${prefix}q:${key}`,
@@ -42,14 +59,3 @@ export function redisKeys(prefix: string) {
 
 /** The key layout of one prefix. */
 export type RedisKeys = ReturnType<typeof redisKeys>;
-
-/** The URL with any password replaced by `***`, for logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable REDIS_URL>';
-  }
-}

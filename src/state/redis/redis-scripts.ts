@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './create-redis-client.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** A Lua script run by SHA (EVALSHA), loading it with EVAL when the server does not know it yet. */
@@ -16,7 +16,7 @@ export class LuaScript {
   }
 
   /** Run against `client` with the given keys and arguments. */
-  async run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     if (this.keyCount !== 'variadic' && keys.length !== this.keyCount)
       throw new Error(`${this.name} takes ${this.keyCount} keys`);
     try {

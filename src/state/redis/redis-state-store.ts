@@ -1,6 +1,6 @@
 import { backfillDailyAggregates } from './backfill-daily-aggregates.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
@@ -13,11 +13,19 @@ import type {
   StateStore,
   StoreHealth,
   StreamRecord,
+  TopologyHealth,
 } from '../types.js';
-import { createRedisClient, type RedisClientOptions } from './create-redis-client.js';
+import {
+  createRedisClient,
+  reconnectWhenEnded,
+  type RedisClient,
+  type RedisClientOptions,
+} from './create-redis-client.js';
+import { connectionRefusal } from './connection-refusal.js';
 import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
-import { redactRedisUrl, redisKeys, type RedisKeys } from './redis-keys.js';
+import { redisKeys, type RedisKeys } from './redis-keys.js';
+import { describeTopology, type RedisTopology } from './redis-topology.js';
 import {
   compareAndSetScript,
   incrementScript,
@@ -35,7 +43,9 @@ import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */
 export interface RedisStateStoreOptions extends RedisClientOptions {
-  url: string;
+  /** One node by URL; or give `topology` (Sentinel, Cluster) instead. */
+  url?: string;
+  topology?: RedisTopology;
   /** Key prefix of this deployment (REDIS_PREFIX), e.g. `eunoe:`. */
   prefix: string;
   logger: Logger;
@@ -56,26 +66,39 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
  */
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly usage: RedisUsageStore;
   private readonly layout: RedisKeys;
   private readonly streams: RedisStreamStore;
   private readonly monitor: OutageMonitor;
   private readonly subscriptions: RedisSubscriptions;
   private readonly where: string;
+  /** How this store reaches Redis (one node, Sentinel, Cluster). */
+  readonly topology: RedisTopology;
   private closed = false;
   private backfill: Promise<number | undefined> | undefined;
   /** When a call last got an answer, and when one last ran out of time (a hung Redis keeps its connection 'ready'). */
   private lastAnswerAt = 0;
   private lastTimeoutAt = 0;
   private lastTimeout = '';
+  private lastRefusal: string | undefined;
 
   constructor(private readonly options: RedisStateStoreOptions) {
     const { logger } = options;
-    this.where = redactRedisUrl(options.url);
+    const topology = options.topology ?? (options.url ? { kind: 'single' as const, url: options.url } : undefined);
+    if (!topology) throw new Error('RedisStateStore needs a url or a topology');
+    this.topology = topology;
+    this.where = describeTopology(topology);
     storeOutage.useLogger(logger);
-    this.layout = redisKeys(options.prefix);
-    this.client = createRedisClient(options.url, options);
+    this.layout = redisKeys(options.prefix, { cluster: topology.kind === 'cluster' });
+    this.client = createRedisClient(topology, options);
+    reconnectWhenEnded(this.client, () => this.closed, options.maxRetryDelayMs);
+    this.client.on('error', (error: Error) => {
+      this.lastRefusal = connectionRefusal(error);
+    });
+    this.client.on('ready', () => {
+      this.lastRefusal = undefined;
+    });
     this.streams = new RedisStreamStore({
       layout: this.layout,
       call: (what, work) => this.call(what, work),
@@ -85,6 +108,8 @@ export class RedisStateStore implements StateStore {
       queueMax: options.queueMax,
       flushRetryMs: options.flushRetryMs,
       journalFile: options.journalFile,
+      // Half the call's bound, so the WAIT answers (with a count) before the call times out.
+      ...(topology.kind === 'sentinel' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),
     });
     this.usage = new RedisUsageStore(this.streams, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({
@@ -101,24 +126,38 @@ export class RedisStateStore implements StateStore {
         void this.backfillCounters();
       },
     });
-    this.subscriptions = new RedisSubscriptions(
-      () => createRedisClient(options.url, { ...options, subscriber: true }),
-      logger,
-    );
+    this.subscriptions = new RedisSubscriptions(() => {
+      const subscriber = createRedisClient(topology, { ...options, subscriber: true });
+      reconnectWhenEnded(subscriber, () => this.closed, options.maxRetryDelayMs);
+      return subscriber;
+    }, logger);
   }
 
-  /** Resolve true once connected, false after `waitMs` (logging the outage once); never rejects. */
+  /** Why the last connection attempt was refused (credentials, certificate), until a connection succeeds. */
+  get refusal(): string | undefined {
+    return this.lastRefusal;
+  }
+
+  /**
+   * Resolve true once connected, false after `waitMs` (logging the outage once) or as soon as Redis refuses the
+   * credentials or the certificate (then `refusal` says why); never rejects.
+   */
   async waitUntilReady(waitMs: number): Promise<boolean> {
     if (this.client.status === 'ready') return true;
     const ready = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => finish(false), waitMs);
       const onReady = () => finish(true);
+      const onError = (error: Error) => {
+        if (connectionRefusal(error)) finish(false);
+      };
       const finish = (value: boolean) => {
         clearTimeout(timer);
         this.client.off('ready', onReady);
+        this.client.off('error', onError);
         resolve(value);
       };
       this.client.on('ready', onReady);
+      this.client.on('error', onError);
     });
     if (!ready) this.monitor.markDown(`no connection within ${waitMs} ms at start-up`);
     return ready;
@@ -130,7 +169,11 @@ export class RedisStateStore implements StateStore {
 
   async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
-    const values = await this.call('getMany', (client) => client.mget(keys.map((key) => this.layout.document(key))));
+    const full = keys.map((key) => this.layout.document(key));
+    // On a Cluster one MGET must stay in one slot: a GET per key instead (auto-pipelined per node, one round trip).
+    const values = await this.call('getMany', (client) =>
+      client instanceof Cluster ? Promise.all(full.map((key) => client.get(key))) : client.mget(full),
+    );
     return values.map((value) => decodeJson<T>(value));
   }
 
@@ -147,6 +190,13 @@ export class RedisStateStore implements StateStore {
       (entry) => [this.layout.document(entry.key), encodeJson(entry.key, entry.value), entry.ttlMs ?? 0] as const,
     );
     await this.call('setMany', async (client) => {
+      if (client instanceof Cluster) {
+        // A transaction cannot span slots: one SET per document (each atomic; a failure leaves the others written).
+        await Promise.all(
+          rows.map(([full, text, ttl]) => (ttl > 0 ? client.set(full, text, 'PX', ttl) : client.set(full, text))),
+        );
+        return;
+      }
       const transaction = client.multi();
       for (const [full, text, ttl] of rows) {
         if (ttl > 0) transaction.set(full, text, 'PX', ttl);
@@ -164,19 +214,29 @@ export class RedisStateStore implements StateStore {
 
   async deleteMany(keys: readonly string[]): Promise<number> {
     if (keys.length === 0) return 0;
-    return this.call('deleteMany', (client) => client.del(...keys.map((key) => this.layout.document(key))));
+    const fullKeys = keys.map((key) => this.layout.document(key));
+    // On a Cluster one DEL may only name keys of one slot: one DEL per key there (pipelined by the client).
+    if (this.client instanceof Cluster)
+      return this.call('deleteMany', async (client) =>
+        (await Promise.all(fullKeys.map((key) => client.del(key)))).reduce((sum, deleted) => sum + deleted, 0),
+      );
+    return this.call('deleteMany', (client) => client.del(...fullKeys));
   }
 
   async keys(prefix: string): Promise<string[]> {
     const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.call('keys', (client) =>
-        client.scan(cursor, 'MATCH', this.layout.documentPattern(prefix), 'COUNT', 1000),
-      );
-      cursor = next;
-      for (const full of batch) found.add(this.layout.documentKey(full));
-    } while (cursor !== '0');
+    // SCAN reaches one node: on a Cluster every primary is walked (each page its own bounded call).
+    const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await this.call('keys', () =>
+          node.scan(cursor, 'MATCH', this.layout.documentPattern(prefix), 'COUNT', 1000),
+        );
+        cursor = next;
+        for (const full of batch) found.add(this.layout.documentKey(full));
+      } while (cursor !== '0');
+    }
     return [...found].sort();
   }
 
@@ -209,14 +269,31 @@ export class RedisStateStore implements StateStore {
 
   async listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
     if (pushes.length === 0) return [];
-    const keys = pushes.map((push) => this.layout.list(push.key));
-    const args = pushes.flatMap((push) => [
-      push.item,
-      Math.max(1, Math.floor(push.options.max)),
-      push.options.ttlMs ?? 0,
-    ]);
-    const reply = await this.call('listPushMany', (client) => listPushManyScript.run(client, keys, args));
-    return pushes.map((_, index) => ((reply as string[][] | null)?.[index] as string[] | undefined) ?? []);
+    // One script names keys of one slot on a Cluster: there, each list's pushes are one script (atomic per list).
+    const groups = new Map<string, number[]>();
+    pushes.forEach((push, index) => {
+      const group = this.client instanceof Cluster ? push.key : '';
+      groups.set(group, [...(groups.get(group) ?? []), index]);
+    });
+    const evicted: string[][] = pushes.map(() => []);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const batch = indexes.map((index) => pushes[index]!);
+        const keys = batch.map((push) => this.layout.list(push.key));
+        const args = batch.flatMap((push) => [
+          push.item,
+          Math.max(1, Math.floor(push.options.max)),
+          push.options.ttlMs ?? 0,
+        ]);
+        const reply = (await this.call('listPushMany', (client) => listPushManyScript.run(client, keys, args))) as
+          | string[][]
+          | null;
+        indexes.forEach((index, position) => {
+          evicted[index] = reply?.[position] ?? [];
+        });
+      }),
+    );
+    return evicted;
   }
 
   async listRange(key: string, limit?: number): Promise<string[]> {
@@ -277,7 +354,18 @@ export class RedisStateStore implements StateStore {
       ok,
       detail: `${this.where} ${this.closed ? 'closed' : this.client.status}${reasons.length > 0 ? `; ${reasons.join('; ')}` : ''}`,
       queued,
+      topology: this.describeTopology(),
     };
+  }
+
+  /** What /health and /readyz say of the topology: the kind, the primary now in use, the primaries of a Cluster. */
+  private describeTopology(): TopologyHealth {
+    const client = this.client;
+    if (client instanceof Cluster) return { kind: 'cluster', primaries: client.nodes('master').length };
+    if (this.topology.kind !== 'sentinel') return { kind: this.topology.kind };
+    const socket = client.stream;
+    const primary = socket?.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined;
+    return { kind: 'sentinel', ...(primary && client.status === 'ready' ? { primary } : {}) };
   }
 
   async close(): Promise<void> {
@@ -295,8 +383,10 @@ export class RedisStateStore implements StateStore {
    * counters (see backfillSpendCounters, backfillDailyAggregates); retried on the next reconnection if it fails.
    */
   backfillCounters(): Promise<number | undefined> {
+    // A Cluster's keys have hash tags no earlier version wrote: there is nothing older to backfill.
+    if (this.layout.cluster) return Promise.resolve(undefined);
     const options = {
-      call: <T>(what: string, work: (client: Redis) => Promise<T>) => this.call(what, work),
+      call: <T>(what: string, work: (client: RedisClient) => Promise<T>) => this.call(what, work),
       layout: this.layout,
       logger: this.options.logger,
       acquireLease: (name: string, ttlMs: number) => this.acquireLease(name, ttlMs),
@@ -323,7 +413,7 @@ export class RedisStateStore implements StateStore {
   }
 
   /** Run one bounded Redis call; failures become typed errors. */
-  private async call<T>(what: string, work: (client: Redis) => Promise<T>): Promise<T> {
+  private async call<T>(what: string, work: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StateUnavailableError('State store is closed');
     if (this.client.status !== 'ready') {
       storeOutage.failed();

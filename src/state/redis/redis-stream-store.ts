@@ -1,11 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './create-redis-client.js';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
 import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
-import type { RedisKeys } from './redis-keys.js';
+import { USAGE_STREAM, userUsageStream, type RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
+import { recordLedgerScript, recordUserCopyScript } from './cluster-scripts.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { splitCost } from '../../domain/usage/cost-parts.js';
@@ -16,7 +17,7 @@ import { withTimeout } from './with-timeout.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Runs one bounded Redis call, throwing typed errors (StateUnavailableError when unreachable). */
-export type RedisCall = <T>(what: string, work: (client: Redis) => Promise<T>) => Promise<T>;
+export type RedisCall = <T>(what: string, work: (client: RedisClient) => Promise<T>) => Promise<T>;
 
 /** Options of a RedisStreamStore. */
 export interface RedisStreamStoreOptions {
@@ -31,12 +32,17 @@ export interface RedisStreamStoreOptions {
   journalFile?: string;
   /** How often a non-empty queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
+  /**
+   * Sentinel: a ledger write counts as landed only once a replica has it (WAIT 1 for up to this many ms), so a
+   * failover after a kill -9 of the primary cannot drop an answered record; unset = no wait (one node, Cluster).
+   */
+  replicaWaitMs?: number;
 }
 
-/** The global ledger stream; each user's copy is `ledger:user:<id>`. */
-export const USAGE_STREAM = 'ledger';
-/** The stream holding one user's copy of their records. */
-export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userId}`;
+export { USAGE_STREAM, userUsageStream };
+
+/** How long the primary's count of connected replicas is trusted (Sentinel's WAIT after ledger writes). */
+const REPLICA_CHECK_MS = 1000;
 
 /**
  * Append-only streams on Redis (hash id→json + sorted set by time), with the
@@ -49,6 +55,9 @@ export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userI
 export class RedisStreamStore {
   private readonly queue: LedgerQueue;
   private readonly retryTimer: NodeJS.Timeout;
+  /** Replicas the primary had connected when last asked (Sentinel), and when that was. */
+  private replicasConnected = 0;
+  private replicasCheckedAt = 0;
 
   constructor(private readonly options: RedisStreamStoreOptions) {
     const { logger, where } = options;
@@ -215,8 +224,35 @@ export class RedisStreamStore {
     );
   }
 
-  private async send(client: Redis, item: QueuedAppend): Promise<boolean> {
+  private async send(client: RedisClient, item: QueuedAppend): Promise<boolean> {
+    const added = await this.sendScripts(client, item);
+    const waitMs = this.options.replicaWaitMs;
+    if (waitMs !== undefined) await this.confirmReplicated(client, waitMs);
+    return added;
+  }
+
+  /**
+   * Wait until a replica holds what this connection wrote (WAIT 1). When none acknowledged within `waitMs`, throw:
+   * the caller keeps the record in the journal and replays it (idempotent, so it lands once on whichever primary
+   * wins a failover). WAIT holds the connection while it waits, so it is sent only while the primary has a replica
+   * connected (INFO replication, asked at most once a second): a primary with none (its only replica was promoted,
+   * or is down) has nowhere to copy to, and the write stands as on one node.
+   */
+  private async confirmReplicated(client: RedisClient, waitMs: number): Promise<void> {
+    if (Date.now() - this.replicasCheckedAt > REPLICA_CHECK_MS) {
+      const replication = await client.info('replication');
+      this.replicasConnected = Number(/connected_slaves:(\d+)/.exec(replication)?.[1] ?? '0');
+      this.replicasCheckedAt = Date.now();
+    }
+    if (this.replicasConnected === 0) return;
+    if ((await client.wait(1, waitMs)) >= 1) return;
+    this.replicasCheckedAt = 0; // look again at the next write
+    throw new Error(`no replica acknowledged the ledger write within ${waitMs} ms`);
+  }
+
+  private async sendScripts(client: RedisClient, item: QueuedAppend): Promise<boolean> {
     const { layout } = this.options;
+    if (item.usage && layout.cluster) return this.sendSplit(client, item, item.usage);
     if (item.usage) {
       const user = userUsageStream(item.usage.userId);
       const keys = [
@@ -247,5 +283,29 @@ export class RedisStreamStore {
     }
     const keys = [layout.streamHash(item.stream), layout.streamIndex(item.stream), layout.streamSequence(item.stream)];
     return (await appendScript.run(client, keys, [item.id, item.time, item.json])) === 1;
+  }
+
+  /**
+   * A usage record on a Cluster, where the global ledger and the user's keys live in different slots: the user's
+   * copy with its spend counters (one script in the user's slot), then the global record with the daily aggregates
+   * (one script in the ledger's slot). Each is idempotent by record id, so a write cut between the two is completed
+   * by the journal's replay, and each part lands exactly once.
+   */
+  private async sendSplit(client: RedisClient, item: QueuedAppend, usage: NonNullable<QueuedAppend['usage']>) {
+    const { layout } = this.options;
+    const user = userUsageStream(usage.userId);
+    await recordUserCopyScript.run(
+      client,
+      [layout.streamHash(user), layout.streamIndex(user), layout.streamSequence(user), layout.spend(usage.userId)],
+      [item.id, item.time, item.json, usage.hi, usage.lo, ...usage.periods],
+    );
+    const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
+    const keys = [
+      layout.streamHash(item.stream),
+      layout.streamIndex(item.stream),
+      layout.streamSequence(item.stream),
+      layout.day(utcDay(item.time)),
+    ];
+    return (await recordLedgerScript.run(client, keys, [item.id, item.time, item.json, ...daily])) === 1;
   }
 }

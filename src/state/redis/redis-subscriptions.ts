@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './create-redis-client.js';
 import type { Logger } from '../../core/util/logger.js';
 
 /**
@@ -8,10 +8,10 @@ import type { Logger } from '../../core/util/logger.js';
  */
 export class RedisSubscriptions {
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
-  private client: Redis | undefined;
+  private client: RedisClient | undefined;
 
   constructor(
-    private readonly connect: () => Redis,
+    private readonly connect: () => RedisClient,
     private readonly logger: Logger,
   ) {}
 
@@ -40,13 +40,13 @@ export class RedisSubscriptions {
     this.client = undefined;
   }
 
-  private subscribeOn(client: Redis, channel: string): void {
+  private subscribeOn(client: RedisClient, channel: string): void {
     client.subscribe(channel).catch((error: unknown) => {
       this.logger.warn({ err: error, channel }, 'state subscribe failed; it is retried after reconnect');
     });
   }
 
-  private ensureClient(): Redis {
+  private ensureClient(): RedisClient {
     if (this.client) return this.client;
     const client = this.connect();
     let connectedBefore = false;

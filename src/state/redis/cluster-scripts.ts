@@ -1,0 +1,48 @@
+import { LuaScript } from './redis-scripts.js';
+
+/**
+ * Cluster: a user's copy of a usage record with its spend counters, in the user's slot. KEYS: user hash, user time
+ * index, user insertion counter, user spend hash. ARGV: id, time, json, cost hi, cost lo, then the counter periods.
+ * Only when the id is new in the user's hash: index it (its own insertion number orders equal times) and HINCRBY
+ * `<period>:hi` / `<period>:lo` of each period. Returns 1 (added) or 0 (already there: no change). Key types are
+ * checked first, so a WRONGTYPE leaves nothing half written.
+ */
+export const recordUserCopyScript = new LuaScript(
+  'recordUserCopy',
+  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash'}) do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= kind then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
+  end
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', seq) .. ':' .. ARGV[1])
+for i = 6, #ARGV do
+  redis.call('HINCRBY', KEYS[4], ARGV[i] .. ':hi', ARGV[4])
+  redis.call('HINCRBY', KEYS[4], ARGV[i] .. ':lo', ARGV[5])
+end
+return 1`,
+  4,
+);
+
+/**
+ * Cluster: the global ledger's record with its daily aggregates, in the ledger's slot. KEYS: global hash, global
+ * time index, global insertion counter, the record's day hash. ARGV: id, time, json, then (field, amount) pairs of
+ * the day hash. Only when the id is new: index it and HINCRBY each field. Returns 1 (added) or 0 (already there).
+ */
+export const recordLedgerScript = new LuaScript(
+  'recordLedger',
+  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash'}) do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= kind then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
+  end
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', seq) .. ':' .. ARGV[1])
+for i = 4, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
+return 1`,
+  4,
+);
