@@ -77,7 +77,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const pending = new PendingWork();
   // What features provide (their own keys, in their own folders); the host's services are the fields below.
   const provided = new ServiceRegistry();
-  const context = provideContextServices(provided, { store, metrics });
+  const context = provideContextServices(provided, { store, metrics, logger });
   provideAccountingServices(provided, { store });
   const services: HostServices = {
     pending: { track: (work) => void pending.track(work) },
@@ -158,6 +158,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
       await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       // After the filters stopped (no inlet records any more), before the store closes.
       await context.stats.flush();
+      await context.runs.flush();
       await store.close();
     },
   };

@@ -1,4 +1,13 @@
-import type { Lease, ListPushOptions, RangeQuery, SetOptions, StateStore, StoreHealth, StreamRecord } from './types.js';
+import type {
+  Lease,
+  ListPush,
+  ListPushOptions,
+  RangeQuery,
+  SetOptions,
+  StateStore,
+  StoreHealth,
+  StreamRecord,
+} from './types.js';
 
 /**
  * A view of a StateStore whose keys, streams, leases and channels all live under
@@ -50,6 +59,9 @@ export class ScopedState implements StateStore {
   }
   listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
     return this.store.listPush(this.k(key), item, options);
+  }
+  listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
+    return this.store.listPushMany(pushes.map((push) => ({ ...push, key: this.k(push.key) })));
   }
   listRange(key: string, limit?: number): Promise<string[]> {
     return this.store.listRange(this.k(key), limit);

@@ -25,6 +25,13 @@ export interface ListPushOptions {
   ttlMs?: number;
 }
 
+/** One push of `listPushMany`. */
+export interface ListPush {
+  key: string;
+  item: string;
+  options: ListPushOptions;
+}
+
 /** One record of an append-only stream (the ledger). */
 export interface StreamRecord<T = Record<string, unknown>> {
   /** Caller-chosen unique id inside the stream (e.g. the Open WebUI message id); appends are idempotent by it. */
@@ -111,6 +118,12 @@ export interface StateStore {
    * lose none of each other's items. Lists live apart from documents (`get` and `keys` do not see them).
    */
   listPush(key: string, item: string, options: ListPushOptions): Promise<string[]>;
+  /**
+   * Several `listPush`es, in order, as one atomic step (one SQLite transaction, one Redis script; on a Redis Cluster
+   * one script per list, so atomic per list): all or none land.
+   * Returns, aligned with `pushes`, the items each push made fall off its list.
+   */
+  listPushMany(pushes: readonly ListPush[]): Promise<string[][]>;
   /** The first `limit` items of a capped list, head (newest) first; none when absent or expired. */
   listRange(key: string, limit?: number): Promise<string[]>;
 

@@ -84,4 +84,22 @@ describe("a chat's inverted index", () => {
     );
     expect(edited.lengths).toEqual(fresh.lengths);
   });
+
+  it('a shorter resend scores like a fresh count: close terms only later documents use take no soft-matching slot', () => {
+    const cache = new LruTermCache();
+    // "guitar" softly matches its closest terms the chat uses (at most three): here the banjo, until
+    // later turns bring the bass, the drums and the harmonica, which are closer.
+    const early = ['I keep an old banjo by the window', 'the bus was late again', 'we read on the platform'];
+    const later = ['my cousin lent me her bass', 'the neighbour brought drums', 'and a harmonica'];
+    const all = [...early, ...later];
+    const keyOf = (text: string) => `k:${text}`;
+    const query = 'which guitar do I play';
+    expect(Array.from(bm25Scores(all, query, { keys: all.map(keyOf), cache }))).toEqual(
+      Array.from(bm25Scores(all, query)),
+    );
+    // The index now holds all six documents; the earlier request must not see the later ones' terms.
+    const resent = Array.from(bm25Scores(early, query, { keys: early.map(keyOf), cache }));
+    expect(resent).toEqual(Array.from(bm25Scores(early, query)));
+    expect(resent[0]).toBeGreaterThan(0);
+  });
 });

@@ -78,6 +78,22 @@ describe('message ids across resent histories (list and text memos)', () => {
     expect(messageIds(changed)).toEqual(expectedIds(changed));
     expect(messageIds(changed)[2]).not.toBe(messageIds(resend(tools))[2]);
   });
+
+  it("a plain reply where the previous list had a tool call with the same role and text gets its own id, not the call's", () => {
+    const call = {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+    };
+    const withCall = [...base.slice(0, 2), call];
+    const withReply = [...base.slice(0, 2), { role: 'assistant', content: '' }];
+    const callIds = messageIds(resend(withCall));
+    const replyIds = messageIds(resend(withReply));
+    expect(replyIds).toEqual(expectedIds(withReply));
+    expect(replyIds[2]).not.toBe(callIds[2]);
+    // And back: the tool call is hashed with its calls again.
+    expect(messageIds(resend(withCall))).toEqual(callIds);
+  });
 });
 
 describe('chats that share a system prompt', () => {

@@ -7,7 +7,8 @@ import type { StateStore } from '../../src/state/types.js';
 import { createRunStore, newRunId, type RunRetention } from '../../src/features/context/runs/run-store.js';
 import type { StoredRun } from '../../src/features/context/runs/run-record.js';
 import { redisStore, sqliteStore, tempDir } from '../helpers/temp-store.js';
-import { sleep } from '../helpers/wait-for.js';
+import { sleep, waitFor } from '../helpers/wait-for.js';
+import { StateUnavailableError } from '../../src/core/errors/index.js';
 
 /**
  * The run store on both real backends: retention (the latest N per chat, a global cap, a TTL), paging newest first,
@@ -107,7 +108,7 @@ describe.each(backends)('run store on %s', (_name, open) => {
     for (let index = 0; index < 7; index++) {
       const id = nextId();
       ids.push(id);
-      await runs.record(
+      runs.record(
         run(id, { chat: index % 2 ? 'odd' : 'even', user: `u${index % 3}`, model: index < 4 ? 'a' : 'b' }),
         KEEP,
       );
@@ -156,14 +157,14 @@ describe.each(backends)('run store on %s', (_name, open) => {
     const ids: string[] = [];
     for (let index = 0; index < 3; index++) {
       ids.push(nextId());
-      await runs.record(run(ids.at(-1)!, { chat: 'one' }), retention);
+      runs.record(run(ids.at(-1)!, { chat: 'one' }), retention);
     }
     expect((await runs.list({ limit: 50, chat: 'one' })).runs.map((head) => head.id)).toEqual([ids[2], ids[1]]);
     expect(await runs.get(ids[0]!)).toBeUndefined(); // pushed out of its chat: gone, also from the global list
     expect((await runs.list({ limit: 50 })).runs.map((head) => head.id)).toEqual([ids[2], ids[1]]);
     for (let index = 0; index < 3; index++) {
       ids.push(nextId());
-      await runs.record(run(ids.at(-1)!, { chat: `other-${index}` }), retention);
+      runs.record(run(ids.at(-1)!, { chat: `other-${index}` }), retention);
     }
     // Four at most in all: the oldest of chat "one" went.
     expect((await runs.list({ limit: 50 })).runs.map((head) => head.id)).toEqual([ids[5], ids[4], ids[3], ids[2]]);
@@ -171,10 +172,67 @@ describe.each(backends)('run store on %s', (_name, open) => {
     expect((await runs.list({ limit: 50, chat: 'one' })).runs.map((head) => head.id)).toEqual([ids[2]]);
   });
 
+  it('buffers runs: the store holds them after the flush interval, a read or a flush, each batch retained as a whole', async () => {
+    const { store } = await start();
+    const quick = createRunStore(store, { flushMs: 50 });
+    const id = nextId();
+    quick.record(run(id), KEEP);
+    expect(await store.listRange('runs:all')).toEqual([]); // still in memory
+    expect(await store.get(`runs:head:${id}`)).toBeUndefined();
+    await waitFor(async () => (await store.listRange('runs:all')).includes(id)); // the timer wrote it, no read
+    expect(await store.get(`runs:head:${id}`)).toMatchObject({ id, chat: 'c1' });
+
+    // One batch of seven runs: retention applies as if they had been written one by one.
+    const slow = createRunStore(store, { flushMs: 3_600_000 });
+    const retention = { perChat: 2, max: 4, ttlMs: 3_600_000 };
+    const ids = Array.from({ length: 7 }, () => nextId());
+    for (const [index, each] of ids.entries()) slow.record(run(each, { chat: index < 5 ? 'batch' : 'b2' }), retention);
+    expect(await store.listRange('runs:chat:batch')).toEqual([]);
+    expect((await slow.list({ limit: 50, chat: 'batch' })).runs.map((head) => head.id)).toEqual([ids[4], ids[3]]);
+    expect((await slow.list({ limit: 50 })).runs.map((head) => head.id)).toEqual([ids[6], ids[5], ids[4], ids[3]]);
+    for (const gone of [id, ...ids.slice(0, 3)]) {
+      expect(await slow.get(gone)).toBeUndefined();
+      expect(await store.get(`runs:head:${gone}`)).toBeUndefined();
+    }
+    const last = nextId();
+    slow.record(run(last), retention);
+    await slow.flush();
+    expect(await store.listRange('runs:all', 1)).toEqual([last]);
+  });
+
+  it('keeps a batch while the store is unavailable and writes it once the store answers', async () => {
+    const { store } = await start();
+    let down = true;
+    const unavailable = () => Promise.reject(new StateUnavailableError('store away'));
+    // The real store, its writes failing while `down` (as a store outage makes them).
+    const flaky: StateStore = Object.create(store, {
+      setMany: {
+        value: (entries: Parameters<StateStore['setMany']>[0]) => (down ? unavailable() : store.setMany(entries)),
+      },
+    });
+    const runs = createRunStore(flaky, { flushMs: 3_600_000 });
+    const ids = [nextId(), nextId()];
+    for (const id of ids) runs.record(run(id), KEEP);
+    await runs.flush(); // fails, logged, kept
+    expect(await store.listRange('runs:all')).toEqual([]);
+    down = false;
+    expect((await runs.list({ limit: 5 })).runs.map((head) => head.id)).toEqual([...ids].reverse());
+  });
+
+  it('a run the store refuses is lost alone: the rest of its batch is written', async () => {
+    const runs = createRunStore((await start()).store, { flushMs: 3_600_000 });
+    const [before, bad, after] = [nextId(), nextId(), nextId()];
+    runs.record(run(before), KEEP);
+    runs.record({ ...run(bad), flags: { huge: 1n } as unknown as StoredRun['flags'] }, KEEP); // no JSON form
+    runs.record(run(after), KEEP);
+    expect((await runs.list({ limit: 5 })).runs.map((head) => head.id)).toEqual([after, before]);
+    expect(await runs.get(bad)).toBeUndefined();
+  });
+
   it('forgets a run when its TTL has passed', async () => {
     const runs = createRunStore((await start()).store);
     const id = nextId();
-    await runs.record(run(id), { perChat: 5, max: 5, ttlMs: 300 });
+    runs.record(run(id), { perChat: 5, max: 5, ttlMs: 300 });
     expect((await runs.get(id))?.id).toBe(id);
     await sleep(700); // the store's own clock (Redis expires keys by its clock)
     expect(await runs.get(id)).toBeUndefined();
@@ -188,12 +246,14 @@ describe.runIf(redisUrl)('run store on redis, two replicas', () => {
     const prefix = `${filePrefix}replicas:`;
     const stores = [await redisStore(redisUrl, prefix, 2000), await redisStore(redisUrl, prefix, 2000)];
     try {
-      const [first, second] = stores.map(createRunStore) as [
+      const [first, second] = stores.map((store) => createRunStore(store)) as [
         ReturnType<typeof createRunStore>,
         ReturnType<typeof createRunStore>,
       ];
       const ids = Array.from({ length: 40 }, () => nextId());
-      await Promise.all(ids.map((id, index) => (index % 2 ? first : second).record(run(id, { chat: 'shared' }), KEEP)));
+      for (const [index, id] of ids.entries()) (index % 2 ? first : second).record(run(id, { chat: 'shared' }), KEEP);
+      // Both buffers written at once: two batches of 20 runs racing on the same lists.
+      await Promise.all([first.flush(), second.flush()]);
       const listed = (await second.list({ limit: 100, chat: 'shared' })).runs.map((head) => head.id);
       expect(listed.sort()).toEqual([...ids].sort());
       expect((await first.list({ limit: 100 })).runs.map((head) => head.id)).toEqual([...ids].reverse());

@@ -42,7 +42,7 @@ describe('run records over HTTP', () => {
       .expect(200);
     return response.body.messages as ChatMessage[];
   };
-  /** The runs of a chat once `count` are there (records are written just after the inlet answers). */
+  /** The runs of a chat once `count` are there (a read writes the buffered records first). */
   const runsOf = async (chatId: string, count: number): Promise<RunHead[]> => {
     let runs: RunHead[] = [];
     await waitFor(
@@ -231,5 +231,15 @@ describe('run records over HTTP', () => {
     const sent = await inlet(next, 'chat-note-link', 'a2', 'admin');
     expect(sent.map((message) => String(message.content)).join('\n')).not.toContain('eunoe.example');
     await setValves({ inspect_url: '', show_context_note: 'false' });
+  });
+
+  it('a clean stop writes the buffered runs: a run recorded just before a restart is there after it', async () => {
+    const stamp = Date.now();
+    await inlet(chat(3), 'chat-before-stop');
+    // Straight to the restart (well within the buffer's flush interval): close writes the buffer before the store.
+    runtime = await runtime.restart();
+    const runs = (await get('/runs?chat=chat-before-stop').expect(200)).body.runs as RunHead[];
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.time).toBeGreaterThanOrEqual(stamp - 1000);
   });
 });

@@ -250,6 +250,40 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect([...kept, ...evicted].sort()).toEqual([...items].sort());
       });
 
+      it('listPushMany pushes to several lists in order, as listPush would, and returns what fell off each', async () => {
+        const store = await open();
+        expect(await store.listPushMany([])).toEqual([]);
+        await store.listPush('one', 'a', { max: 2 });
+        const evicted = await store.listPushMany([
+          { key: 'one', item: 'b', options: { max: 2 } },
+          { key: 'two', item: 'x', options: { max: 5, ttlMs: TTL } },
+          { key: 'one', item: 'c', options: { max: 2 } },
+          { key: 'one', item: 'b', options: { max: 2 } },
+          { key: 'two', item: 'y', options: { max: 1, ttlMs: TTL } },
+        ]);
+        expect(evicted).toEqual([[], [], ['a'], [], ['x']]);
+        expect(await store.listRange('one')).toEqual(['b', 'c']);
+        expect(await store.listRange('two')).toEqual(['y']);
+        await clock.advance(PAST_TTL);
+        expect(await store.listRange('two')).toEqual([]);
+        expect(await store.listRange('one')).toEqual(['b', 'c']);
+      });
+
+      it('concurrent listPushMany calls lose no item', async () => {
+        const store = await open();
+        const items = Array.from({ length: 60 }, (_, index) => `i${index}`);
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, batch) =>
+            store.listPushMany(
+              items.slice(batch * 10, batch * 10 + 10).map((item) => ({ key: 'many', item, options: { max: 25 } })),
+            ),
+          ),
+        );
+        const kept = await store.listRange('many');
+        expect(kept).toHaveLength(25);
+        expect([...kept, ...results.flat(2)].sort()).toEqual([...items].sort());
+      });
+
       it('expires a list after its TTL; each push renews it', async () => {
         const store = await open();
         await store.listPush('ttl', 'a', { max: 5, ttlMs: TTL });

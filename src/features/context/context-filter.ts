@@ -194,7 +194,6 @@ export async function contextInlet({
   if (tracksPrefix) await savePreviousPrompt(state, flags.chatKey, context.result.sequence, logger);
   const runId = recordRun({
     runs: provided(services, contextRunsService),
-    pending: services.pending,
     valves,
     userValves,
     flags,
@@ -202,7 +201,6 @@ export async function contextInlet({
     model,
     messages,
     context,
-    logger,
     started,
     durationMs: performance.now() - startedAt,
   });

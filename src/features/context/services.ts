@@ -5,6 +5,7 @@
 import { serviceKey, type ServiceRegistry } from '../../runtime/host/service-registry.js';
 import { createContextStats, type ContextStats } from '../../runtime/usage/context-stats.js';
 import type { ContextMetrics } from '../../runtime/metrics/metrics.js';
+import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 
@@ -15,10 +16,10 @@ export const contextRunsService = serviceKey<RunStore>('context.runs');
 
 export function provideContextServices(
   registry: ServiceRegistry,
-  deps: { store: StateStore; metrics?: ContextMetrics },
+  deps: { store: StateStore; metrics?: ContextMetrics; logger?: Logger },
 ): { stats: ContextStats; runs: RunStore } {
   const stats = registry.provide(contextStatsService, createContextStats(deps.store));
-  const runs = registry.provide(contextRunsService, createRunStore(deps.store));
+  const runs = registry.provide(contextRunsService, createRunStore(deps.store, { logger: deps.logger }));
   if (deps.metrics) registry.provide(contextMetricsService, deps.metrics);
   return { stats, runs };
 }

@@ -9,19 +9,21 @@ export class LuaScript {
   constructor(
     readonly name: string,
     private readonly source: string,
-    private readonly keyCount: number,
+    /** How many keys it takes; `variadic`: any number (as many as its arguments say). */
+    private readonly keyCount: number | 'variadic',
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
   /** Run against `client` with the given keys and arguments. */
   async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    if (keys.length !== this.keyCount) throw new Error(`${this.name} takes ${this.keyCount} keys`);
+    if (this.keyCount !== 'variadic' && keys.length !== this.keyCount)
+      throw new Error(`${this.name} takes ${this.keyCount} keys`);
     try {
-      return await client.evalsha(this.sha, this.keyCount, ...keys, ...args);
+      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!String(errorMessage(error)).startsWith('NOSCRIPT')) throw error;
-      return client.eval(this.source, this.keyCount, ...keys, ...args);
+      return client.eval(this.source, keys.length, ...keys, ...args);
     }
   }
 }
@@ -191,4 +193,26 @@ if #evicted > 0 then redis.call('LTRIM', KEYS[1], 0, max - 1) end
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 return evicted`,
   1,
+);
+
+/**
+ * Several capped-list pushes as one atomic step: for list KEYS[i], ARGV[3i-2] is the item, ARGV[3i-1] the size it
+ * keeps, ARGV[3i] its TTL in ms (0 = none), as `listPushScript`. Returns, per push, the items that fell off its end.
+ */
+export const listPushManyScript = new LuaScript(
+  'listPushMany',
+  `local out = {}
+for index, key in ipairs(KEYS) do
+  local item = ARGV[index * 3 - 2]
+  local max = tonumber(ARGV[index * 3 - 1])
+  local ttl = tonumber(ARGV[index * 3])
+  redis.call('LREM', key, 0, item)
+  redis.call('LPUSH', key, item)
+  local evicted = redis.call('LRANGE', key, max, -1)
+  if #evicted > 0 then redis.call('LTRIM', key, 0, max - 1) end
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) else redis.call('PERSIST', key) end
+  out[index] = evicted
+end
+return out`,
+  'variadic',
 );

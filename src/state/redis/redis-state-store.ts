@@ -6,6 +6,7 @@ import type { Logger } from '../../core/util/logger.js';
 import { decodeJson, encodeJson, storedEquals } from '../json-value.js';
 import type {
   Lease,
+  ListPush,
   ListPushOptions,
   RangeQuery,
   SetOptions,
@@ -25,7 +26,13 @@ import { OutageMonitor } from './outage-monitor.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
 import { describeTopology, type RedisTopology } from './redis-topology.js';
-import { compareAndSetScript, incrementScript, listPushScript, releaseLeaseScript } from './redis-scripts.js';
+import {
+  compareAndSetScript,
+  incrementScript,
+  listPushManyScript,
+  listPushScript,
+  releaseLeaseScript,
+} from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
 import { backfillSpendCounters } from './backfill-spend-counters.js';
@@ -259,6 +266,35 @@ export class RedisStateStore implements StateStore {
       listPushScript.run(client, [this.layout.list(key)], [item, max, options.ttlMs ?? 0]),
     );
     return (reply as string[]) ?? [];
+  }
+
+  async listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
+    if (pushes.length === 0) return [];
+    // One script names keys of one slot on a Cluster: there, each list's pushes are one script (atomic per list).
+    const groups = new Map<string, number[]>();
+    pushes.forEach((push, index) => {
+      const group = this.client instanceof Cluster ? push.key : '';
+      groups.set(group, [...(groups.get(group) ?? []), index]);
+    });
+    const evicted: string[][] = pushes.map(() => []);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const batch = indexes.map((index) => pushes[index]!);
+        const keys = batch.map((push) => this.layout.list(push.key));
+        const args = batch.flatMap((push) => [
+          push.item,
+          Math.max(1, Math.floor(push.options.max)),
+          push.options.ttlMs ?? 0,
+        ]);
+        const reply = (await this.call('listPushMany', (client) => listPushManyScript.run(client, keys, args))) as
+          | string[][]
+          | null;
+        indexes.forEach((index, position) => {
+          evicted[index] = reply?.[position] ?? [];
+        });
+      }),
+    );
+    return evicted;
   }
 
   async listRange(key: string, limit?: number): Promise<string[]> {

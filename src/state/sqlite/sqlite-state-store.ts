@@ -7,6 +7,7 @@ import { decodeJson, encodeJson, expiryFrom, storedEquals } from '../json-value.
 import { StateValueError } from '../state-value-error.js';
 import type {
   Lease,
+  ListPush,
   ListPushOptions,
   RangeQuery,
   SetOptions,
@@ -154,22 +155,32 @@ export class SqliteStateStore implements StateStore {
   }
 
   async listPush(key: string, item: string, options: ListPushOptions): Promise<string[]> {
-    const max = Math.max(1, Math.floor(options.max));
+    return this.run(() => this.options.db.transaction(() => this.pushToList(key, item, options, Date.now()))());
+  }
+
+  async listPushMany(pushes: readonly ListPush[]): Promise<string[][]> {
+    if (pushes.length === 0) return [];
     return this.run(() =>
       this.options.db.transaction(() => {
         const now = Date.now();
-        const size = this.liveListSize(key, now);
-        const isNew = this.statements.hasListItem.get(key, item) === undefined;
-        const { seq } = this.statements.nextListSeq.get(key)!;
-        this.statements.putListItem.run(key, item, seq);
-        const over = size + (isNew ? 1 : 0) - max;
-        // The oldest first from the index, returned newest first (the order of the list).
-        const evicted = over > 0 ? this.statements.oldestListItems.all(key, over).map((row) => row.item) : [];
-        for (const gone of evicted) this.statements.deleteListItem.run(key, gone);
-        this.statements.putListMeta.run(key, Math.min(max, size + (isNew ? 1 : 0)), expiryFrom(options.ttlMs, now));
-        return evicted.reverse();
+        return pushes.map((push) => this.pushToList(push.key, push.item, push.options, now));
       })(),
     );
+  }
+
+  /** One capped-list push, inside the caller's transaction; the items that fell off, newest first. */
+  private pushToList(key: string, item: string, options: ListPushOptions, now: number): string[] {
+    const max = Math.max(1, Math.floor(options.max));
+    const size = this.liveListSize(key, now);
+    const isNew = this.statements.hasListItem.get(key, item) === undefined;
+    const { seq } = this.statements.nextListSeq.get(key)!;
+    this.statements.putListItem.run(key, item, seq);
+    const over = size + (isNew ? 1 : 0) - max;
+    // The oldest first from the index, returned newest first (the order of the list).
+    const evicted = over > 0 ? this.statements.oldestListItems.all(key, over).map((row) => row.item) : [];
+    for (const gone of evicted) this.statements.deleteListItem.run(key, gone);
+    this.statements.putListMeta.run(key, Math.min(max, size + (isNew ? 1 : 0)), expiryFrom(options.ttlMs, now));
+    return evicted.reverse();
   }
 
   async listRange(key: string, limit?: number): Promise<string[]> {

@@ -30,6 +30,7 @@ export function rejectingStore(): StateStore {
     compareAndSet: reject,
     increment: reject,
     listPush: reject,
+    listPushMany: reject,
     listRange: reject,
     append: reject,
     range: reject,

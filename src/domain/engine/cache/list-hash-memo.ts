@@ -70,8 +70,10 @@ export function hashesWithListMemo(
     const message = messages[index]!;
     previous.roles[index] = message.role;
     previous.names[index] = message.name;
+    // Only a plain message's content is remembered: a tool call or result with the same role and content hashes
+    // differently (its calls are part of its identity), so a plain message must not take its hash.
     previous.contents[index] =
-      typeof message.content === 'string' && message.content.length > REMEMBER_MAX_CHARS ? undefined : message.content;
+      plain(message) && message.content.length <= REMEMBER_MAX_CHARS ? message.content : undefined;
     previous.hashes[index] = hashes[index]!;
   }
   return hashes;

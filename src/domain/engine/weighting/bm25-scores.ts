@@ -63,12 +63,14 @@ export function termMatrix(documents: readonly string[], query: string, source?:
     };
   if (source) {
     const index = conversationIndex(documents, source.keys, source.cache);
-    return indexedMatrix(
-      index,
-      words,
-      documents.length,
-      withExpansion(own, widen, compounds, (key) => index.postings.has(key)),
-    );
+    const count = documents.length;
+    // Used by one of this request's documents: the index may hold documents past `count` (a longer
+    // version of the chat planned earlier), and a term only they use must not take an expansion slot.
+    const present = (key: number): boolean => {
+      const list = index.postings.get(key);
+      return list !== undefined && list.length > 0 && list[0]! < count;
+    };
+    return indexedMatrix(index, words, count, withExpansion(own, widen, compounds, present));
   }
   const tables = documents.map((document) => termTable(document, undefined, undefined));
   const expanded = withExpansion(own, widen, compounds, (key) => tables.some((table) => termCount(table, key) > 0));

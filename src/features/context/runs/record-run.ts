@@ -2,8 +2,6 @@
  * The context filter's side of the run inspector: builds the record of an inlet's plan and stores it (a store outage
  * is logged, never fails the inlet), and the admin's link to it.
  */
-import type { Logger } from '../../../core/util/logger.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
 import type { ActiveFlags } from '../../../domain/flags/types.js';
 import type { PipelineUser } from '../../../runtime/host/types.js';
 import type { CompressedContext } from '../compress/plan-and-compress.js';
@@ -15,8 +13,6 @@ import { newRunId, type RunStore } from './run-store.js';
 /** What one inlet hands to `recordRun`. */
 export interface RunContext {
   runs: RunStore | undefined;
-  /** Where the write is tracked, so a graceful shutdown waits for it. */
-  pending?: { track(work: Promise<unknown>): void };
   valves: ContextValves;
   userValves: ContextUserValves;
   flags: ActiveFlags;
@@ -27,13 +23,12 @@ export interface RunContext {
   /** Epoch ms when the inlet started, and its planning time in ms. */
   started: number;
   durationMs: number;
-  logger: Logger;
 }
 
 /**
  * Records the run (unless `inspect` is off or nothing provides the store) and returns its id. The record is built
- * now; it is written once the inlet has answered (the next turn of the event loop), so the reply does not wait for
- * the store: a run can be read a moment after its inlet returns.
+ * now and handed to the run store's buffer, so the reply never waits for the store; reads write the buffer first,
+ * so a run can be read as soon as its inlet returns.
  */
 export function recordRun(run: RunContext): string | undefined {
   const { valves, runs } = run;
@@ -60,10 +55,7 @@ export function recordRun(run: RunContext): string | undefined {
     max: valves.inspect_max_runs,
     ttlMs: valves.inspect_ttl_hours * 3_600_000,
   };
-  const written = new Promise((resolve) => setImmediate(resolve))
-    .then(() => runs.record(record, retention))
-    .catch((error: unknown) => storeOutage.degraded(run.logger, 'could not record the run', error));
-  run.pending?.track(written);
+  runs.record(record, retention);
   return id;
 }
 

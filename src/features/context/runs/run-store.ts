@@ -1,11 +1,14 @@
 /**
  * Run records in the state store, so every replica sees every run: each run is two documents (its head for the
  * listing, the whole record for its page) with a TTL, listed by two capped lists of ids (all runs, and the chat's;
- * `listPush` is atomic on both backends, so replicas recording at once lose none of each other's runs).
+ * list pushes are atomic on both backends, so replicas recording at once lose none of each other's runs).
  * Retention: the latest `perChat` runs of a chat, the latest `max` runs overall, each for `ttlMs`.
+ * Records are buffered (`run-buffer.ts`) and written a batch at a time; reads write the buffer first.
  */
 import { randomBytes } from 'node:crypto';
-import type { StateStore } from '../../../state/types.js';
+import type { Logger } from '../../../core/util/logger.js';
+import type { ListPush, StateStore } from '../../../state/types.js';
+import { createRunBuffer } from './run-buffer.js';
 import { expandRun, headOf, type RunHead, type RunRecord, type StoredRun } from './run-record.js';
 
 /** How many runs are kept, and for how long. */
@@ -35,7 +38,10 @@ export interface RunPage {
 
 /** The context feature's run records (a provided service: the filter records, the routes read). */
 export interface RunStore {
-  record(run: StoredRun, retention: RunRetention): Promise<void>;
+  /** Buffers the run; it reaches the store within the flush interval, at the next read, or at `flush`. */
+  record(run: StoredRun, retention: RunRetention): void;
+  /** Writes the buffered runs now (at shutdown; reads do it themselves); never rejects. */
+  flush(): Promise<void>;
   list(query: RunQuery): Promise<RunPage>;
   get(id: string): Promise<RunRecord | undefined>;
 }
@@ -55,26 +61,40 @@ const runKey = (id: string) => `runs:run:${id}`;
 /** Heads read per round trip while filtering a listing. */
 const BATCH = 100;
 
-/** Run records on a state store. */
-export function createRunStore(store: StateStore): RunStore {
-  const forget = async (ids: readonly string[]) => {
-    if (ids.length > 0) await store.deleteMany(ids.flatMap((id) => [headKey(id), runKey(id)]));
-  };
+/** One buffered run with the retention of the filter that recorded it. */
+interface QueuedRun {
+  run: StoredRun;
+  retention: RunRetention;
+}
+
+/** Writes a batch of runs: their documents, their index entries (one atomic step), then what retention pushed out. */
+async function writeRuns(store: StateStore, batch: readonly QueuedRun[]): Promise<void> {
+  await store.setMany(
+    batch.flatMap(({ run, retention }) => [
+      { key: headKey(run.id), value: headOf(run), ttlMs: retention.ttlMs },
+      { key: runKey(run.id), value: run, ttlMs: retention.ttlMs },
+    ]),
+  );
+  const pushes = batch.flatMap(({ run, retention: { max, perChat, ttlMs } }): ListPush[] => [
+    { key: ALL, item: run.id, options: { max, ttlMs } },
+    ...(run.chat ? [{ key: chatIndex(run.chat), item: run.id, options: { max: perChat, ttlMs } }] : []),
+  ]);
+  const evicted = new Set((await store.listPushMany(pushes)).flat());
+  if (evicted.size > 0) await store.deleteMany([...evicted].flatMap((id) => [headKey(id), runKey(id)]));
+}
+
+/** Run records on a state store (buffered writes: `flushMs`, default RUN_FLUSH_MS). */
+export function createRunStore(store: StateStore, options: { logger?: Logger; flushMs?: number } = {}): RunStore {
+  const buffer = createRunBuffer<QueuedRun>({ write: (batch) => writeRuns(store, batch), ...options });
   return {
-    async record(run, retention) {
-      await store.setMany([
-        { key: headKey(run.id), value: headOf(run), ttlMs: retention.ttlMs },
-        { key: runKey(run.id), value: run, ttlMs: retention.ttlMs },
-      ]);
-      const { ttlMs } = retention;
-      const [overall, ofChat] = await Promise.all([
-        store.listPush(ALL, run.id, { max: retention.max, ttlMs }),
-        run.chat ? store.listPush(chatIndex(run.chat), run.id, { max: retention.perChat, ttlMs }) : [],
-      ]);
-      await forget([...new Set([...overall, ...ofChat])]);
+    record(run, retention) {
+      buffer.add({ run, retention });
     },
 
+    flush: buffer.flush,
+
     async list(query) {
+      await buffer.flush();
       const ids = (await store.listRange(query.chat !== undefined ? chatIndex(query.chat) : ALL))
         .filter((id) => query.before === undefined || id < query.before)
         .sort()
@@ -99,6 +119,7 @@ export function createRunStore(store: StateStore): RunStore {
 
     async get(id) {
       if (!RUN_ID.test(id)) return undefined;
+      await buffer.flush();
       const stored = await store.get<StoredRun>(runKey(id));
       return stored?.columns ? expandRun(stored) : undefined;
     },
