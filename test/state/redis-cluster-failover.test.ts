@@ -76,6 +76,16 @@ describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a Redis Cluster wit
           `${accepted.size - atResume} after), ${refused} refused ${[...reasons].join('; ')}`,
       );
       expect(refused).toBe(0);
+      // Ledger writes were confirmed on a replica (WAIT) on the primaries that kept theirs.
+      const waits = await Promise.all(
+        cluster()
+          .nodes.slice(1)
+          .map(async (node) => {
+            const stats = await redisCommand(node.port, 'INFO commandstats', 2000, 'cluster-secret');
+            return Number(/cmdstat_wait:calls=(\d+)/.exec(stats)?.[1] ?? '0');
+          }),
+      );
+      expect(waits.reduce((total, calls) => total + calls, 0)).toBeGreaterThan(0);
 
       // Every accepted record is there once, and the totals and spend counters are exact sums.
       const sum = (costs: string[]) => formatDecimal(add(...costs.map((cost) => parseDecimal(cost) ?? 0n)));

@@ -110,7 +110,7 @@ export class RedisStateStore implements StateStore {
       backlogWaitMs: Math.max(options.timeoutMs, 100),
       journalFile: options.journalFile,
       // Half the call's bound, so the WAIT answers (with a count) before the call times out.
-      ...(topology.kind === 'sentinel' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),
+      ...(topology.kind !== 'single' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),
     });
     this.usage = new RedisUsageStore(this.streams, (what, work) => this.call(what, work), this.layout);
     this.monitor = new OutageMonitor({

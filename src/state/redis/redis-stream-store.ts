@@ -1,4 +1,6 @@
+import { Cluster } from 'ioredis';
 import type { RedisClient } from './create-redis-client.js';
+import { ClusterReplicaWait } from './cluster-replica-wait.js';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
@@ -38,8 +40,8 @@ export interface RedisStreamStoreOptions {
    */
   backlogWaitMs?: number;
   /**
-   * Sentinel: a ledger write counts as landed only once a replica has it (WAIT 1 for up to this many ms), so a
-   * failover after a kill -9 of the primary cannot drop an answered record; unset = no wait (one node, Cluster).
+   * Sentinel and Cluster: a ledger write counts as landed only once a replica has it (WAIT 1 for up to this many ms),
+   * so a failover after a kill -9 of a primary cannot drop an answered record; unset = no wait (one node).
    */
   replicaWaitMs?: number;
 }
@@ -63,6 +65,8 @@ export class RedisStreamStore {
   /** Replicas the primary had connected when last asked (Sentinel), and when that was. */
   private replicasConnected = 0;
   private replicasCheckedAt = 0;
+  /** Cluster: the replica wait per written slot (made at the first write). */
+  private clusterWait: ClusterReplicaWait | undefined;
 
   constructor(private readonly options: RedisStreamStoreOptions) {
     const { logger, where } = options;
@@ -241,7 +245,14 @@ export class RedisStreamStore {
   private async send(client: RedisClient, item: QueuedAppend): Promise<boolean> {
     const added = await this.sendScripts(client, item);
     const waitMs = this.options.replicaWaitMs;
-    if (waitMs !== undefined) await this.confirmReplicated(client, waitMs);
+    if (waitMs === undefined) return added;
+    if (client instanceof Cluster) {
+      // Each slot written (the user's, then the ledger's) is confirmed on its own primary's connection.
+      this.clusterWait ??= new ClusterReplicaWait(waitMs);
+      const { layout } = this.options;
+      if (item.usage && layout.cluster) await this.clusterWait.confirm(client, layout.spend(item.usage.userId));
+      await this.clusterWait.confirm(client, layout.streamHash(item.stream));
+    } else await this.confirmReplicated(client, waitMs);
     return added;
   }
 
