@@ -108,7 +108,6 @@ export class RedisStreamStore {
       );
     }
     this.retryTimer = setInterval(() => {
-      if (process.env.DBG_FLUSH && this.queue.size > 0) console.error('DBGTICK', Date.now(), options.isReady());
       if (this.queue.size > 0 && options.isReady()) void this.flush();
     }, retryMs);
     this.retryTimer.unref();
