@@ -4,10 +4,9 @@ import { SlowFirstSequencer } from './test/helpers/slow-first-sequencer.js';
 
 /**
  * `isolate: false`: each worker imports the code under test once and keeps its module cache from
- * file to file, instead of a fresh module graph per file. On this 2-core machine that import was
- * a large part of the suite's time (runtime folders: 334 s → 237 s on an idle machine; engine +
- * compress: import phase 49 s → 11 s under load). Tests leave no global state behind: runtimes and stores are closed, fake
- * timers are undone in afterEach, process listeners are removed, nothing mutates process.env.
+ * file to file, instead of a fresh module graph per file (on 2 cores that import is a large part of
+ * the suite's CPU). Tests leave no global state behind: runtimes and stores are closed, fake timers
+ * are undone in afterEach, process listeners are removed, nothing mutates process.env.
  * `npx vitest run --isolate …` brings back a fresh graph per file when hunting a leak.
  */
 export default defineConfig({
@@ -25,10 +24,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 90_000,
     pool: 'forks',
-    // Vitest's default in a run is one worker fewer than the cores: on this 2-core machine, one file at
+    // Vitest's default in a run is one worker fewer than the cores: on a 2-core machine, one file at
     // a time. Much of the suite waits on child processes, worker threads, Redis restarts and sockets, so
-    // more files than cores overlap that waiting with files that compute. Whole suite on an idle 2-core
-    // machine: 2 workers 92 s, 3 workers 86 s, 4 workers 77 s wall (all passing; same CPU time).
+    // more files than cores overlap that waiting with files that compute (CONTRIBUTING.md, "How the suite is kept fast").
     maxWorkers: 4,
     isolate: false,
     // Longest files first (measured durations from vitest's results cache, else an estimate from the processes a
