@@ -1,4 +1,4 @@
-import { LuaScript } from './redis-scripts.js';
+import { checkKeyTypes, LuaScript, STORE_RECORD_ONCE } from './redis-scripts.js';
 
 /**
  * Cluster: a user's copy of a usage record with its spend counters, in the user's slot. KEYS: user hash, user time
@@ -9,16 +9,7 @@ import { LuaScript } from './redis-scripts.js';
  */
 export const recordUserCopyScript = new LuaScript(
   'recordUserCopy',
-  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash'}) do
-  local found = redis.call('TYPE', KEYS[i]).ok
-  if found ~= 'none' and found ~= kind then
-    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
-  end
-end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
-local seq = redis.call('INCR', KEYS[3])
-redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', seq) .. ':' .. ARGV[1])
-for i = 6, #ARGV do
+  `${checkKeyTypes(['hash', 'zset', 'string', 'hash'])}${STORE_RECORD_ONCE}for i = 6, #ARGV do
   redis.call('HINCRBY', KEYS[4], ARGV[i] .. ':hi', ARGV[4])
   redis.call('HINCRBY', KEYS[4], ARGV[i] .. ':lo', ARGV[5])
 end
@@ -33,16 +24,7 @@ return 1`,
  */
 export const recordLedgerScript = new LuaScript(
   'recordLedger',
-  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash'}) do
-  local found = redis.call('TYPE', KEYS[i]).ok
-  if found ~= 'none' and found ~= kind then
-    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
-  end
-end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
-local seq = redis.call('INCR', KEYS[3])
-redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', seq) .. ':' .. ARGV[1])
-for i = 4, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
+  `${checkKeyTypes(['hash', 'zset', 'string', 'hash'])}${STORE_RECORD_ONCE}for i = 4, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
 return 1`,
   4,
 );

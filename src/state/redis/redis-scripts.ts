@@ -28,6 +28,30 @@ export class LuaScript {
   }
 }
 
+/**
+ * Lua that checks each key's type before a script writes anything (Redis does not undo a script's earlier writes when
+ * a later command fails): KEYS[i] must be `kinds[i]` or absent, else a WRONGTYPE error and nothing written.
+ */
+export function checkKeyTypes(kinds: readonly ('hash' | 'zset' | 'string')[]): string {
+  return `for i, kind in ipairs({${kinds.map((kind) => `'${kind}'`).join(', ')}}) do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= kind then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
+  end
+end
+`;
+}
+
+/**
+ * Lua that stores a record once: HSETNX the json (ARGV[3]) under its id (ARGV[1]) in KEYS[1], returning 0 when it was
+ * there; else `seq` (KEYS[3]'s next insertion number) and `member` indexed at ARGV[2] in KEYS[2].
+ */
+export const STORE_RECORD_ONCE = `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local seq = redis.call('INCR', KEYS[3])
+local member = string.format('%016d', seq) .. ':' .. ARGV[1]
+redis.call('ZADD', KEYS[2], ARGV[2], member)
+`;
+
 /** Set KEYS[1] to ARGV[3] (TTL ARGV[4] ms, 0 = none) when it is absent (ARGV[1]='absent') or equals ARGV[2]. Returns {1} or {0, current}. */
 export const compareAndSetScript = new LuaScript(
   'compareAndSet',
@@ -109,17 +133,7 @@ return 0`,
  */
 export const recordUsageScript = new LuaScript(
   'recordUsage',
-  `for i, kind in ipairs({'hash', 'zset', 'string', 'hash', 'zset', 'hash', 'string', 'hash', 'string'}) do
-  local found = redis.call('TYPE', KEYS[i]).ok
-  if found ~= 'none' and found ~= kind then
-    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a ' .. kind .. '; nothing was written')
-  end
-end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
-local seq = redis.call('INCR', KEYS[3])
-local member = string.format('%016d', seq) .. ':' .. ARGV[1]
-redis.call('ZADD', KEYS[2], ARGV[2], member)
-if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
+  `${checkKeyTypes(['hash', 'zset', 'string', 'hash', 'zset', 'hash', 'string', 'hash', 'string'])}${STORE_RECORD_ONCE}if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
 local periods = tonumber(ARGV[6])
 for i = 7, 6 + periods do
   redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':hi', ARGV[4])
