@@ -26,7 +26,7 @@ import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/lo
 import { seedLedger } from './lib/load/seed-ledger.js';
 import { hugeMessageScenario } from './lib/load/huge-message.js';
 import { runSpendBurst } from './lib/load/spend-burst.js';
-import { topologyScenario } from './lib/load/topologies.js';
+import { outletRequest, topologyScenario } from './lib/load/topologies.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const codeRoot = path.resolve(process.env.BENCH_CODE_ROOT ?? repoRoot);
@@ -60,27 +60,7 @@ const inlet = (userId: string): LoadRequest => ({
     body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], metadata: { chat_id: 'c1' } },
   },
 });
-const outlet = (id: string): LoadRequest => ({
-  method: 'POST',
-  path: '/accounting/filter/outlet',
-  body: {
-    user: { id: 'bench-outlet', role: 'user' },
-    body: {
-      model: 'openai/gpt-4o',
-      chat_id: 'c1',
-      id,
-      messages: [
-        { id: `${id}-q`, role: 'user', content: 'q' },
-        {
-          id,
-          role: 'assistant',
-          content: 'a',
-          usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 },
-        },
-      ],
-    },
-  },
-});
+const outlet = (id: string): LoadRequest => outletRequest(id, 'bench-outlet');
 
 function prepare(root: string) {
   const filters = path.join(root, 'filters');

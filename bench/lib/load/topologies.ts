@@ -11,13 +11,13 @@ const TOPOLOGIES: Array<{ name: string; start: () => Promise<LocalTopology> }> =
   { name: 'Cluster (3 primaries)', start: () => startRedisCluster() },
 ];
 
-/** An accounting outlet for a new message id, spread over `users` users (each record: ledger, user copy, counters). */
-function outlet(id: string, users: number, index: number): LoadRequest {
+/** An accounting outlet for a new message id from `userId` (each record: ledger, user copy, counters). */
+export function outletRequest(id: string, userId: string): LoadRequest {
   return {
     method: 'POST',
     path: '/accounting/filter/outlet',
     body: {
-      user: { id: `bench-user-${index % users}`, role: 'user' },
+      user: { id: userId, role: 'user' },
       body: {
         model: 'openai/gpt-4o',
         chat_id: 'c1',
@@ -87,7 +87,7 @@ export async function topologyScenario(options: {
             concurrency: clients / servers.length,
             durationMs,
             maxRequests: options.maxRequests,
-            next: (index) => outlet(`${run}-${replica}-${index}`, 200, index),
+            next: (index) => outletRequest(`${run}-${replica}-${index}`, `bench-user-${index % 200}`),
           }),
         ),
       );
