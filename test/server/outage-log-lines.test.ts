@@ -164,8 +164,7 @@ describe.runIf(canRun)('log lines during a Redis outage under load', () => {
   it.each(['stopped', 'paused'] as const)(
     `Redis %s (${OUTAGE_MS} ms, 4 clients): one line when it starts, one when it ends with the counts`,
     async (kind) => {
-      const { lines, outside, startedAt, outageEnd, overlapping, turnsStarted, failures } =
-        await outageUnderLoad(kind);
+      const { lines, outside, startedAt, outageEnd, overlapping, turnsStarted, failures } = await outageUnderLoad(kind);
       expect(failures).toEqual([]);
       expect(overlapping).toBeGreaterThan(0); // the clients kept calling through the outage
       expect(startedAt).toBeLessThanOrEqual(outageEnd); // its start line came while the store was down
