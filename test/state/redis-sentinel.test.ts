@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { realClock } from '../helpers/clock.js';
 import {
   canStartRedisTopologies,
@@ -7,6 +7,7 @@ import {
   useLocalTopology,
 } from '../helpers/redis-topologies.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { freePort } from '../helpers/redis-server.js';
 import { dailyContract } from '../dashboard/daily-contract.js';
 import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
@@ -70,5 +71,42 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
       replica.resume();
       await store.close();
     }
+  });
+
+  it('a sentinel that is down (one of the list) changes nothing: the store works, and no raw ioredis error line is printed', async () => {
+    const printed = vi.spyOn(console, 'error');
+    const down = await freePort(); // nothing listens there
+    const env = { ...sentinel().env, REDIS_SENTINELS: `${sentinel().env.REDIS_SENTINELS},127.0.0.1:${down}` };
+    const store = await topologyStore({ ...sentinel(), env });
+    try {
+      store.subscribe('news', () => {}); // a second connection, with a failover detector of its own
+      await store.set('k', 1);
+      expect(await store.get('k')).toBe(1);
+      // Each connection's failover detector has connected to every sentinel in the list by now (or failed to).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const lines = printed.mock.calls.map((call) => call.map(String).join(' '));
+      expect(lines.filter((line) => line.includes('[ioredis]'))).toEqual([]);
+    } finally {
+      printed.mockRestore();
+      await store.close();
+    }
+  });
+
+  it("a closed store leaves no connection open to the sentinels (its failover detectors' included)", async () => {
+    const listeners = async () => {
+      let count = 0;
+      for (const node of sentinel().sentinels) {
+        const clients = await redisCommand(node.port, 'CLIENT LIST', 1000, 'sentinel-secret');
+        count += (clients.match(/cmd=subscribe/g) ?? []).length; // a detector subscribes to +switch-master
+      }
+      return count;
+    };
+    const before = await listeners();
+    const store = await topologyStore(sentinel());
+    store.subscribe('news', () => {});
+    await store.set('k', 1);
+    await waitFor(async () => (await listeners()) >= before + 3, { timeoutMs: 5000 }); // one per sentinel at least
+    await store.close();
+    await waitFor(async () => (await listeners()) === before, { timeoutMs: 5000 });
   });
 });

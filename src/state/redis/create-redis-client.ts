@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisAuth, RedisTopology } from './redis-topology.js';
+import { QuietSentinelConnector } from './sentinel-connector.js';
 
 /** A connection to one node or a Sentinel-managed primary (`Redis`), or to a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -62,6 +63,7 @@ export function createRedisClient(target: string | RedisTopology, options: Redis
       ...(auth.tls ? { tls: tlsOf(auth), enableTLSForSentinelMode: true, sentinelTLS: tlsOf(auth) } : {}),
       sentinelRetryStrategy: retry,
       failoverDetector: true,
+      Connector: QuietSentinelConnector,
       // A demoted primary answers writes with READONLY: ask the sentinels again.
       reconnectOnError: (error) => error.message.startsWith('READONLY'),
     });

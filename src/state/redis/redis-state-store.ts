@@ -376,7 +376,11 @@ export class RedisStateStore implements StateStore {
     this.monitor.stop();
     storeOutage.reset();
     this.subscriptions.close();
-    await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => this.client.disconnect());
+    await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => {});
+    // After a QUIT the server closes the connection, and ioredis never tells its connector: behind Sentinel the
+    // failover detector's connections to every sentinel would stay open. disconnect() closes them (and the connection,
+    // when QUIT did not answer in time).
+    this.client.disconnect();
   }
 
   /**

@@ -1,0 +1,28 @@
+import { SentinelConnector, type SentinelConnectionOptions } from 'ioredis';
+
+/** The parts of ioredis' SentinelConnector this file builds on (private in its types). */
+interface ConnectorInternals {
+  connectToSentinel(endpoint: unknown, options?: unknown): { on(event: 'error', listener: () => void): unknown };
+}
+
+/**
+ * ioredis' Sentinel connector, whose failover detector's connections to the sentinels get an error listener: with one
+ * sentinel of three down (routine: that is why there are three) each of them printed ioredis' raw
+ * `[ioredis] Unhandled error event` with a stack to stderr, at start-up and at every retry. A sentinel being down
+ * changes nothing for Eunoe while one answers; the data connection's outages are logged once by the outage monitor.
+ */
+export class QuietSentinelConnector extends SentinelConnector {
+  /** ioredis passes the client's options (`Connector` option), as it does to its own SentinelConnector. */
+  constructor(options: unknown) {
+    super(options as SentinelConnectionOptions);
+  }
+}
+
+const base = SentinelConnector.prototype as unknown as ConnectorInternals;
+const quiet = QuietSentinelConnector.prototype as unknown as ConnectorInternals;
+
+quiet.connectToSentinel = function (this: ConnectorInternals, endpoint, options) {
+  const client = base.connectToSentinel.call(this, endpoint, options);
+  client.on('error', () => {}); // the detector reconnects on its own (ioredis' sentinelReconnectStrategy)
+  return client;
+};
