@@ -37,6 +37,8 @@ export async function startServerProcess(
       // A liveness bound, not the subject (a worker's import of tsx + zod takes seconds on a busy machine); tests of
       // the import limit set their own.
       FILTER_LOAD_TIMEOUT_MS: '60000',
+      // Admin valves beside the test's data, not in this checkout's valves/ folder (which a server makes private).
+      ...(env.DATA_DIR && !env.VALVES_DIR ? { VALVES_DIR: path.join(env.DATA_DIR, 'valves') } : {}),
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',

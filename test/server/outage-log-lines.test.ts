@@ -77,6 +77,8 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
     LOG_LEVEL: 'info',
   });
   cleanups.push(() => server.stop());
+  // What the server logs while it starts (a folder it made private, say) is not about the outage.
+  const startupBytes = server.output().length;
 
   let phase: 'before' | 'outage' | 'after' | 'done' = 'before';
   const turns = { before: 0, outage: 0, after: 0 };
@@ -120,6 +122,7 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
   const logLines = () =>
     server
       .output()
+      .slice(startupBytes)
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => ({ line: JSON.parse(line) as LogLine, bytes: line.length + 1 }))
