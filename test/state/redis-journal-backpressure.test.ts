@@ -68,7 +68,7 @@ describe.runIf(canRun)('the Redis ledger journal under load', () => {
     let queuedAtStart = -1;
     let writers: Promise<unknown> = Promise.resolve();
     const ready = store.waitUntilReady(30_000).then((connected) => {
-      queuedAtStart = store.health().queued;
+      queuedAtStart = store.health().queued ?? 0;
       if (connected) writers = Promise.all(['a', 'b', 'c', 'd'].map(writer));
       return connected;
     });
