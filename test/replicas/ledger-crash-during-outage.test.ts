@@ -6,7 +6,8 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { add, formatDecimal, parseDecimal } from '../../src/domain/pricing/decimal.js';
 import { joinCost } from '../../src/domain/usage/cost-parts.js';
 import { redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { serverCaller, outletWithUsage } from '../helpers/server-calls.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -19,30 +20,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function call(server: ServerProcess, method: string, route: string, body?: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field in assertions
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
+const call = serverCaller(KEY);
 
-const outletBody = (id: string, prompt: number) => ({
-  model: 'openai/gpt-4o',
-  chat_id: 'chat-crash',
-  id,
-  messages: [
-    { id: `${id}-q`, role: 'user', content: 'question' },
-    {
-      id,
-      role: 'assistant',
-      content: 'answer',
-      usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10, cost: prompt / 1e7 },
-    },
-  ],
-});
+const outletBody = (id: string, prompt: number) => outletWithUsage('chat-crash', id, prompt);
 
 describe.runIf(canRun)('an answered record is never lost', () => {
   it('two replicas, Redis down, one replica killed (SIGKILL): after restarts, every answered record is in the ledger exactly once', async () => {

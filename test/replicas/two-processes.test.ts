@@ -3,21 +3,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { outletWithUsage, serverCaller } from '../helpers/server-calls.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');
 const KEY = 'replica-test-key';
 
-async function call(server: ServerProcess, method: string, route: string, body?: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field in assertions
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
+const call = serverCaller(KEY);
 
 describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', () => {
   let root: string;
@@ -102,20 +95,10 @@ describe.runIf(redisUrl || process.env.CI)('two Eunoe processes on one Redis', (
     const user = { id: 'u-ledger', role: 'user' };
     const chat = `chat-${randomBytes(3).toString('hex')}`;
     const outletBody = (id: string, prompt: number) => ({
-      model: 'openai/gpt-4o',
-      chat_id: chat,
+      ...outletWithUsage(chat, id, prompt, { cost: false }),
       session_id: 's',
-      id,
-      messages: [
-        { id: `${id}-q`, role: 'user', content: 'question' },
-        {
-          id,
-          role: 'assistant',
-          content: 'answer',
-          usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 },
-        },
-      ],
     });
+
     expect((await call(a, 'POST', '/accounting/filter/outlet', { user, body: outletBody('r1', 1000) })).status).toBe(
       200,
     );

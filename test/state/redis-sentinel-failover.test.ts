@@ -10,36 +10,16 @@ import {
   topologyStore,
   useLocalTopology,
 } from '../helpers/redis-topologies.js';
+import { serverCaller, outletWithUsage } from '../helpers/server-calls.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'sentinel-test-key';
 
-async function call(server: ServerProcess, method: string, route: string, body?: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field in assertions
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
+const call = serverCaller(KEY);
 
-const outletBody = (id: string, prompt: number) => ({
-  model: 'openai/gpt-4o',
-  chat_id: 'chat-failover',
-  id,
-  messages: [
-    { id: `${id}-q`, role: 'user', content: 'question' },
-    {
-      id,
-      role: 'assistant',
-      content: 'answer',
-      usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10, cost: prompt / 1e7 },
-    },
-  ],
-});
+const outletBody = (id: string, prompt: number) => outletWithUsage('chat-failover', id, prompt);
 
 // Its own Sentinel set-up (the test kills the primary), with a password on the data nodes: the promoted replica
 // and the sentinels must pass it on (masterauth, `sentinel auth-pass`). Runs beside redis-sentinel.test.ts.
