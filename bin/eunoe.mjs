@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Launcher: runs the TypeScript CLI under tsx, resolving everything from this file's repo,
-// so it works from any working directory; the child's exit code is passed through.
+// Launcher: compiles src/ to dist/ when the sources changed (scripts/build.mjs), then runs the CLI in a child
+// process, resolving everything from this file's repo, so it works from any working directory; the child's exit
+// code is passed through.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { build } from '../scripts/build.mjs';
 
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const tsx = import.meta.resolve('tsx');
-const child = spawn(process.execPath, ['--import', tsx, main, ...process.argv.slice(2)], { stdio: 'inherit' });
+await build({ quiet: true });
+const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const child = spawn(process.execPath, [main, ...process.argv.slice(2)], { stdio: 'inherit' });
 child.on('exit', (code, signal) => {
   if (signal) process.kill(process.pid, signal);
   else process.exit(code ?? 1);

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../core/config.js';
 import { listFilterFiles, uploadDirFor } from '../runtime/host/filter-sources.js';
 import { loadFilterFile } from '../runtime/host/load-filter-file.js';
-import { registerSdkResolution } from '../runtime/host/sdk-resolution.js';
 import { shippedFilterSource } from '../runtime/host/shipped-filter-source.js';
 import { renderFunction, type FunctionFilter } from '../features/integrations/open-webui/render-function.js';
 import { VERSION } from '../core/version.js';
@@ -29,7 +28,6 @@ export async function runFunctionCommand(command: FunctionCommand, output: CliOu
     packageDir: shipped.dir,
     shipped: shipped.files,
   });
-  registerSdkResolution();
   const filters: FunctionFilter[] = [];
   for (const file of files) {
     try {

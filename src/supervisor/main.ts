@@ -3,14 +3,16 @@ import { Supervisor } from './supervisor.js';
 import { watchParent } from './parent-watch.js';
 
 /**
- * `npm start`: run the server (`node --import tsx src/main.ts`) under a supervisor that
+ * `npm start`: run the server (`node dist/main.js`, compiled by scripts/build.mjs) under a supervisor that
  * restarts it with back-off when it dies (see src/supervisor/supervisor.ts), ends at once when the
  * server cannot start for a reason a restart does not fix, and ends with the process that started it.
+ * Started from the TypeScript source (`node --import tsx src/supervisor/main.ts`), it runs `src/main.ts` under tsx.
  */
-const server = fileURLToPath(new URL('../main.ts', import.meta.url));
+const compiled = import.meta.url.endsWith('.js');
+const server = fileURLToPath(new URL(compiled ? '../main.js' : '../main.ts', import.meta.url));
 const supervisor = new Supervisor({
   command: process.execPath,
-  args: ['--import', import.meta.resolve('tsx'), server, ...process.argv.slice(2)],
+  args: [...(compiled ? [] : ['--import', import.meta.resolve('tsx')]), server, ...process.argv.slice(2)],
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => supervisor.stop(signal));
 // Killing npm (even with SIGKILL) must not leave the supervisor and the server running, orphaned.

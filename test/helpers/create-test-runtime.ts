@@ -88,8 +88,12 @@ export async function createTestRuntime(
   return test;
 }
 
-/** SDK import path for a filter written into a temp directory. */
-export const sdkPath = path.join(repoRoot, 'src/sdk.js');
+/**
+ * What a filter written into a temp directory imports the SDK by: the package name, as filter files do. It resolves
+ * to the host's own SDK from any folder (src/runtime/host/sdk-resolve-hooks.mjs; in the test's thread, the alias in
+ * vitest.config.ts), so the filter shares the host's modules.
+ */
+export const SDK_SPECIFIER = 'eunoe';
 
 /** Copy `filters/<name>` into `dir`, pointing its relative imports at this checkout's `src/`. */
 export function copyShippedFilter(name: string, dir: string): void {

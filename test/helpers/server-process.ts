@@ -4,7 +4,13 @@ import { freePort } from './redis-server.js';
 import { repoRoot } from './create-test-runtime.js';
 import { waitFor } from './wait-for.js';
 
-/** A real Eunoe server process on loopback (`node --import tsx src/main.ts`). */
+/**
+ * The server's entry as `npm start` runs it: `dist/main.js`, the sources compiled by scripts/build.mjs (the suite's
+ * global setup compiles them once; a copy of the package carries its own dist/).
+ */
+export const serverEntry = (root: string = repoRoot): string => path.join(root, 'dist/main.js');
+
+/** A real Eunoe server process on loopback (`node dist/main.js`). */
 export interface ServerProcess {
   url: string;
   port: number;
@@ -17,8 +23,8 @@ export interface ServerProcess {
 }
 
 /**
- * Start `src/main.ts` with `env` on a free port and wait until `GET /` answers. `root`: another copy of the
- * package to run (its `src/main.ts`, in that folder; default this checkout).
+ * Start the server with `env` on a free port and wait until `GET /` answers. `root`: another copy of the
+ * package to run (its `dist/main.js`, in that folder; default this checkout).
  */
 export async function startServerProcess(
   env: Record<string, string>,
@@ -27,7 +33,7 @@ export async function startServerProcess(
   const port = await freePort();
   const root = options.root ?? repoRoot;
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [serverEntry(root)], {
     cwd: root,
     env: {
       ...process.env,
@@ -54,7 +60,7 @@ export async function startServerProcess(
       () => false, // not up yet
     );
   try {
-    // A liveness bound: a Node + tsx start on a busy 2-core machine can take many seconds.
+    // A liveness bound: a server start on a busy 2-core machine can take many seconds.
     await waitFor(async () => child.exitCode !== null || (await answers()), { timeoutMs: 60_000, intervalMs: 50 });
   } catch {
     child.kill('SIGKILL');

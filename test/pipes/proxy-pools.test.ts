@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { proxyValves } from '../../src/features/proxy/proxy-valves.js';
 import { UpstreamPools } from '../../src/features/proxy/upstream.js';
-import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createTestRuntime, SDK_SPECIFIER, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
 
 const user = { id: 'u-pools', email: 'pools@example.com', name: 'P', role: 'user' };
@@ -61,7 +61,7 @@ describe("the proxy's upstream connection pools", () => {
       runtime = await createTestRuntime({
         filters: ['openai-proxy.ts'],
         sources: {
-          'second-proxy.ts': `import { createOpenAIProxy } from ${JSON.stringify(sdkPath)};\nexport default createOpenAIProxy();\n`,
+          'second-proxy.ts': `import { createOpenAIProxy } from ${JSON.stringify(SDK_SPECIFIER)};\nexport default createOpenAIProxy();\n`,
         },
       });
       for (const id of ['openai-proxy', 'second-proxy'])

@@ -2,12 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createTestRuntime, SDK_SPECIFIER, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { filterSource } from './helpers/filter-source.js';
 
 /** Uses everything an isolated filter can reach across the worker boundary. */
 const worker =
-  `import { provided, contextStatsService } from ${JSON.stringify(sdkPath)};\n` +
+  `import { provided, contextStatsService } from ${JSON.stringify(SDK_SPECIFIER)};\n` +
   filterSource(`export default defineFilter({
   name: 'Isolated',
   valves: baseValves.extend({ mode: z.enum(['plain', 'loud']).default('plain'), level: z.number().int().min(0).default(1) }),

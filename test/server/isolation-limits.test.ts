@@ -3,7 +3,7 @@ import { postInlet } from './helpers/http.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, sdkPath } from '../helpers/create-test-runtime.js';
+import { repoRoot, SDK_SPECIFIER } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -12,7 +12,7 @@ const LIMIT_MB = 128;
 const STEP_MB = 16;
 /** 2 GiB if nothing stops it: far past the bound below. */
 const STEPS = 128;
-const header = `import { defineFilter } from '${sdkPath}';\n`;
+const header = `import { defineFilter } from '${SDK_SPECIFIER}';\n`;
 
 /** Holds a filled 16 MB Buffer more at each step (in a module array), yielding to timers between steps. */
 const offHeap = `${header}const hoard = [];

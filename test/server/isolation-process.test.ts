@@ -3,14 +3,14 @@ import { postInlet } from './helpers/http.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkPath } from '../helpers/create-test-runtime.js';
+import { SDK_SPECIFIER } from '../helpers/create-test-runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { multipartFile } from './helpers/multipart.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'isolation-key';
 const HOOK_TIMEOUT_MS = 4000;
-const header = `import { defineFilter } from '${sdkPath}';\n`;
+const header = `import { defineFilter } from '${SDK_SPECIFIER}';\n`;
 
 /** Loops forever in its inlet when the body asks for it. */
 const looping = `${header}export default defineFilter({

@@ -3,15 +3,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyShippedFilter, repoRoot } from '../helpers/create-test-runtime.js';
+import { copyShippedFilter } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
+import { serverEntry } from '../helpers/server-process.js';
 import { filterSource, lifecycleFilter } from './helpers/filter-source.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'process-test-key';
 
 /**
- * The real server process (`node --import tsx src/main.ts`, as `npm start` runs it) on a
+ * The real server process (`node dist/main.js`, as `npm start` runs it) on a
  * loopback port: filters load under tsx (not vitest's transformer), startup runs before the
  * port answers, SIGTERM shuts filters down and exits 0.
  */
@@ -41,7 +42,7 @@ describe('the server process', () => {
     );
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/main.ts')], {
+    child = spawn(process.execPath, [serverEntry()], {
       cwd: root,
       env: {
         ...process.env,

@@ -2,13 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkPath } from '../helpers/create-test-runtime.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { SDK_SPECIFIER } from '../helpers/create-test-runtime.js';
+import { serverEntry, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'resilience-key';
 
-const strayThrow = `import { defineFilter } from '${sdkPath}';
+const strayThrow = `import { defineFilter } from '${SDK_SPECIFIER}';
 export default defineFilter({
   inlet({ body }) {
     setTimeout(() => { throw new Error('stray timer error from a filter'); }, 5);
@@ -19,7 +19,7 @@ export default defineFilter({
 `;
 /** A hook that writes `entered` and then waits until `released` exists (no guessed duration). */
 const slow = (entered: string, released: string) => `import { existsSync, writeFileSync } from 'node:fs';
-import { defineFilter } from '${sdkPath}';
+import { defineFilter } from '${SDK_SPECIFIER}';
 export default defineFilter({
   async inlet({ body }) {
     writeFileSync(${JSON.stringify(entered)}, '');
@@ -93,7 +93,7 @@ describe('start-up errors', () => {
     const port = (blocker.address() as { port: number }).port;
     const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-port-'));
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+      const child = spawn(process.execPath, [serverEntry(repoRoot)], {
         cwd: repoRoot,
         env: {
           ...process.env,

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { SECRET_MASK } from '../../src/runtime/host/secret-valves.js';
-import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createTestRuntime, SDK_SPECIFIER, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
 
 /** A filter with a secret admin valve and a secret user valve; its inlet shows what it was given. */
-const keyed = `import { defineFilter, baseValves, secret, z } from ${JSON.stringify(sdkPath)};
+const keyed = `import { defineFilter, baseValves, secret, z } from ${JSON.stringify(SDK_SPECIFIER)};
 export default defineFilter({
   name: 'Keyed',
   valves: baseValves.extend({

@@ -71,8 +71,8 @@ function launch(command: string, args: string[], options: { cwd: string; port: n
   return { process: child, output: () => output, exit } satisfies Started;
 }
 
-/** `node src/supervisor/main.ts` (what `npm start` runs), from this checkout. */
-const supervisorArgs = ['--import', 'tsx', path.join(repoRoot, 'src/supervisor/main.ts')];
+/** `node dist/supervisor/main.js` (what `npm start` runs), from this checkout. */
+const supervisorArgs = [path.join(repoRoot, 'dist/supervisor/main.js')];
 
 const answers = (port: number) =>
   fetch(`http://127.0.0.1:${port}/`).then(

@@ -15,7 +15,11 @@ function childPids(output: string): number[] {
     .map((line) => (JSON.parse(line) as { child: number }).child);
 }
 
-/** `npm start` (src/supervisor/main.ts) brings the server back after it is killed. */
+/**
+ * The supervisor brings the server back after it is killed. Run here from the TypeScript source (`node --import tsx
+ * src/supervisor/main.ts`, which runs `src/main.ts` under tsx): the other process tests run the compiled dist/, as
+ * `npm start` does, and this one keeps the source start working (`npm run dev`, a checkout without dist/).
+ */
 describe('the supervisor', () => {
   let root: string;
   let supervisor: ChildProcess;

@@ -1,11 +1,11 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '../../src/runtime/host/secret-valves.js';
-import { createTestRuntime, sdkPath, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { createTestRuntime, SDK_SPECIFIER, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { expectJsonError } from './helpers/http.js';
 
 /** Admin and user valves with defaults and a secret each; the inlet shows the values it was given. */
-const tuned = `import { defineFilter, baseValves, secret, z } from ${JSON.stringify(sdkPath)};
+const tuned = `import { defineFilter, baseValves, secret, z } from ${JSON.stringify(SDK_SPECIFIER)};
 export default defineFilter({
   name: 'Tuned',
   valves: baseValves.extend({

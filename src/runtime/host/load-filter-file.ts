@@ -6,6 +6,7 @@ import type { AnyPipeDefinition } from '../pipes/types.js';
 import { valvesSpec } from './valves-spec.js';
 import { kindOfExport, type ModuleType } from './declared-kind.js';
 import { errorMessage, errorStack } from '../../core/util/error-message.js';
+import { registerSdkResolution } from './sdk-resolution.js';
 
 /** File endings the loader accepts as filters. */
 export const FILTER_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
@@ -119,6 +120,8 @@ let generation = 0;
  * file is re-evaluated) and validate its default export. Throws FilterLoadError.
  */
 export async function loadFilterFile(file: string): Promise<LoadedModule> {
+  // `import … from 'eunoe'` resolves from any folder, and `.ts` compiles, in this thread too.
+  await registerSdkResolution();
   let imported: { default?: unknown };
   try {
     imported = (await import(`${pathToFileURL(file).href}?v=${++generation}`)) as { default?: unknown };

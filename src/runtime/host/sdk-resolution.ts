@@ -1,13 +1,28 @@
 import { register } from 'node:module';
 
-let registered = false;
+/**
+ * True when this code runs compiled to JavaScript (dist/, what `npm start` runs), false when it runs from its
+ * TypeScript source (tsx, vitest): compiled, nothing compiles TypeScript until a `.ts` filter asks for it.
+ */
+export const RUNNING_COMPILED = import.meta.url.endsWith('.js');
+
+let registered: Promise<void> | undefined;
 
 /**
- * Make `import … from 'eunoe'` resolve to this package from any folder (see sdk-resolve-hooks.mjs).
- * Idempotent; called by the filter loader in the main thread and by each filter worker.
+ * Make filter files importable in this thread: `import … from 'eunoe'` resolves to this package from any folder
+ * (see sdk-resolve-hooks.mjs), and `.ts` filters compile (tsx). Compiled, the SDK is imported first, so the modules
+ * the host and its filters share load without the hooks in front of them. Idempotent; called before a filter file
+ * is imported (main thread, each filter worker, the CLI).
  */
-export function registerSdkResolution(): void {
-  if (registered) return;
-  registered = true;
-  register(new URL('./sdk-resolve-hooks.mjs', import.meta.url));
+export function registerSdkResolution(): Promise<void> {
+  registered ??= (async () => {
+    if (RUNNING_COMPILED) {
+      // The package's entry, by URL: the same module a filter's `import 'eunoe'` resolves to.
+      await import(new URL('../../sdk.js', import.meta.url).href);
+      const { register: registerTypeScript } = await import('tsx/esm/api');
+      registerTypeScript();
+    }
+    register(new URL('./sdk-resolve-hooks.mjs', import.meta.url));
+  })();
+  return registered;
 }

@@ -6,10 +6,16 @@
 // - a `.ts` file outside node_modules is an ES module even when no package.json says
 //   `"type": "module"` (a bare mounted folder), as filters are written.
 // Plain JS: hooks load before tsx compiles anything.
+import { existsSync } from 'node:fs';
+
 const anchor = new URL('../../../package.json', import.meta.url).href;
+// Compiled (dist/), `eunoe` is the compiled SDK beside this file: the host's own copy, whatever package.json exports.
+const compiledSdk = new URL('../../sdk.js', import.meta.url);
+const sdk = existsSync(compiledSdk) ? compiledSdk.href : undefined;
 
 /** @type {import('node:module').ResolveHook} */
 export async function resolve(specifier, context, nextResolve) {
+  if (specifier === 'eunoe' && sdk) return { url: sdk, format: 'module', shortCircuit: true };
   if (specifier === 'eunoe' || specifier.startsWith('eunoe/')) {
     return nextResolve(specifier, { ...context, parentURL: anchor });
   }

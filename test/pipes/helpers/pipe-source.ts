@@ -1,8 +1,8 @@
-import { sdkPath } from '../../helpers/create-test-runtime.js';
+import { SDK_SPECIFIER } from '../../helpers/create-test-runtime.js';
 
 /** A pipe file: the SDK import (this checkout's, by absolute path), then `body`. */
 export function pipeSource(body: string): string {
-  return `import { definePipe, defineFilter, baseValves, z, FilterError } from ${JSON.stringify(sdkPath)};\n${body}\n`;
+  return `import { definePipe, defineFilter, baseValves, z, FilterError } from ${JSON.stringify(SDK_SPECIFIER)};\n${body}\n`;
 }
 
 /** A promise with its resolver, shared with pipe files through `globalThis[name]`. */

@@ -1,7 +1,7 @@
-import { sdkPath } from '../../helpers/create-test-runtime.js';
+import { SDK_SPECIFIER } from '../../helpers/create-test-runtime.js';
 
 /** The import line every generated filter starts with (the SDK of this checkout, by absolute path). */
-export const sdkImport = `import { defineFilter, baseValves, z, FilterError } from ${JSON.stringify(sdkPath)};\n`;
+export const sdkImport = `import { defineFilter, baseValves, z, FilterError } from ${JSON.stringify(SDK_SPECIFIER)};\n`;
 
 /** A filter file: the SDK import, then `body` (which must `export default defineFilter({...})`). */
 export function filterSource(body: string): string {

@@ -4,7 +4,6 @@ import { fileStem, loadFilterFile, type LoadedModule } from '../load-filter-file
 import { loadIsolated, probeImport } from './isolated-definition.js';
 import { placementFor, type IsolationSettings } from './isolation-settings.js';
 import type { ShippedFilters } from './shipped-filters.js';
-import { registerSdkResolution } from '../sdk-resolution.js';
 
 /** Loads one filter file where the isolation settings place it. */
 export type FilterLoader = (file: string) => Promise<LoadedModule>;
@@ -21,8 +20,6 @@ export function createFilterLoader(options: {
   logger: Logger;
 }): FilterLoader {
   const { settings, shipped } = options;
-  // `import … from 'eunoe'` must resolve from any folder, in this thread too (FILTER_ISOLATION=off).
-  registerSdkResolution();
   return async (file) => {
     const placement = placementFor(settings, fileStem(file), shipped.isShipped(file));
     const workerOptions = {

@@ -1,9 +1,13 @@
-// Entry of a filter worker thread: register tsx (so .ts filters and the SDK import as in the
-// main thread), then run the worker loop. Plain JS because nothing compiles TypeScript yet here.
-import { register as registerHooks } from 'node:module';
-import { register } from 'tsx/esm/api';
+// Entry of a filter worker thread. Compiled (dist/), the worker loop is JavaScript and imports as is; filter files
+// get their hooks (`eunoe` from any folder, tsx for `.ts`) when the loop imports one (sdk-resolution.ts). From the
+// TypeScript source, tsx must be registered first to import the loop itself. Plain JS: nothing compiles TypeScript yet.
+import { existsSync } from 'node:fs';
 
-register();
-// `import … from 'eunoe'` resolves to this package from any folder (see ../sdk-resolve-hooks.mjs).
-registerHooks('../sdk-resolve-hooks.mjs', import.meta.url);
-await import('./worker-main.ts');
+const compiled = new URL('./worker-main.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./worker-main.ts');
+}
