@@ -2,7 +2,8 @@
  * `npm run check:deploy`: what can be checked of the container without a Docker daemon.
  *
  * 1. Copies what the Dockerfile's runtime stage COPYs into a clean folder and runs
- *    `npm ci --omit=dev` there (the deps stage): no devDependencies, tsx present.
+ *    `npm ci --omit=dev` there (the deps stage): no devDependencies, tsx and esbuild present; then the
+ *    runtime stage's `RUN node …` steps (the build of dist/).
  * 2. Writes a filter into a folder outside that copy (a mounted-style FILTERS_DIR without a
  *    package.json) that imports the SDK by package name.
  * 3. Runs the Dockerfile's CMD with the Dockerfile's ENV (paths pointed at temp folders), as the
@@ -50,20 +51,22 @@ function check(condition: unknown, message: string): void {
   process.stdout.write(`   ok: ${message}\n`);
 }
 
-/** The runtime stage of the Dockerfile: its COPY sources (not --from), ENV and CMD. */
-function readDockerfile(): { copies: string[]; env: Record<string, string>; cmd: string[] } {
+/** The runtime stage of the Dockerfile: its COPY sources (not --from), ENV, `RUN node …` steps and CMD. */
+function readDockerfile(): { copies: string[]; env: Record<string, string>; runs: string[][]; cmd: string[] } {
   const text = readFileSync(path.join(repo, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
   const stage = text.slice(text.lastIndexOf('\nFROM '));
   const copies: string[] = [];
+  const runs: string[][] = [];
   const env: Record<string, string> = {};
   let cmd: string[] | undefined;
   for (const line of stage.split('\n').map((entry) => entry.trim())) {
     if (line.startsWith('COPY ') && !line.includes('--from')) copies.push(...line.split(/\s+/).slice(1, -1));
+    if (line.startsWith('RUN node ')) runs.push(line.slice(4).split(/\s+/));
     if (line.startsWith('ENV ')) for (const match of line.slice(4).matchAll(/(\w+)=(\S+)/g)) env[match[1]!] = match[2]!;
     if (line.startsWith('CMD ')) cmd = JSON.parse(line.slice(4)) as string[];
   }
   if (!cmd) fail('the Dockerfile has no CMD in its last stage');
-  return { copies, env, cmd };
+  return { copies, env, runs, cmd };
 }
 
 async function until<T>(probe: () => Promise<T | undefined>, seconds: number, what: string): Promise<T> {
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
   step(`copy what the Dockerfile copies (${dockerfile.copies.join(', ')}) into ${app}`);
   mkdirSync(app, { recursive: true });
   for (const entry of dockerfile.copies) cpSync(path.join(repo, entry), path.join(app, entry), { recursive: true });
+  check(!existsSync(path.join(app, 'dist')), 'the copy has no dist/ before the build step');
   check(!existsSync(path.join(app, 'node_modules')), 'the copy has no node_modules before npm ci');
 
   step('npm ci --omit=dev (the deps stage)');
@@ -110,6 +114,13 @@ async function main(): Promise<void> {
   });
   check(ci.status === 0, 'npm ci --omit=dev succeeded');
   check(existsSync(path.join(app, 'node_modules/tsx')), 'tsx (runtime dependency) is installed');
+  check(existsSync(path.join(app, 'node_modules/esbuild')), 'esbuild (runtime dependency, the build step) is installed');
+  for (const [command, ...args] of dockerfile.runs) {
+    step(`RUN ${[command, ...args].join(' ')} (the runtime stage)`);
+    const run = spawnSync(command === 'node' ? process.execPath : command!, args, { cwd: app, stdio: 'inherit' });
+    check(run.status === 0, `${[command, ...args].join(' ')} succeeded`);
+  }
+  check(existsSync(path.join(app, 'dist/main.js')), 'the build step made dist/main.js');
   for (const dev of ['vitest', 'typescript', '@biomejs/biome', 'supertest'])
     check(!existsSync(path.join(app, 'node_modules', dev)), `devDependency ${dev} is not installed`);
 

@@ -131,9 +131,11 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
     expect(((await response.json()) as { detail: string }).detail).toBe(
       `Filter off-heap ran out of memory (worker limit ${LIMIT_MB} MB); its worker was replaced`,
     );
-    expect(logLines(server, 'isolated filter worker over its memory limit')).toEqual([
-      expect.objectContaining({ filter: 'off-heap', limitMb: LIMIT_MB }),
-    ]);
+    // The log line may reach the output a moment after the answer (the logger writes asynchronously).
+    const overLimit = await waitFor(() => logLines(server, 'isolated filter worker over its memory limit'), {
+      until: (lines) => lines.length > 0,
+    });
+    expect(overLimit).toEqual([expect.objectContaining({ filter: 'off-heap', limitMb: LIMIT_MB })]);
     // The replacement worker answers, with a fresh module (nothing held).
     const next = await waitFor(() => inlet(server, 'off-heap', { steps: 1 }), {
       until: (answer) => answer.status === 200,

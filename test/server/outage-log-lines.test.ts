@@ -103,6 +103,8 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
   else redis.pause();
   phase = 'outage';
   await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+  // Redis answers again from here on: the server's clients may see it (and log the end line) before start() returns.
+  const restartAt = Date.now();
   if (kind === 'stopped') await redis.start();
   else redis.resume();
   outageEnd = Date.now();
@@ -127,8 +129,9 @@ async function outageUnderLoad(kind: 'stopped' | 'paused') {
       .filter((line) => line.startsWith('{'))
       .map((line) => ({ line: JSON.parse(line) as LogLine, bytes: line.length + 1 }))
       .filter(({ line }) => !perRequest.has(line.msg));
-  // The end line comes with the first answer after 1 s without failures (a hung store's last calls time out late).
-  const endOf = () => logLines().findIndex(({ line }) => isEnd(line) && Date.parse(String(line.time)) >= outageEnd);
+  // The end line comes with the first answer after 1 s without failures (a hung store's last calls time out late),
+  // once Redis is back: the first end line logged after the restart began.
+  const endOf = () => logLines().findIndex(({ line }) => isEnd(line) && Date.parse(String(line.time)) >= restartAt);
   await waitFor(() => endOf() >= 0, { timeoutMs: 30_000 });
   phase = 'done';
   await Promise.all(clients);

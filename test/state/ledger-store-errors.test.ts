@@ -75,7 +75,10 @@ describe('SQLite: a ledger write that fails after the answer is journaled and re
     expect(first.status).toBe(200);
     expect(recorded('a-retried')).toBeUndefined();
     expect((await health(server)).store).toMatchObject({ ok: false, queued: 1 });
-    expect(server.output()).toMatch(/SQLite ledger write failed.*ledger refused by test.*kept in the journal/);
+    // The log line may reach the output a moment after the answers (another pipe than the HTTP socket).
+    await waitFor(() => server.output(), {
+      until: (output) => /SQLite ledger write failed.*ledger refused by test.*kept in the journal/.test(output),
+    });
 
     admin.exec('DROP TRIGGER refuse_ledger');
     await waitFor(() => recorded('a-retried') !== undefined, { timeoutMs: 30_000 });
