@@ -114,7 +114,10 @@ async function main(): Promise<void> {
   });
   check(ci.status === 0, 'npm ci --omit=dev succeeded');
   check(existsSync(path.join(app, 'node_modules/tsx')), 'tsx (runtime dependency) is installed');
-  check(existsSync(path.join(app, 'node_modules/esbuild')), 'esbuild (runtime dependency, the build step) is installed');
+  check(
+    existsSync(path.join(app, 'node_modules/esbuild')),
+    'esbuild (runtime dependency, the build step) is installed',
+  );
   for (const [command, ...args] of dockerfile.runs) {
     step(`RUN ${[command, ...args].join(' ')} (the runtime stage)`);
     const run = spawnSync(command === 'node' ? process.execPath : command!, args, { cwd: app, stdio: 'inherit' });

@@ -1,7 +1,6 @@
 import type { Config, RedisSettingName } from '../core/config.js';
 import { ConfigError } from '../core/errors/index.js';
 import type { Logger } from '../core/util/logger.js';
-import { RedisStateStore } from './redis/redis-state-store.js';
 import { describeTopology, redisTopology } from './redis/redis-topology.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
@@ -29,6 +28,8 @@ export async function createStateStore({
 }): Promise<StateStore> {
   const topology = redisTopology(config);
   if (topology) {
+    // Imported only for Redis: the embedded default starts without loading ioredis.
+    const { RedisStateStore } = await import('./redis/redis-state-store.js');
     const store = new RedisStateStore({
       topology,
       prefix: config.REDIS_PREFIX,

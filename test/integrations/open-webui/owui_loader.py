@@ -3,6 +3,9 @@ Loads and calls an Open WebUI Filter Function the way Open WebUI does (utils/plu
 routers/functions.py; see shared/docs/open-webui-functions.md), for tests of the Function Eunoe generates.
 
     python3 owui_loader.py FUNCTION.py SCENARIO.json   ->  JSON on stdout
+    python3 owui_loader.py --serve                     ->  one {"function", "scenario"} line in, one JSON line out,
+                                                           as long as stdin is open (the interpreter stays up between
+                                                           runs, as Open WebUI's does; each run loads the file anew)
 
 SCENARIO: {"id": "eunoe", "valves": {...admin form}, "steps": [{"hook": "inlet"|"outlet", "body": {...},
 "user": {...user record}, "user_valves": {...user form} | null, "metadata": {...}, "emitter": true,
@@ -11,12 +14,14 @@ model_dump(exclude_unset=True)) and hydrated before every hook; hook arguments a
 """
 
 import asyncio
+import contextlib
 import inspect
 import json
 import re
 import sys
 import tempfile
 import time
+import traceback
 import types
 
 
@@ -154,7 +159,25 @@ async def run(function_path: str, scenario: dict) -> dict:
     return out
 
 
+def serve() -> None:
+    """Runs each request line's scenario; answers {"result": …} or {"error": traceback}. What a Function prints goes
+    to stderr, so stdout carries only the answers."""
+    answers = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                answer = {"result": asyncio.run(run(request["function"], request["scenario"]))}
+        except Exception:
+            answer = {"error": traceback.format_exc()}
+        answers.write(json.dumps(answer, default=str) + "\n")
+        answers.flush()
+
+
 if __name__ == "__main__":
-    with open(sys.argv[2], encoding="utf-8") as handle:
-        scenario = json.load(handle)
-    print(json.dumps(asyncio.run(run(sys.argv[1], scenario)), default=str))
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        with open(sys.argv[2], encoding="utf-8") as handle:
+            scenario = json.load(handle)
+        print(json.dumps(asyncio.run(run(sys.argv[1], scenario)), default=str))

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,9 +45,77 @@ export interface LoaderResult {
   }>;
 }
 
+/** One `python3 owui_loader.py --serve` for this test worker: a scenario per line in, its result per line out. */
+class LoaderProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffer = '';
+  private stderr = '';
+  private waiting?: { resolve: (line: string) => void; reject: (error: Error) => void };
+  private exited?: string;
+
+  constructor() {
+    this.child = spawn('python3', [LOADER, '--serve']);
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      const end = this.buffer.indexOf('\n');
+      if (end < 0 || !this.waiting) return;
+      const line = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + 1);
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting.resolve(line);
+    });
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr = (this.stderr + String(chunk)).slice(-20_000);
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exited = `python3 exited (${signal ?? code})`;
+      this.waiting?.reject(new Error(`${this.exited}\n${this.stderr}`));
+      this.waiting = undefined;
+    });
+    this.child.on('error', (error) => this.waiting?.reject(error));
+    // The interpreter ends with this worker (its stdin closes); it never keeps the worker alive.
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr])
+      (stream as unknown as { unref?: () => void }).unref?.();
+  }
+
+  get alive(): boolean {
+    return this.exited === undefined;
+  }
+
+  /** One scenario; rejects with the interpreter's traceback, or after `timeoutMs` (the interpreter is then ended). */
+  run(request: object, timeoutMs: number): Promise<string> {
+    if (this.exited) return Promise.reject(new Error(this.exited));
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        reject(new Error(`python3 did not answer within ${timeoutMs} ms\n${this.stderr}`));
+      }, timeoutMs);
+      this.waiting = {
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+}
+
+let loader: LoaderProcess | undefined;
+/** Scenarios run one after the other in the one interpreter. */
+let queue: Promise<unknown> = Promise.resolve();
+
 /**
  * Load `source` (a Function's Python text) in `python3` the way Open WebUI does and run `steps`
- * with the admin valve form `valves`. Needs Python 3 with pydantic 2.
+ * with the admin valve form `valves`. Needs Python 3 with pydantic 2. The interpreter stays up between
+ * calls (as Open WebUI's server does); each call writes the file anew and loads it into a fresh module.
  */
 export function runFunction(
   source: string,
@@ -57,18 +125,17 @@ export function runFunction(
 ): Promise<LoaderResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-owui-'));
   const file = path.join(dir, 'function.py');
-  const scenario = path.join(dir, 'scenario.json');
   writeFileSync(file, source);
-  writeFileSync(scenario, JSON.stringify({ id: options.id ?? 'eunoe', valves, steps, user_form: options.userForm }));
-  return new Promise((resolve, reject) => {
-    execFile(
-      'python3',
-      [LOADER, file, scenario],
-      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`python3 failed: ${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as LoaderResult);
-      },
-    );
+  const scenario = { id: options.id ?? 'eunoe', valves, steps, user_form: options.userForm };
+  const result = queue.then(async () => {
+    if (!loader?.alive) loader = new LoaderProcess();
+    const answer = JSON.parse(await loader.run({ function: file, scenario }, 60_000)) as {
+      result?: LoaderResult;
+      error?: string;
+    };
+    if (answer.error !== undefined) throw new Error(`python3 failed:\n${answer.error}`);
+    return answer.result!;
   });
+  queue = result.catch(() => undefined);
+  return result;
 }
