@@ -40,38 +40,41 @@ describe('dist/: the sources compiled to JavaScript, and when a thread started f
     );
   });
 
-  it('an edited source makes dist/ stale (the thread runs the source), and the build makes it current again', () => {
-    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBe(
-      pathToFileURL(path.join(root, 'dist', `${workerMain}.js`)).href,
-    );
-    expect(build().stderr).toBe(''); // built from exactly these sources: nothing to do, nothing printed
-
-    appendFileSync(path.join(root, 'src/core/version.ts'), '\nexport const BUILD_PROBE = 41 + 1;\n');
-    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBeUndefined();
-
-    const rebuilt = build();
-    expect(rebuilt.status).toBe(0);
-    expect(rebuilt.stderr).toMatch(/^eunoe: compiled \d+ files to dist\/ in \d+ ms\n$/);
-    expect(readFileSync(path.join(root, 'dist/core/version.js'), 'utf8')).toContain('BUILD_PROBE = 41 + 1');
-    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBe(
-      pathToFileURL(path.join(root, 'dist', `${workerMain}.js`)).href,
-    );
-  });
-
-  it('a source removed is removed from dist/; files beside the code are copied; a path outside src/ has no twin', () => {
-    rmSync(path.join(root, 'src/domain/engine/README.md'));
-    rmSync(path.join(root, 'src/core/util/timeout-signal.ts'));
-    expect(build().status).toBe(0);
-    expect(existsSync(path.join(root, 'dist/core/util/timeout-signal.js'))).toBe(false);
-    expect(existsSync(path.join(root, 'dist/core/util/timeout-signal.js.map'))).toBe(false);
-    expect(existsSync(path.join(root, 'dist/domain/engine/README.md'))).toBe(false);
+  it('files beside the code are copied; a path outside src/ has no twin; built from these sources, nothing to do', () => {
     for (const copied of [
       'runtime/host/isolation/worker-bootstrap.mjs',
       'features/integrations/open-webui/function-template.py',
       'features/dashboard/public/index.html',
       'domain/engine/weighting/data/term-neighbours.json.gz',
     ])
-      expect(readFileSync(path.join(root, 'dist', copied))).toEqual(readFileSync(path.join(root, 'src', copied)));
+      expect(
+        readFileSync(path.join(root, 'dist', copied)).equals(readFileSync(path.join(root, 'src', copied))),
+        copied,
+      ).toBe(true);
     expect(twin.compiledTwin(pathToFileURL(path.join(root, 'scripts/build.mjs')))).toBeUndefined();
+    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBe(
+      pathToFileURL(path.join(root, 'dist', `${workerMain}.js`)).href,
+    );
+    const again = build();
+    expect(again.status).toBe(0);
+    expect(again.stderr).toBe(''); // nothing compiled, nothing printed
+  });
+
+  it('an edited or removed source makes dist/ stale (a thread runs the source); the build makes it current again', () => {
+    appendFileSync(path.join(root, 'src/core/version.ts'), '\nexport const BUILD_PROBE = 41 + 1;\n');
+    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBeUndefined();
+    rmSync(path.join(root, 'src/domain/engine/README.md'));
+    rmSync(path.join(root, 'src/core/util/timeout-signal.ts'));
+
+    const rebuilt = build();
+    expect(rebuilt.status).toBe(0);
+    expect(rebuilt.stderr).toMatch(/^eunoe: compiled \d+ files to dist\/ in \d+ ms\n$/);
+    expect(readFileSync(path.join(root, 'dist/core/version.js'), 'utf8')).toContain('BUILD_PROBE = 41 + 1');
+    expect(existsSync(path.join(root, 'dist/core/util/timeout-signal.js'))).toBe(false);
+    expect(existsSync(path.join(root, 'dist/core/util/timeout-signal.js.map'))).toBe(false);
+    expect(existsSync(path.join(root, 'dist/domain/engine/README.md'))).toBe(false);
+    expect(twin.compiledTwin(source(`${workerMain}.ts`))).toBe(
+      pathToFileURL(path.join(root, 'dist', `${workerMain}.js`)).href,
+    );
   });
 });
