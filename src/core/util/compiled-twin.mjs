@@ -48,3 +48,17 @@ export function compiledTwin(sourceUrl) {
     return undefined; // a build under way: run the source
   }
 }
+
+/**
+ * Import a thread's entry module given the URL of its TypeScript source (`./worker-main.ts` beside the caller):
+ * the compiled file beside it when the caller runs from dist/; from src/, its compiled twin when dist/ is current;
+ * otherwise the source itself under tsx (worker threads do not inherit `--import tsx` on Node 20).
+ */
+export async function importThreadEntry(sourceUrl) {
+  const compiled = new URL(sourceUrl.href.replace(/\.ts$/, '.js'));
+  const twin = existsSync(compiled) ? compiled.href : compiledTwin(sourceUrl);
+  if (twin) return import(twin);
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(sourceUrl.href);
+}
