@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Supervisor } from './supervisor.js';
 import { watchParent } from './parent-watch.js';
+import { RUNNING_COMPILED } from '../core/util/running-compiled.js';
 
 /**
  * `npm start`: run the server (`node dist/main.js`, compiled by scripts/build.mjs) under a supervisor that
@@ -8,11 +9,10 @@ import { watchParent } from './parent-watch.js';
  * server cannot start for a reason a restart does not fix, and ends with the process that started it.
  * Started from the TypeScript source (`node --import tsx src/supervisor/main.ts`), it runs `src/main.ts` under tsx.
  */
-const compiled = import.meta.url.endsWith('.js');
-const server = fileURLToPath(new URL(compiled ? '../main.js' : '../main.ts', import.meta.url));
+const server = fileURLToPath(new URL(RUNNING_COMPILED ? '../main.js' : '../main.ts', import.meta.url));
 const supervisor = new Supervisor({
   command: process.execPath,
-  args: [...(compiled ? [] : ['--import', import.meta.resolve('tsx')]), server, ...process.argv.slice(2)],
+  args: [...(RUNNING_COMPILED ? [] : ['--import', import.meta.resolve('tsx')]), server, ...process.argv.slice(2)],
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => supervisor.stop(signal));
 // Killing npm (even with SIGKILL) must not leave the supervisor and the server running, orphaned.

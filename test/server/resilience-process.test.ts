@@ -93,7 +93,7 @@ describe('start-up errors', () => {
     const port = (blocker.address() as { port: number }).port;
     const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-port-'));
     try {
-      const child = spawn(process.execPath, [serverEntry(repoRoot)], {
+      const child = spawn(process.execPath, [serverEntry()], {
         cwd: repoRoot,
         env: {
           ...process.env,

@@ -1,10 +1,5 @@
 import { register } from 'node:module';
-
-/**
- * True when this code runs compiled to JavaScript (dist/, what `npm start` runs), false when it runs from its
- * TypeScript source (tsx, vitest): compiled, nothing compiles TypeScript until a `.ts` filter asks for it.
- */
-export const RUNNING_COMPILED = import.meta.url.endsWith('.js');
+import { RUNNING_COMPILED } from '../../core/util/running-compiled.js';
 
 let registered: Promise<void> | undefined;
 
@@ -16,6 +11,7 @@ let registered: Promise<void> | undefined;
  */
 export function registerSdkResolution(): Promise<void> {
   registered ??= (async () => {
+    // Compiled, nothing compiles TypeScript until a filter file is imported: tsx is registered here.
     if (RUNNING_COMPILED) {
       // The package's entry, by URL: the same module a filter's `import 'eunoe'` resolves to.
       await import(new URL('../../sdk.js', import.meta.url).href);
