@@ -1,9 +1,4 @@
-/** What the counter needs of an encoding: its rank table (see rank-table.ts) and split pattern. */
-export interface RankTable {
-  /** Byte sequence (comma-joined) → rank. */
-  rankMap: Map<string, number>;
-  patStr: string;
-}
+import type { RankTable } from './rank-table.js';
 
 /** Bounded memo of piece → token count (chat text repeats its words a lot). */
 const MAX_MEMO = 200_000;
@@ -15,20 +10,16 @@ const MAX_MEMO = 200_000;
  */
 export const MAX_PIECE_BYTES = 256;
 
-/** The rank table's key of `bytes[start, end)`: the bytes joined by commas (no subarray, no join). */
-function byteKey(bytes: Uint8Array, start: number, end: number): string {
-  let key = String(bytes[start]);
-  for (let index = start + 1; index < end; index += 1) key += `,${bytes[index]}`;
-  return key;
-}
-
 /**
  * Tokens of one byte sequence by byte-pair merging (the same merge rule as js-tiktoken: repeatedly merge the
  * adjacent pair of lowest rank, leftmost first). The rank of each adjacent pair is kept and only the merged pair's
  * neighbours are looked up again, so a merge costs a scan of numbers, not a key per pair.
  */
-function mergedCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  const rankOf = (start: number, end: number) => ranks.get(byteKey(bytes, start, end)) ?? Infinity;
+function mergedCount(bytes: Uint8Array, table: RankTable): number {
+  const rankOf = (start: number, end: number) => {
+    const rank = table.rankOf(bytes, start, end);
+    return rank < 0 ? Infinity : rank;
+  };
   // starts[i]: where part i begins (the last entry is the end); pairRank[i]: rank of parts i and i + 1 merged.
   const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, index) => index);
   const pairRank: number[] = Array.from({ length: bytes.length }, (_, index) =>
@@ -51,17 +42,17 @@ function mergedCount(bytes: Uint8Array, ranks: Map<string, number>): number {
   }
   let count = 0;
   for (let index = 0; index < starts.length - 1; index += 1) {
-    if (ranks.has(byteKey(bytes, starts[index]!, starts[index + 1]!))) count += 1;
+    if (table.rankOf(bytes, starts[index]!, starts[index + 1]!) >= 0) count += 1;
   }
   return count;
 }
 
 /** mergedCount of a piece, in runs of MAX_PIECE_BYTES when it is longer. */
-function pieceCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  if (bytes.length <= MAX_PIECE_BYTES) return mergedCount(bytes, ranks);
+function pieceCount(bytes: Uint8Array, table: RankTable): number {
+  if (bytes.length <= MAX_PIECE_BYTES) return mergedCount(bytes, table);
   let total = 0;
   for (let start = 0; start < bytes.length; start += MAX_PIECE_BYTES) {
-    total += mergedCount(bytes.subarray(start, start + MAX_PIECE_BYTES), ranks);
+    total += mergedCount(bytes.subarray(start, start + MAX_PIECE_BYTES), table);
   }
   return total;
 }
@@ -82,7 +73,7 @@ export function bpeCounter(table: RankTable): (text: string) => number {
       if (count === undefined) {
         const bytes = encoder.encode(piece);
         count =
-          bytes.length <= MAX_PIECE_BYTES && table.rankMap.has(bytes.join(',')) ? 1 : pieceCount(bytes, table.rankMap);
+          bytes.length <= MAX_PIECE_BYTES && table.rankOf(bytes, 0, bytes.length) >= 0 ? 1 : pieceCount(bytes, table);
         if (memo.size >= MAX_MEMO) memo.clear();
         memo.set(piece, count);
       }
