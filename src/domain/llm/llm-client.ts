@@ -1,4 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../core/util/load-undici.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { LlmError, redact } from './llm-errors.js';
 import { resolveLlmClientOptions, type LlmClientOptions, type ResolvedLlmClientOptions } from './llm-client-options.js';
@@ -23,12 +24,19 @@ const THINK_BLOCK = /<think>[\s\S]*?<\/think>/g;
 export class LlmClient {
   readonly options: ResolvedLlmClientOptions;
   private readonly limit: ConcurrencyLimit;
-  private readonly agent: Dispatcher;
+  /** The connection pool, made at the first call (undici is imported then). */
+  private agent: Promise<Dispatcher> | undefined;
 
   constructor(options: LlmClientOptions) {
     this.options = resolveLlmClientOptions(options);
     this.limit = new ConcurrencyLimit(this.options.concurrency);
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: this.options.concurrency * 2 });
+  }
+
+  private dispatcher(): Promise<Dispatcher> {
+    this.agent ??= loadUndici().then(
+      ({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connections: this.options.concurrency * 2 }),
+    );
+    return this.agent;
   }
 
   /** The assistant text of one chat completion (think blocks removed, trimmed; may be empty). */
@@ -78,7 +86,7 @@ export class LlmClient {
 
   /** Closes pooled connections. */
   async close(): Promise<void> {
-    await this.agent.close();
+    await (await this.agent)?.close();
   }
 
   /** POSTs JSON with retries; returns the parsed JSON answer. */
@@ -116,12 +124,13 @@ export class LlmClient {
   private async send(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
     const response = await request(`${this.options.baseUrl}${path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
       signal,
-      dispatcher: this.agent,
+      dispatcher,
     });
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode >= 300) {

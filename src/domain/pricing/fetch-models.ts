@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../core/util/load-undici.js';
 import { discardBody } from '../../core/util/discard-body.js';
 import { UpstreamError } from '../../core/errors/index.js';
 import { parseModelList, type ParsedModelList } from './openrouter-schema.js';
@@ -28,6 +29,7 @@ async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
   const signal = AbortSignal.timeout(options.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
+    const { request } = await loadUndici();
     response = await request(options.url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'eunoe-pricing' },

@@ -1,4 +1,5 @@
-import { Agent, errors, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from '../../core/util/load-undici.js';
 import { FilterError } from '../../core/errors/filter-error.js';
 import { UpstreamError } from '../../core/errors/index.js';
 import { redact } from '../../domain/llm/llm-errors.js';
@@ -34,20 +35,19 @@ export class UpstreamPools {
    * Call the upstream. A non-2xx answer becomes a FilterError with the upstream's status and its
    * `error.message` (so a 429 stays a 429); a connection failure or timeout becomes a 502/504.
    */
-  request(
+  async request(
     valves: ProxyValves,
     path: string,
     options: { method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal },
   ): Promise<Dispatcher.ResponseData> {
+    const undici = await loadUndici();
     let target: UpstreamTarget;
     try {
-      target = this.targetOf(valves);
+      target = this.targetOf(valves, undici.Agent);
     } catch (error) {
-      return Promise.reject(
-        new FilterError(502, `upstream base_url is not a URL: ${errorMessage(error)}`, { cause: error }),
-      );
+      throw new FilterError(502, `upstream base_url is not a URL: ${errorMessage(error)}`, { cause: error });
     }
-    return send(target, valves, path, options);
+    return send(target, valves, path, options, undici.errors);
   }
 
   /**
@@ -61,17 +61,17 @@ export class UpstreamPools {
     await Promise.allSettled(all.map(closeAgent));
   }
 
-  private agentFor(origin: string, connectTimeoutMs: number): Agent {
+  private agentFor(origin: string, connectTimeoutMs: number, AgentClass: typeof Agent): Agent {
     const key = `${origin} ${connectTimeoutMs}`;
     let agent = this.agents.get(key);
     if (!agent || agent.closed || agent.destroyed) {
-      agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: connectTimeoutMs }, pipelining: 1 });
+      agent = new AgentClass({ keepAliveTimeout: 30_000, connect: { timeout: connectTimeoutMs }, pipelining: 1 });
       this.agents.set(key, agent);
     }
     return agent;
   }
 
-  private targetOf(valves: ProxyValves): UpstreamTarget {
+  private targetOf(valves: ProxyValves, AgentClass: typeof Agent): UpstreamTarget {
     const cached = this.targets.get(valves);
     if (cached && !cached.agent.closed && !cached.agent.destroyed) return cached;
     const url = new URL(valves.base_url);
@@ -85,7 +85,7 @@ export class UpstreamPools {
       host: url.host,
       basePath: url.pathname.replace(/\/+$/, ''),
       key,
-      agent: this.agentFor(url.origin, valves.connect_timeout_ms),
+      agent: this.agentFor(url.origin, valves.connect_timeout_ms, AgentClass),
       headers,
       jsonHeaders: { ...headers, 'content-type': 'application/json' },
     };
@@ -113,6 +113,7 @@ async function send(
   valves: ProxyValves,
   path: string,
   options: { method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal },
+  errors: typeof import('undici').errors,
 ): Promise<Dispatcher.ResponseData> {
   const { key } = target;
   let response: Dispatcher.ResponseData;

@@ -1,4 +1,5 @@
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../core/util/load-undici.js';
 import { discardBody } from '../../core/util/discard-body.js';
 import { PayloadTooLargeError, ValidationError } from '../../core/errors/index.js';
 import { errorMessage } from '../../core/util/error-message.js';
@@ -18,7 +19,8 @@ export function rawUrl(url: URL): URL {
  */
 export async function downloadFilter(options: { url: URL; timeoutMs: number; maxBytes: number }): Promise<string> {
   let url = options.url;
-  let response: Awaited<ReturnType<typeof request>>;
+  const { request } = await loadUndici();
+  let response: Dispatcher.ResponseData;
   // Follow up to 5 redirects (GitHub /raw/ links redirect), like the Python server's requests.get.
   for (let hop = 0; ; hop++) {
     try {
