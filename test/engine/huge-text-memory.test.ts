@@ -15,7 +15,7 @@ describe('message id memos and huge texts', () => {
     const ids = new Set<string>();
     for (let round = 0; round < 24; round++) {
       // A fresh flat string each round (as JSON.parse makes one per request), opening its chat and inside it.
-      const huge = `${round} ${filler}`.split('').join('');
+      const huge = JSON.parse(JSON.stringify(`${round} ${filler}`)) as string;
       const [first, , third] = messageIds([
         { role: 'user', content: huge },
         { role: 'assistant', content: 'ok' },
