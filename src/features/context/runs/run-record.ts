@@ -2,7 +2,8 @@
  * A run record: what one context inlet decided, message by message, and why. Built from the plan the engine returned
  * (dispositions, causes, reasons, scores, the budget) and what compression did; message text only in `preview` mode.
  */
-import { contentText, type EntryCause, type Plan } from '../../../domain/engine/index.js';
+import type { EntryCause, Plan } from '../../../domain/engine/index.js';
+import { contentText } from '../../../core/messages/last-user-message.js';
 import type { CompressOutcome } from '../compress/compress-plan.js';
 import type { BudgetSource } from './budget-source.js';
 
