@@ -112,6 +112,7 @@ export class LlmClient {
 
   /** One HTTP attempt under the per-attempt deadline. */
   private async attempt(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    await this.dispatcher(); // undici's first import is not the model's time
     const deadline = timeoutSignal(this.options.timeoutMs, signal);
     try {
       return await this.send(path, body, deadline.signal);

@@ -26,10 +26,10 @@ class RetryableError extends UpstreamError {}
 
 async function attempt(options: FetchModelsOptions): Promise<ParsedModelList> {
   const maxBytes = options.maxBytes ?? 20 * 1024 * 1024;
+  const { request } = await loadUndici();
   const signal = AbortSignal.timeout(options.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
-    const { request } = await loadUndici();
     response = await request(options.url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'eunoe-pricing' },
