@@ -19,6 +19,31 @@ function hashOf(bytes: Uint8Array, start: number, end: number): number {
 }
 
 /**
+ * The slot of `key[start, end)` in `slots` (token index + 1 per slot, 0 empty; token i's bytes are
+ * `bytes[offsets[i], offsets[i + 1])`): the slot holding it, or the empty slot where it would go.
+ */
+function slotOf(
+  slots: Int32Array,
+  offsets: Uint32Array,
+  bytes: Uint8Array,
+  key: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  const mask = slots.length - 1;
+  const length = end - start;
+  for (let slot = hashOf(key, start, end) & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[slot]!;
+    if (entry === 0) return slot;
+    const from = offsets[entry - 1]!;
+    if (offsets[entry]! - from !== length) continue;
+    let index = 0;
+    while (index < length && bytes[from + index] === key[start + index]) index += 1;
+    if (index === length) return slot;
+  }
+}
+
+/**
  * Byte sequence → rank, the table the counter merges with: every token's bytes in one buffer, and an open-addressing
  * hash table of their indexes (linear probing, at most half full). A look-up hashes and compares the bytes where they
  * lie, so it builds no key; the whole o200k table is about 5 MB, built in tens of milliseconds, where a
@@ -44,18 +69,8 @@ export class RankTable {
 
   /** The rank of `bytes[start, end)`, or -1 when it is not a token. */
   rankOf(bytes: Uint8Array, start: number, end: number): number {
-    const mask = this.slots.length - 1;
-    const length = end - start;
-    for (let slot = hashOf(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!;
-      if (entry === 0) return -1;
-      const token = entry - 1;
-      const from = this.offsets[token]!;
-      if (this.offsets[token + 1]! - from !== length) continue;
-      let index = 0;
-      while (index < length && this.bytes[from + index] === bytes[start + index]) index += 1;
-      if (index === length) return this.ranks[token]!;
-    }
+    const entry = this.slots[slotOf(this.slots, this.offsets, this.bytes, bytes, start, end)]!;
+    return entry === 0 ? -1 : this.ranks[entry - 1]!;
   }
 
   /** Every byte sequence (its bytes joined by commas) with its rank, in the rank file's order. */
@@ -100,33 +115,22 @@ export function rankTable(file: RankFile): RankTable {
   let capacity = 2;
   while (capacity < fields * 2) capacity *= 2;
   const slots = new Int32Array(capacity);
-  const mask = capacity - 1;
   let tokens = 0;
   let written = 0;
 
   /** Add the bytes just written at `offsets[tokens]`, or give an earlier copy of them the new rank. */
   const insert = (end: number, rank: number): void => {
-    const start = offsets[tokens]!;
-    for (let slot = hashOf(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot]!;
-      if (entry === 0) {
-        slots[slot] = tokens + 1;
-        ranks[tokens] = rank;
-        tokens += 1;
-        offsets[tokens] = end;
-        written = end;
-        return;
-      }
-      const from = offsets[entry - 1]!;
-      const length = end - start;
-      if (offsets[entry]! - from !== length) continue;
-      let index = 0;
-      while (index < length && bytes[from + index] === bytes[start + index]) index += 1;
-      if (index === length) {
-        ranks[entry - 1] = rank; // Map.set semantics: the later rank wins, the sequence keeps its place
-        return;
-      }
+    const slot = slotOf(slots, offsets, bytes, bytes, offsets[tokens]!, end);
+    const entry = slots[slot]!;
+    if (entry !== 0) {
+      ranks[entry - 1] = rank; // Map.set semantics: the later rank wins, the sequence keeps its place
+      return;
     }
+    slots[slot] = tokens + 1;
+    ranks[tokens] = rank;
+    tokens += 1;
+    offsets[tokens] = end;
+    written = end;
   };
 
   for (let lineStart = 0; lineStart < text.length; ) {
