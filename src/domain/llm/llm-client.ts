@@ -13,6 +13,12 @@ export interface LlmMessage {
   content: string;
 }
 
+/** undici's `request` with this client's connection pool. */
+interface Http {
+  request: typeof import('undici').request;
+  dispatcher: Dispatcher;
+}
+
 /** Reasoning models (qwen3, deepseek-r1 on Ollama) may prefix their answer with a think block. */
 const THINK_BLOCK = /<think>[\s\S]*?<\/think>/g;
 
@@ -24,19 +30,20 @@ const THINK_BLOCK = /<think>[\s\S]*?<\/think>/g;
 export class LlmClient {
   readonly options: ResolvedLlmClientOptions;
   private readonly limit: ConcurrencyLimit;
-  /** The connection pool, made at the first call (undici is imported then). */
-  private agent: Promise<Dispatcher> | undefined;
+  /** undici's `request` and the connection pool, made at the first call (undici is imported then). */
+  private http: Promise<Http> | undefined;
 
   constructor(options: LlmClientOptions) {
     this.options = resolveLlmClientOptions(options);
     this.limit = new ConcurrencyLimit(this.options.concurrency);
   }
 
-  private dispatcher(): Promise<Dispatcher> {
-    this.agent ??= loadUndici().then(
-      ({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connections: this.options.concurrency * 2 }),
-    );
-    return this.agent;
+  private client(): Promise<Http> {
+    this.http ??= loadUndici().then(({ request, Agent }) => ({
+      request,
+      dispatcher: new Agent({ keepAliveTimeout: 10_000, connections: this.options.concurrency * 2 }),
+    }));
+    return this.http;
   }
 
   /** The assistant text of one chat completion (think blocks removed, trimmed; may be empty). */
@@ -86,7 +93,7 @@ export class LlmClient {
 
   /** Closes pooled connections. */
   async close(): Promise<void> {
-    await (await this.agent)?.close();
+    await (await this.http)?.dispatcher.close();
   }
 
   /** POSTs JSON with retries; returns the parsed JSON answer. */
@@ -112,20 +119,24 @@ export class LlmClient {
 
   /** One HTTP attempt under the per-attempt deadline. */
   private async attempt(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
-    await this.dispatcher(); // undici's first import is not the model's time
+    const http = await this.client(); // before the deadline: undici's first import is not the model's time
     const deadline = timeoutSignal(this.options.timeoutMs, signal);
     try {
-      return await this.send(path, body, deadline.signal);
+      return await this.send(http, path, body, deadline.signal);
     } finally {
       deadline.clear();
     }
   }
 
   /** The POST itself, JSON in and out; a non-2xx answer or a body that is not JSON is an LlmError. */
-  private async send(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
+  private async send(
+    { request, dispatcher }: Http,
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
     const response = await request(`${this.options.baseUrl}${path}`, {
       method: 'POST',
       headers,
