@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,11 +95,7 @@ export async function createTestRuntime(
  */
 export const SDK_SPECIFIER = 'eunoe';
 
-/** Copy `filters/<name>` into `dir`, pointing its relative imports at this checkout's `src/`. */
+/** Copy `filters/<name>` into `dir` (shipped filters import only `eunoe`, which resolves from any folder). */
 export function copyShippedFilter(name: string, dir: string): void {
-  const source = path.join(repoRoot, 'filters', name);
-  const target = path.join(dir, name);
-  copyFileSync(source, target);
-  const text = readFileSync(target, 'utf8').replaceAll("'../src/", `'${path.join(repoRoot, 'src')}/`);
-  writeFileSync(target, text);
+  copyFileSync(path.join(repoRoot, 'filters', name), path.join(dir, name));
 }
