@@ -8,10 +8,15 @@ export type CostUsage = CostUsageCounts;
 const price = (value: string | undefined, fallback?: string): Decimal | undefined =>
   value !== undefined ? decimalOf(value) : fallback !== undefined ? decimalOf(fallback) : undefined;
 
+/** Anthropic's cache-write multiples of the input price: 5-minute writes 1.25×, 1-hour writes 2×. */
+const WRITE_5M = decimalOf('1.25');
+const WRITE_1H = decimalOf(2);
+
 /**
  * Exact USD cost of one request, or undefined when the prompt or completion price is
- * unknown. Applies matching overrides for the whole request, prices cached reads and cache
- * writes at their own rates (falling back to the prompt rate), reasoning at
+ * unknown. Applies matching overrides for the whole request, prices cached reads at
+ * `input_cache_read` (else the prompt rate), 5-minute cache writes at `input_cache_write` (else 1.25× the prompt
+ * rate) and 1-hour writes at `input_cache_write_1h` (else 2× the prompt rate), reasoning at
  * `internal_reasoning` when priced separately, adds the per-request fee, then the discount.
  */
 export function computeCost(base: ModelPrice, usage: CostUsage, at: number): Decimal | undefined {
@@ -21,6 +26,7 @@ export function computeCost(base: ModelPrice, usage: CostUsage, at: number): Dec
   if (prompt === undefined || completion === undefined) return undefined;
   const cached = Math.max(0, usage.cachedTokens ?? 0);
   const cacheWrite = Math.max(0, usage.cacheWriteTokens ?? 0);
+  const oneHour = Math.min(cacheWrite, Math.max(0, usage.cacheWrite1hTokens ?? 0));
   const uncached = Math.max(0, usage.promptTokens - cached - cacheWrite);
   const completionTokens = Math.max(0, usage.completionTokens ?? 0);
   const reasoningPrice = price(model.internalReasoning);
@@ -29,7 +35,8 @@ export function computeCost(base: ModelPrice, usage: CostUsage, at: number): Dec
   let total = add(
     mulInt(prompt, uncached),
     mulInt(price(model.inputCacheRead, model.prompt)!, cached),
-    mulInt(price(model.inputCacheWrite, model.prompt)!, cacheWrite),
+    mulInt(price(model.inputCacheWrite) ?? mul(prompt, WRITE_5M), cacheWrite - oneHour),
+    mulInt(price(model.inputCacheWrite1h) ?? mul(prompt, WRITE_1H), oneHour),
     mulInt(completion, completionTokens - reasoning),
     separateReasoning ? mulInt(reasoningPrice, reasoning) : ZERO,
     price(model.request) ?? ZERO,

@@ -24,6 +24,7 @@ export const PRICE_KEYS = {
   internal_reasoning: 'internalReasoning',
   input_cache_read: 'inputCacheRead',
   input_cache_write: 'inputCacheWrite',
+  input_cache_write_1h: 'inputCacheWrite1h',
 } as const satisfies Record<string, keyof ModelPrice>;
 
 /** A USD price string, or undefined (unknown, never a negative cost) for negative (`"-1"` = dynamic), missing or malformed values. */

@@ -16,6 +16,8 @@ export interface ModelPrice {
   internalReasoning?: string;
   inputCacheRead?: string;
   inputCacheWrite?: string;
+  /** 1-hour cache writes (OpenRouter `input_cache_write_1h` when the table has it). */
+  inputCacheWrite1h?: string;
   /** Multiply every price by (1 - discount). */
   discount?: number;
   /** Conditional overrides, verbatim from OpenRouter (long-context tiers, time windows). */
@@ -54,6 +56,8 @@ export interface CostUsageCounts {
   completionTokens?: number;
   cachedTokens?: number;
   cacheWriteTokens?: number;
+  /** The part of cacheWriteTokens written for 1 hour (Anthropic `ephemeral_1h_input_tokens`); the rest are 5-minute writes. */
+  cacheWrite1hTokens?: number;
   reasoningTokens?: number;
   webSearches?: number;
   images?: number;

@@ -110,7 +110,15 @@ export interface RejectedUsage {
   part: UsagePart;
   /** The value as received, as text (at most 40 characters). */
   value: string;
-  reason: 'not a number' | 'not finite' | 'negative' | 'above the bound';
+  /** Out of USAGE_BOUNDS, or contradicting another count (more cached or cache-write tokens than the prompt, more reasoning than the completion that contains it, more 1-hour writes than writes). */
+  reason:
+    | 'not a number'
+    | 'not finite'
+    | 'negative'
+    | 'above the bound'
+    | 'more than the prompt'
+    | 'more than the completion'
+    | 'more than the cache writes';
 }
 
 /** Totals while being added up; `cost` stays an exact Decimal until the end. */

@@ -1,0 +1,239 @@
+/**
+ * Usage payloads as real deployments report them, each built from its source's documented example (named on each
+ * entry). Shared by usage-shapes.test.ts and by the before/after amounts of docs/accounting.md.
+ */
+export interface UsageExample {
+  name: string;
+  /** The price-table id of the model that answered (priced with pricing/openrouter-snapshot.json). */
+  model: string;
+  usage: Record<string, unknown>;
+  source: string;
+}
+
+/**
+ * Open WebUI merge_usage over a two-call tool loop of gpt-4o (call 1: 1,200 prompt / 40 completion; call 2: 1,290
+ * prompt with 1,152 cached / 180 completion). Canonical fields and *_tokens_details are summed, prompt_tokens and
+ * completion_tokens keep the last call.
+ */
+export const OPEN_WEBUI_MERGED: UsageExample = {
+  name: 'Open WebUI ≥ 0.11 merged tool loop (gpt-4o, 2 calls)',
+  model: 'openai/gpt-4o',
+  usage: {
+    prompt_tokens: 1290,
+    completion_tokens: 180,
+    total_tokens: 2710,
+    input_tokens: 2490,
+    output_tokens: 220,
+    compute_tokens: 0,
+    measurement: 'provider',
+    prompt_tokens_details: { cached_tokens: 1152, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  },
+  source:
+    'open-webui/open-webui backend/open_webui/utils/response.py merge_usage (v0.11.0 per its source map; file read at b899de3)',
+};
+
+/**
+ * LiteLLM's calculate_usage over an Anthropic reply of 50 uncached input tokens, 2,455 cache reads and 3,000 cache
+ * writes (1,000 for 5 minutes, 2,000 for 1 hour), 400 output tokens: prompt_tokens = 50 + 3,000 + 2,455.
+ */
+export const LITELLM_ANTHROPIC_CACHE: UsageExample = {
+  name: 'LiteLLM, Anthropic with 5 m and 1 h cache writes (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 5505,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    prompt_tokens_details: {
+      cached_tokens: 2455,
+      cache_creation_tokens: 3000,
+      cache_creation_token_details: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 },
+      text_tokens: 50,
+    },
+    completion_tokens_details: { reasoning_tokens: 0, text_tokens: 400 },
+    cache_creation_input_tokens: 3000,
+    cache_read_input_tokens: 2455,
+  },
+  source: 'BerriAI/litellm litellm/llms/anthropic/chat/transformation.py calculate_usage (commit 600fadc)',
+};
+
+/** The same reply from a gateway that copies Anthropic's counters and its `cache_creation` split to the top level. */
+export const GATEWAY_ANTHROPIC_TOP_LEVEL: UsageExample = {
+  name: 'Gateway, Anthropic counters at top level only (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 5505,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    cache_creation_input_tokens: 3000,
+    cache_read_input_tokens: 2455,
+    cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 },
+  },
+  source:
+    'Anthropic Messages usage fields (docs.anthropic.com prompt caching) in OpenAI shape, as issue #32 found them',
+};
+
+/** A gateway's stale `prompt_tokens_details.cached_tokens: 0` beside Anthropic's own `cache_read_input_tokens`. */
+export const STALE_GATEWAY_CACHED: UsageExample = {
+  name: 'Stale gateway cached_tokens: 0 beside cache_read_input_tokens (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 2500,
+    completion_tokens: 20,
+    total_tokens: 2520,
+    prompt_tokens_details: { cached_tokens: 0 },
+    cache_read_input_tokens: 2455,
+    cache_creation_input_tokens: 0,
+  },
+  source: 'issue #32 item 3 (gateway OpenAI shape with Anthropic counters)',
+};
+
+/** xAI reports reasoning beside completion: total_tokens = prompt + completion + reasoning. */
+export const XAI_REASONING_OUTSIDE: UsageExample = {
+  name: 'xAI Grok, reasoning outside completion (grok-4)',
+  model: 'x-ai/grok-4',
+  usage: {
+    prompt_tokens: 200,
+    completion_tokens: 1015,
+    total_tokens: 3150,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 1935 },
+  },
+  source:
+    'UKGovernmentBEIS/inspect_ai#5528 (xAI total = prompt + completion + reasoning); counts measured on xAI in LiveBench/LiveBench#503',
+};
+
+/** Gemini's OpenAI-compatible usage where thinking shows only in total_tokens. */
+export const GEMINI_HIDDEN_THINKING: UsageExample = {
+  name: 'Gemini, thinking only in total_tokens (gemini-2.5-flash)',
+  model: 'google/gemini-2.5-flash',
+  usage: { prompt_tokens: 20, completion_tokens: 198, total_tokens: 623 },
+  source:
+    'mozilla-ai/any-llm#1290 (gemini-2.5-flash: prompt 20, candidates 198, thoughts 405, total 623; thoughts billed as output)',
+};
+
+/** Gemini through an OpenAI-compatible proxy: reasoning in the details, completion 0, total = prompt + reasoning. */
+export const GEMINI_REASONING_OUTSIDE: UsageExample = {
+  name: 'Gemini via proxy, completion 0 and reasoning 60 (gemini-2.5-flash)',
+  model: 'google/gemini-2.5-flash',
+  usage: {
+    prompt_tokens: 21,
+    completion_tokens: 0,
+    total_tokens: 81,
+    completion_tokens_details: { reasoning_tokens: 60 },
+  },
+  source: 'router-for-me/CLIProxyAPI#5733',
+};
+
+/** DeepSeek's own cache fields (no prompt_tokens_details): hit + miss = prompt_tokens. */
+export const DEEPSEEK_CACHE: UsageExample = {
+  name: 'DeepSeek prompt_cache_hit/miss (deepseek-chat)',
+  model: 'deepseek/deepseek-chat',
+  usage: {
+    prompt_tokens: 1300,
+    completion_tokens: 150,
+    total_tokens: 1450,
+    prompt_cache_hit_tokens: 1024,
+    prompt_cache_miss_tokens: 276,
+  },
+  source: 'api-docs.deepseek.com/guides/kv_cache (prompt_cache_hit_tokens, prompt_cache_miss_tokens)',
+};
+
+/** Perplexity's documented Sonar Pro response: usage.cost is an object; total_cost is the charge. */
+export const PERPLEXITY_SONAR_PRO: UsageExample = {
+  name: 'Perplexity cost object (sonar-pro)',
+  model: 'perplexity/sonar-pro',
+  usage: {
+    prompt_tokens: 15,
+    completion_tokens: 98,
+    total_tokens: 113,
+    search_context_size: 'low',
+    cost: { input_tokens_cost: 0.0, output_tokens_cost: 0.001, request_cost: 0.014, total_cost: 0.015 },
+  },
+  source: 'https://docs.perplexity.ai/docs/sonar/pro-search/quickstart (Response)',
+};
+
+/**
+ * A Sonar Deep Research reply with Perplexity's documented usage fields, priced by its pricing page ($2/M input and
+ * citations, $8/M output, $3/M reasoning, $5 per 1,000 searches): 19 prompt + 20,000 citation tokens, 7,000 output,
+ * 180,000 reasoning, 24 searches = $0.756038.
+ */
+export const PERPLEXITY_DEEP_RESEARCH: UsageExample = {
+  name: 'Perplexity deep research (sonar-deep-research)',
+  model: 'perplexity/sonar-deep-research',
+  usage: {
+    prompt_tokens: 19,
+    completion_tokens: 7000,
+    total_tokens: 7019,
+    citation_tokens: 20000,
+    num_search_queries: 24,
+    reasoning_tokens: 180000,
+    search_context_size: 'low',
+    cost: {
+      input_tokens_cost: 0.000038,
+      output_tokens_cost: 0.056,
+      citation_tokens_cost: 0.04,
+      reasoning_tokens_cost: 0.54,
+      search_queries_cost: 0.12,
+      request_cost: 0,
+      total_cost: 0.756038,
+    },
+  },
+  source:
+    'https://docs.perplexity.ai/getting-started/pricing (Sonar Deep Research rates, usage fields citation_tokens, num_search_queries, reasoning_tokens, cost.*)',
+};
+
+/** 5,000,000 cached tokens on a 10-token prompt. */
+export const IMPOSSIBLE_CACHED: UsageExample = {
+  name: 'Impossible: 5,000,000 cached of a 10-token prompt (gpt-4o)',
+  model: 'openai/gpt-4o',
+  usage: {
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    total_tokens: 15,
+    prompt_tokens_details: { cached_tokens: 5_000_000 },
+  },
+  source: 'issue #32 item 6',
+};
+
+/** 90,000 cache-write tokens on a 100-token prompt (OpenRouter shape). */
+export const IMPOSSIBLE_CACHE_WRITE: UsageExample = {
+  name: 'Impossible: 90,000 cache writes of a 100-token prompt (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 100,
+    completion_tokens: 5,
+    total_tokens: 105,
+    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 90000 },
+  },
+  source: 'issue #32 item 6',
+};
+
+/** Reasoning larger than a completion that (by total_tokens) contains it. */
+export const IMPOSSIBLE_REASONING: UsageExample = {
+  name: 'Impossible: 4,000 reasoning inside a 5-token completion (gpt-4o)',
+  model: 'openai/gpt-4o',
+  usage: {
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    total_tokens: 15,
+    completion_tokens_details: { reasoning_tokens: 4000 },
+  },
+  source: 'issue #32 item 6',
+};
+
+export const USAGE_EXAMPLES: UsageExample[] = [
+  OPEN_WEBUI_MERGED,
+  LITELLM_ANTHROPIC_CACHE,
+  GATEWAY_ANTHROPIC_TOP_LEVEL,
+  STALE_GATEWAY_CACHED,
+  XAI_REASONING_OUTSIDE,
+  GEMINI_HIDDEN_THINKING,
+  GEMINI_REASONING_OUTSIDE,
+  DEEPSEEK_CACHE,
+  PERPLEXITY_SONAR_PRO,
+  PERPLEXITY_DEEP_RESEARCH,
+  IMPOSSIBLE_CACHED,
+  IMPOSSIBLE_CACHE_WRITE,
+  IMPOSSIBLE_REASONING,
+];
