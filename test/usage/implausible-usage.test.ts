@@ -99,6 +99,25 @@ describe.each(backends)('implausible usage on %s: answered and recorded, the abs
     expect(record.totalTokens).toBe(40 + record.completionTokens);
   });
 
+  // Source: issue #32 item 6 (5,000,000 cached tokens on a 10-token prompt was billed $6.25).
+  it.runIf(settings)('more cached tokens than the prompt: refused, marked, priced without them', async () => {
+    const record = await outlet('a-cached-beyond-prompt', {
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+      prompt_tokens_details: { cached_tokens: 5_000_000 },
+    });
+    expect(record.rejectedUsage).toEqual([
+      {
+        field: 'prompt_tokens_details.cached_tokens',
+        part: 'cachedTokens',
+        value: '5000000',
+        reason: 'more than the prompt',
+      },
+    ]);
+    expect(record).toMatchObject({ promptTokens: 10, cachedTokens: 0, usageSource: 'reported', cost: '0.000075' });
+  });
+
   it.runIf(settings)("the user's spend is the sum of plausible costs only", async () => {
     const spent = await runtime.services.ledger!.spent(user.id, 0, Date.now() + 60_000);
     expect(below(spent, 1)).toBe(true);
