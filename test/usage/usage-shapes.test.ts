@@ -180,6 +180,16 @@ describe('conflicting fields: the provider’s own field wins', () => {
     const reply = await record(STALE_GATEWAY_CACHED);
     expect(reply).toMatchObject({ promptTokens: 2500, cachedTokens: 2455, cost: '0.0011715' });
   });
+
+  it('input_tokens below prompt_tokens is not an Open WebUI sum: the gateway’s prompt_tokens is read', () => {
+    // Open WebUI's sum is never below the last call's prompt_tokens; a gateway's copy of Anthropic's raw input_tokens
+    // (cache excluded) beside its own prompt_tokens (cache included) is.
+    expect(normalizeUsage({ ...LITELLM_ANTHROPIC_CACHE.usage, input_tokens: 50 })).toMatchObject({
+      promptTokens: 5505,
+      cachedTokens: 2455,
+      cacheWriteTokens: 3000,
+    });
+  });
 });
 
 describe('reasoning outside the completion count', () => {

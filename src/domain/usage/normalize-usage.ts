@@ -265,17 +265,24 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
     ? promptDetails.cache_creation_token_details
     : {};
   // Open WebUI (≥ 0.10) adds input_tokens/output_tokens to every usage; its merge_usage sums them over a reply's tool
-  // loop while prompt_tokens/completion_tokens keep the last call. The canonical (summed) fields win.
-  const prompt = pick('promptTokens', [
-    ['input_tokens', raw.input_tokens],
-    ['prompt_tokens', raw.prompt_tokens],
-  ]);
-  const completion = pick('completionTokens', [
-    ['output_tokens', raw.output_tokens],
-    ['completion_tokens', raw.completion_tokens],
-  ]);
+  // loop while prompt_tokens/completion_tokens keep the last call. The canonical (summed) fields win, unless smaller
+  // than their alias (a sum is never below its last term: then they are some provider's other count).
+  const summed = (canonical: unknown, alias: unknown) =>
+    given(canonical) && (!given(alias) || Number(canonical) >= Number(alias));
+  const prompt = pick(
+    'promptTokens',
+    summed(raw.input_tokens, raw.prompt_tokens)
+      ? [['input_tokens', raw.input_tokens]]
+      : [['prompt_tokens', raw.prompt_tokens]],
+  );
+  const completion = pick(
+    'completionTokens',
+    summed(raw.output_tokens, raw.completion_tokens)
+      ? [['output_tokens', raw.output_tokens]]
+      : [['completion_tokens', raw.completion_tokens]],
+  );
   const merged =
-    given(raw.input_tokens) && given(raw.prompt_tokens) && Number(raw.input_tokens) !== Number(raw.prompt_tokens);
+    given(raw.input_tokens) && given(raw.prompt_tokens) && Number(raw.input_tokens) > Number(raw.prompt_tokens);
   // The provider's own field wins over a gateway's copy of it in *_tokens_details, except on a merged usage, where
   // only the details are summed by every Open WebUI version (its 0.11.0 keeps the last call's top-level counters).
   const own = (ownFields: Array<[string, unknown]>, copies: Array<[string, unknown]>) =>
