@@ -1,6 +1,6 @@
 /**
  * Usage payloads as real deployments report them, each built from its source's documented example (named on each
- * entry). Shared by usage-shapes.test.ts and by the before/after amounts of docs/accounting.md.
+ * entry), for usage-shapes.test.ts.
  */
 export interface UsageExample {
   name: string;

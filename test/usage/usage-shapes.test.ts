@@ -149,6 +149,12 @@ describe('Anthropic cache writes reported in OpenAI shape by gateways', () => {
     expect(reply).toMatchObject({ cachedTokens: 2455, cacheWriteTokens: 3000, cost: '0.0226365' });
   });
 
+  it('the same gateway reply after Open WebUI added its input_tokens/output_tokens copies: the same amount', async () => {
+    const normalised = { ...GATEWAY_ANTHROPIC_TOP_LEVEL.usage, input_tokens: 5505, output_tokens: 400 };
+    const reply = await record({ ...GATEWAY_ANTHROPIC_TOP_LEVEL, usage: normalised });
+    expect(reply).toMatchObject({ promptTokens: 5505, cachedTokens: 2455, cacheWriteTokens: 3000, cost: '0.0226365' });
+  });
+
   it('older LiteLLM (cached_tokens in details, cache writes only at the top level)', () => {
     // Source: BerriAI/litellm litellm/llms/anthropic/chat/transformation.py of the older releases (prompt_tokens +=
     // cache_creation_input_tokens and cache_read_input_tokens; PromptTokensDetailsWrapper(cached_tokens=...)).

@@ -181,10 +181,19 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
   const inputGiven = given(raw.input_tokens) || given(raw.output_tokens);
   const anthropicCounters =
     given(raw.cache_read_input_tokens) || given(raw.cache_creation_input_tokens) || isBag(raw.cache_creation);
-  // Anthropic's own meaning: input_tokens excludes cache reads and writes. Its counters beside input_tokens and no
-  // prompt_tokens_details (which every OpenAI-shaped gateway sets) are Anthropic native, also once Open WebUI has
-  // added its prompt_tokens alias.
-  if (anthropicCounters && given(raw.input_tokens) && promptDetails === undefined) {
+  // Anthropic's own meaning: input_tokens excludes cache reads and writes. Its counters beside input_tokens (or
+  // output_tokens) with no prompt_tokens (Open WebUI's normalised copy adds only input_tokens) and no
+  // prompt_tokens_details (which the OpenAI-shaped gateways set) are Anthropic native. Merged over a tool loop, Open
+  // WebUI adds a prompt_tokens alias (the last call's input_tokens): still native when the summed input_tokens are fewer
+  // than the cache counters, which OpenAI's meaning (cache inside the prompt) cannot be.
+  const cacheCounted = Number(raw.cache_read_input_tokens ?? 0) + Number(raw.cache_creation_input_tokens ?? 0);
+  const nativeMerged = Number(raw.input_tokens) > Number(raw.prompt_tokens) && Number(raw.input_tokens) < cacheCounted;
+  if (
+    anthropicCounters &&
+    (given(raw.input_tokens) || given(raw.output_tokens)) &&
+    promptDetails === undefined &&
+    (!given(raw.prompt_tokens) || nativeMerged)
+  ) {
     const cached = count(raw.cache_read_input_tokens, 'cache_read_input_tokens', 'cachedTokens') ?? 0;
     const fiveMinutes = count(
       creation.ephemeral_5m_input_tokens,
