@@ -18,9 +18,10 @@ export function lastAssistantMessage(body: Bag): Bag | undefined {
 
 /**
  * Find and normalise the actual usage of the new assistant message on an outlet body. Looks,
- * in order, at the message's `usage`, its `info.usage` (Open WebUI ≥ 0.10 inline outlet), the
+ * in order, at the message's `usage` (Open WebUI 0.11's inline outlet puts it there, merged over the reply's tool
+ * loop, and mirrors it in `info.usage`), its `info.usage` (Open WebUI ≥ 0.10 inline outlet), the
  * body's top-level `usage`, legacy `info` fields (pre-0.5 Ollama stats, `{...usage, openai: true}`)
- * and llama.cpp `timings`.
+ * and llama.cpp `timings`. The two copies are one usage: only the first found is read, never both.
  */
 export function findUsage(body: Bag): { usage: NormalizedUsage; location: UsageLocation } | undefined {
   const message = lastAssistantMessage(body) ?? {};
