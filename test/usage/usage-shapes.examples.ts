@@ -154,33 +154,44 @@ export const PERPLEXITY_SONAR_PRO: UsageExample = {
 };
 
 /**
- * A Sonar Deep Research reply with Perplexity's documented usage fields, priced by its pricing page ($2/M input and
- * citations, $8/M output, $3/M reasoning, $5 per 1,000 searches): 19 prompt + 20,000 citation tokens, 7,000 output,
- * 180,000 reasoning, 24 searches = $0.756038.
+ * A Sonar Deep Research reply as Open WebUI's outlet carried it: citation and reasoning tokens are beside
+ * prompt_tokens and completion_tokens (total_tokens = 108 + 3,256 counts neither). Perplexity's pricing page: input and
+ * citation tokens $2/M, output $8/M, reasoning $3/M, searches $5 per 1,000: $0.630606.
  */
 export const PERPLEXITY_DEEP_RESEARCH: UsageExample = {
-  name: 'Perplexity deep research (sonar-deep-research)',
+  name: 'Perplexity deep research, no cost object (sonar-deep-research)',
   model: 'perplexity/sonar-deep-research',
   usage: {
-    prompt_tokens: 19,
-    completion_tokens: 7000,
-    total_tokens: 7019,
-    citation_tokens: 20000,
-    num_search_queries: 24,
-    reasoning_tokens: 180000,
+    prompt_tokens: 108,
+    completion_tokens: 3256,
+    total_tokens: 3364,
+    citation_tokens: 7299,
+    num_search_queries: 74,
+    reasoning_tokens: 73248,
+  },
+  source:
+    'bgeneto/open-webui-cost-tracker#6 (the usage of a real reply); https://docs.perplexity.ai/getting-started/pricing (rates)',
+};
+
+/** The same reply with the cost object Perplexity's API reference documents (`cost.*`, `total_cost` the charge). */
+export const PERPLEXITY_DEEP_RESEARCH_COST: UsageExample = {
+  name: 'Perplexity deep research with its cost object (sonar-deep-research)',
+  model: 'perplexity/sonar-deep-research',
+  usage: {
+    ...PERPLEXITY_DEEP_RESEARCH.usage,
     search_context_size: 'low',
     cost: {
-      input_tokens_cost: 0.000038,
-      output_tokens_cost: 0.056,
-      citation_tokens_cost: 0.04,
-      reasoning_tokens_cost: 0.54,
-      search_queries_cost: 0.12,
+      input_tokens_cost: 0.000216,
+      output_tokens_cost: 0.026048,
+      citation_tokens_cost: 0.014598,
+      reasoning_tokens_cost: 0.219744,
+      search_queries_cost: 0.37,
       request_cost: 0,
-      total_cost: 0.756038,
+      total_cost: 0.630606,
     },
   },
   source:
-    'https://docs.perplexity.ai/getting-started/pricing (Sonar Deep Research rates, usage fields citation_tokens, num_search_queries, reasoning_tokens, cost.*)',
+    'https://docs.perplexity.ai/api-reference/chat-completions-post (response usage: citation_tokens, num_search_queries, reasoning_tokens, cost)',
 };
 
 /** 5,000,000 cached tokens on a 10-token prompt. */
@@ -233,6 +244,7 @@ export const USAGE_EXAMPLES: UsageExample[] = [
   DEEPSEEK_CACHE,
   PERPLEXITY_SONAR_PRO,
   PERPLEXITY_DEEP_RESEARCH,
+  PERPLEXITY_DEEP_RESEARCH_COST,
   IMPOSSIBLE_CACHED,
   IMPOSSIBLE_CACHE_WRITE,
   IMPOSSIBLE_REASONING,

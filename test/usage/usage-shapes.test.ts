@@ -21,6 +21,7 @@ import {
   LITELLM_ANTHROPIC_CACHE,
   OPEN_WEBUI_MERGED,
   PERPLEXITY_DEEP_RESEARCH,
+  PERPLEXITY_DEEP_RESEARCH_COST,
   PERPLEXITY_SONAR_PRO,
   STALE_GATEWAY_CACHED,
   type UsageExample,
@@ -263,26 +264,27 @@ describe('DeepSeek and Perplexity fields', () => {
     expect(reply.rejectedUsage).toBeUndefined();
   });
 
-  // Source: https://docs.perplexity.ai/getting-started/pricing (Sonar Deep Research: input $2/M, output $8/M,
-  // citation tokens $2/M, reasoning tokens $3/M, search queries $5/1K; usage fields citation_tokens,
-  // num_search_queries, reasoning_tokens).
-  it('Perplexity deep research: citations, reasoning and searches read; total_cost recorded', async () => {
-    const reply = await record(PERPLEXITY_DEEP_RESEARCH);
-    expect(reply).toMatchObject({
-      promptTokens: 20019,
-      completionTokens: 187000,
-      reasoningTokens: 180000,
-      cost: '0.756038',
-      costSource: 'reported',
+  // Source: bgeneto/open-webui-cost-tracker#6 (a real deep-research usage on an Open WebUI outlet: total_tokens =
+  // prompt + completion, citations and reasoning beside them); https://docs.perplexity.ai/getting-started/pricing
+  // (Sonar Deep Research: input $2/M, output $8/M, citation tokens $2/M, reasoning tokens $3/M, searches $5/1K).
+  it('Perplexity deep research: citations, reasoning and searches read and priced', async () => {
+    expect(normalizeUsage(PERPLEXITY_DEEP_RESEARCH.usage)).toMatchObject({
+      promptTokens: 7407,
+      completionTokens: 76504,
+      reasoningTokens: 73248,
+      webSearches: 74,
+      shape: 'perplexity',
     });
-    expect(normalizeUsage(PERPLEXITY_DEEP_RESEARCH.usage)?.webSearches).toBe(24);
+    // 7,407 x $2/M + 3,256 x $8/M + 73,248 x $3/M (internal_reasoning) + 74 x $0.005 (web_search)
+    expect(await record(PERPLEXITY_DEEP_RESEARCH)).toMatchObject({ cost: '0.630606', costSource: 'computed' });
   });
 
-  it('Perplexity deep research without its cost object: the table prices it to the same amount', async () => {
-    const { cost: _reported, ...usage } = PERPLEXITY_DEEP_RESEARCH.usage;
-    // reasoning at internal_reasoning ($3/M), searches at web_search ($5/1K), citations at the input price.
-    const reply = await record({ ...PERPLEXITY_DEEP_RESEARCH, usage });
-    expect(reply).toMatchObject({ cost: '0.756038', costSource: 'computed' });
+  // Source: https://docs.perplexity.ai/api-reference/chat-completions-post (usage.cost: input_tokens_cost,
+  // output_tokens_cost, citation_tokens_cost, reasoning_tokens_cost, search_queries_cost, request_cost, total_cost).
+  it('Perplexity deep research with its cost object: total_cost recorded', async () => {
+    const reply = await record(PERPLEXITY_DEEP_RESEARCH_COST);
+    expect(reply).toMatchObject({ cost: '0.630606', costSource: 'reported', promptTokens: 7407 });
+    expect(reply.rejectedUsage).toBeUndefined();
   });
 });
 
