@@ -1,3 +1,4 @@
+import { capForcedUnits } from '../constraints/cap-forced.js';
 import { markUnits } from '../constraints/mark-units.js';
 import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
@@ -65,6 +66,18 @@ export function planContext(input: PlanInput): PlanResult {
   );
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
+  // What a user forced in (pins, tags, recent past the guaranteed ones) only while it fits the hard limit.
+  const capped = options.capForced ? capForcedUnits(units, marks, budget.hard, fixed, options) : undefined;
+  if (capped)
+    notes.push(
+      `forced messages held to the limit of ${capped.limitTokens} tokens: ${[
+        capped.recent ? `recent=${capped.recent.asked} kept ${capped.recent.kept}` : '',
+        capped.pinned ? `${capped.pinned} pinned left to selection` : '',
+        capped.tagged ? `${capped.tagged} tagged left to selection` : '',
+      ]
+        .filter(Boolean)
+        .join(', ')}`,
+    );
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
   const reserveGuess =
     options.summarize && Number.isFinite(budget.aim)
@@ -121,5 +134,6 @@ export function planContext(input: PlanInput): PlanResult {
     cacheHits,
     prefixReused: selection.prefixReused ?? 0,
     recalled,
+    capped,
   });
 }
