@@ -50,12 +50,15 @@ export function capForcedUnits(
   }
   if (held.pinned + held.tag + held.recent === 0) return undefined;
   const capped: PlanCapped = { limitTokens: limit, pinned: held.pinned, tagged: held.tag };
-  if (held.recent > 0) {
-    // The last messages kept whatever the budget, now (guaranteed and let in), up to what was asked.
-    let kept = 0;
-    for (let position = units.length - 1; position >= 0 && marks.mandatory[position]; position -= 1)
-      kept += units[position]!.members.length;
-    capped.recent = { asked: options.recent, kept: Math.min(kept, options.recent) };
-  }
+  if (held.recent > 0)
+    capped.recent = { asked: options.recent, kept: recentKept(units, marks.mandatory, options.recent) };
   return capped;
+}
+
+/** How many of the last `asked` messages `kept` holds without a gap (the run of recent messages that was sent). */
+export function recentKept(units: readonly SelectionUnit[], kept: readonly boolean[], asked: number): number {
+  let count = 0;
+  for (let position = units.length - 1; position >= 0 && kept[position]; position -= 1)
+    count += units[position]!.members.length;
+  return Math.min(count, asked);
 }
