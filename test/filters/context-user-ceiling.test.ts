@@ -121,6 +121,10 @@ describe('context filter: users cannot lift the admin’s budget unless allow_fu
     const { sent, status } = await functionInlet(history(), 'valve-fn', 'u-valve-fn', { recent: 1000 });
     expect(promptTokens(sent)).toBeLessThanOrEqual(MAX);
     expect(status).toMatch(/recent=1000 \(your valves\) capped to the admin's budget of 500 tokens/);
+    // A user's own lower max_tokens is the ceiling they are held to, and named as theirs.
+    const own = await functionInlet(history(), 'valve-own', 'u-valve-own', { recent: 1000, max_tokens: 300 });
+    expect(promptTokens(own.sent)).toBeLessThanOrEqual(300);
+    expect(own.status).toMatch(/recent=1000 \(your valves\) capped to your budget of 300 tokens/);
   });
 
   it('default_flags "recent=1000" (and "+recent=1000") is capped', async () => {

@@ -1,6 +1,7 @@
 import type { EngineOptions, Plan } from '../../domain/engine/index.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
 import type { ContextUserValves as UserValves, ContextValves } from './context-valves.js';
+import { budgetSource } from './runs/budget-source.js';
 
 /** The admin valves `contextOptions` reads (the schema's type: one source of truth). */
 export type { ContextValves };
@@ -102,14 +103,8 @@ export function cappedText(
   if (capped?.pinned) parts.push(`${capped.pinned} pinned message${capped.pinned === 1 ? '' : 's'}`);
   if (capped?.tagged) parts.push(`${capped.tagged} tagged message${capped.tagged === 1 ? '' : 's'}`);
   if (parts.length === 0) return undefined;
-  const userMax = positive(user.max_tokens);
-  const adminMax = valves.max_tokens > 0 ? valves.max_tokens : Infinity;
-  const cost = plan.budget.costLimitTokens;
-  const whose =
-    userMax !== undefined && userMax === limit && userMax < adminMax && !(cost !== undefined && cost <= limit)
-      ? 'your budget'
-      : "the admin's budget";
-  const costNote =
-    cost !== undefined && cost === limit && cost < adminMax ? ` (max_cost_usd ${valves.max_cost_usd})` : '';
+  const source = budgetSource(plan.budget, valves, user, flags);
+  const whose = source === 'user valve' ? 'your budget' : "the admin's budget";
+  const costNote = source === 'cost' ? ` (max_cost_usd ${valves.max_cost_usd})` : '';
   return `${parts.join(', ')} capped to ${whose} of ${tokensText(limit)} tokens${costNote}`;
 }
