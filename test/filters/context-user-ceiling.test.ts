@@ -184,6 +184,30 @@ describe('context filter: users cannot lift the admin’s budget unless allow_fu
     expect(status).toMatch(/recent=1000 capped to the admin's budget of 400 tokens \(max_cost_usd 0\.001\)/);
   });
 
+  it('with show_context_note the line under the reply says it too, and the model never sees that line', async () => {
+    await setValves({ show_context_note: true });
+    const typed = history(`!recent=1000 ${fillerText('u', 51)}`);
+    await inlet(typed, 'note', 'u-note');
+    const response = await request(runtime.app)
+      .post('/context/filter/outlet')
+      .set(runtime.auth)
+      .send({
+        body: { model: 'gpt-4o', chat_id: 'note', messages: [...typed, { role: 'assistant', content: 'Sure.' }] },
+        user: { id: 'u-note', role: 'user' },
+      })
+      .expect(200);
+    const reply = response.body.messages.at(-1).content as string;
+    expect(reply).toMatch(/\ncontext: [\d,]+ → [\d,]+ tokens · \d+ of 101 messages left out · recent=1000 capped to/);
+    // Next turn: the reply with its note is history; the note is removed before planning.
+    const next = await inlet(
+      [...typed, { role: 'assistant', content: reply }, { role: 'user', content: fillerText('u', 52) }],
+      'note',
+      'u-note',
+    );
+    expect(next.map((message) => message.content).join('\n')).not.toMatch(/capped to/);
+    expect(next.find((message) => message.content?.startsWith('Sure.'))?.content).toBe('Sure.');
+  });
+
   it('!full stays off and says so', async () => {
     await setValves({});
     const { sent, status } = await functionInlet(history(`!full ${fillerText('u', 51)}`), 'full', 'u-full');
