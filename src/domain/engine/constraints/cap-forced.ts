@@ -7,10 +7,10 @@ const PRIORITY: readonly ForcedBy[] = ['pinned', 'tag', 'recent'];
 
 /**
  * `capForced`: makes the units a user forced in (`marks.forced`) mandatory while they fit the hard `limit` beside
- * what is sent whatever the budget (`fixed`: system messages and priming; the mandatory units), pins first, then keep tags,
- * then the recent messages, each newest first. The recent messages are the last ones: past the first that does not
- * fit, none is forced in (so they stay the newest). A unit held back becomes an ordinary candidate (or stays out
- * of `!context=N`). Mutates `units` and `marks`; returns what was held back, undefined when everything fit.
+ * what is sent whatever the budget (`fixed`: system messages and priming; the mandatory units): pins first, then
+ * keep tags, then the recent messages, each newest first. The recent messages are the last ones: past the first
+ * that does not fit, none is forced in (so they stay the newest). A unit held back becomes an ordinary candidate
+ * (or stays out of `!context=N`). Mutates `units` and `marks`; returns what was held back, undefined when all fit.
  */
 export function capForcedUnits(
   units: SelectionUnit[],
