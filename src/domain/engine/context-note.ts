@@ -14,6 +14,8 @@ export const contextNoteSchema = z.object({
   run: z.string().optional(),
   /** Share (0–1) of the prompt that repeats the chat's previous prompt from its start; only when that is tracked. */
   repeated: z.number().min(0).max(1).optional(),
+  /** What the budget held back of what the user set (`recent=1000 capped to the admin's budget of 500 tokens`). */
+  capped: z.string().max(300).optional(),
 });
 export type ContextNote = z.infer<typeof contextNoteSchema>;
 
@@ -59,10 +61,11 @@ const repeatedPart = (note: ContextNote) =>
 
 /**
  * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then the repeated share
- * when tracked and `· run <link>` for admins.
+ * when tracked, what the budget held back of what the user set (`· recent=1000 capped to the admin's budget of 500
+ * tokens`) and `· run <link>` for admins.
  */
 export function formatContextNote(note: ContextNote): string {
-  const line = formatNoteCounts(note) + repeatedPart(note);
+  const line = formatNoteCounts(note) + repeatedPart(note) + (note.capped ? ` · ${note.capped}` : '');
   return note.run ? `${line} · run ${note.run}` : line;
 }
 
@@ -83,7 +86,7 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 
 /** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
 const NOTE_LINE =
-  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · \d+% of the prompt repeats the previous one)?(?: · run \S+)?(?=$|\n\n\*)/;
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · \d+% of the prompt repeats the previous one)?(?: · [^\n]+? capped to (?:the admin's|your) budget of [\d,]+ tokens(?: \(max_cost_usd [\d.e-]+\))?)?(?: · run \S+)?(?=$|\n\n\*)/;
 
 /** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
 export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {

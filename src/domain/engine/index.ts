@@ -10,6 +10,7 @@ export type {
   MessageMark,
   Plan,
   PlanBudget,
+  PlanCapped,
   PlanEntry,
   PlanInput,
   PlanResult,

@@ -52,6 +52,16 @@ export interface EngineOptions {
   expectedCompletionTokens: number;
   /** `strict`: adjacent plain user (or assistant) messages left by trimming are merged, so the roles alternate. */
   roleAlternation?: 'any' | 'strict';
+  /**
+   * What a user forced in stays within the hard limit: pinned and keep-tagged messages, and the recent messages past
+   * `guaranteedRecent`, are kept only while they fit it (pins first, then tags, then the recent ones, each newest
+   * first); what does not fit is selected like any other message. The current turn, system messages and the first
+   * `max(guaranteedRecent, minChatMessages)` recent messages are kept whatever the budget. Off: everything forced
+   * is kept whatever the budget.
+   */
+  capForced?: boolean;
+  /** With `capForced`: how many of the last `recent` messages are kept whatever the budget (default `recent`). */
+  guaranteedRecent?: number;
 }
 
 /** Sync token-count cache keyed by string (encoding + message id). */
@@ -193,6 +203,20 @@ export interface Plan {
   prefixReused: number;
   /** Messages whose token count came from the cache. */
   tokenCacheHits: number;
+  /** With `capForced`: what was forced in but did not fit the hard limit (absent when everything fit). */
+  capped?: PlanCapped;
+}
+
+/** What `capForced` held back: forced messages that were not kept whatever the budget because they did not fit it. */
+export interface PlanCapped {
+  /** The hard limit they were held to, in tokens. */
+  limitTokens: number;
+  /** `recent` asked for, and how many of the last messages were kept for it (guaranteed ones included). */
+  recent?: { asked: number; kept: number };
+  /** Pinned messages held back. */
+  pinned: number;
+  /** Keep-tagged messages held back. */
+  tagged: number;
 }
 
 /** Result of `planContext`. */

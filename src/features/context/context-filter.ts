@@ -29,7 +29,7 @@ import {
   formatContextNote,
   stripContextNotes,
 } from '../../domain/engine/context-note.js';
-import { contextOptions } from './context-options.js';
+import { cappedText, contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { provided } from '../../runtime/host/service-registry.js';
@@ -205,6 +205,7 @@ export async function contextInlet({
     durationMs: performance.now() - startedAt,
   });
   const link = runLink(valves, user, runId);
+  const capped = cappedText(plan, valves, userValves, flags);
   const note = {
     ...contextNoteOf(
       plan,
@@ -212,6 +213,7 @@ export async function contextInlet({
       context.outcome?.summarized ?? 0,
       tracksPrefix ? input.previousSequence : undefined,
     ),
+    ...(capped ? { capped } : {}),
     ...(link ? { run: link } : {}),
   };
   // The status line in Open WebUI (through Eunoe's Function or a pipe's stream): the same words as the note.
@@ -262,6 +264,7 @@ export async function contextInlet({
       after: outcome ? outcome.tokensAfter : plan.tokensAfter,
       limit: plan.budget.limitTokens,
       overBudget: plan.overBudget,
+      ...(plan.capped ? { capped: plan.capped } : {}),
       ...counts,
       flags: flags.effective,
       source: flags.source,

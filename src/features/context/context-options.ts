@@ -1,6 +1,7 @@
-import type { EngineOptions } from '../../domain/engine/index.js';
+import type { EngineOptions, Plan } from '../../domain/engine/index.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
 import type { ContextUserValves as UserValves, ContextValves } from './context-valves.js';
+import { budgetSource } from './runs/budget-source.js';
 
 /** The admin valves `contextOptions` reads (the schema's type: one source of truth). */
 export type { ContextValves };
@@ -55,11 +56,55 @@ export function contextOptions(
   };
   // `!full` lifts every budget for one turn, unless the admin forbids it (`allow_full`).
   if (flags.get('full') === true && valves.allow_full !== false) options.full = true;
+  // Without `allow_full` nothing a user sets lifts the budget: their pins, tags and recent messages past the
+  // admin's `recent` are kept only while they fit it.
+  if (valves.allow_full === false) options.capForced = true;
   if (flags.get('nosum') === true) options.summarize = false;
   options.targetTokens = number('target') ?? options.targetTokens;
   options.contextTurns = number('context');
   options.recent = number('recent') ?? options.recent;
   options.toolPenalty = number('tool_penalty') ?? options.toolPenalty;
   options.pairCoherence = number('pair_coherence') ?? options.pairCoherence;
+  if (options.capForced) options.guaranteedRecent = Math.min(options.recent ?? valves.recent, valves.recent);
   return options;
+}
+
+/** Where a value a user chose came from, for the status line. */
+function recentOrigin(user: ContextUserValves, flags: ActiveFlags): string | undefined {
+  const value = flags.get('recent');
+  if (typeof value === 'number') {
+    if (flags.temporary.recent !== undefined) return `recent=${value}`;
+    if (flags.persistent.recent !== undefined) return `+recent=${value}`;
+    return `recent=${value} (your default flags)`;
+  }
+  return typeof user.recent === 'number' ? `recent=${user.recent} (your valves)` : undefined;
+}
+
+const tokensText = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/**
+ * The status line's words for what the admin's budget held back of what the user set (`allow_full` off):
+ * `recent=1000 capped to the admin's budget of 500 tokens`, with pins, keep tags and a refused `!full`;
+ * undefined when nothing was held back.
+ */
+export function cappedText(
+  plan: Pick<Plan, 'capped' | 'budget'>,
+  valves: ContextValves,
+  user: ContextUserValves,
+  flags: ActiveFlags,
+): string | undefined {
+  if (valves.allow_full !== false) return undefined;
+  const limit = plan.capped?.limitTokens ?? plan.budget.limitTokens;
+  if (!(limit > 0)) return undefined;
+  const parts: string[] = [];
+  if (flags.get('full') === true) parts.push('full');
+  const capped = plan.capped;
+  if (capped?.recent) parts.push(recentOrigin(user, flags) ?? `recent=${capped.recent.asked}`);
+  if (capped?.pinned) parts.push(`${capped.pinned} pinned message${capped.pinned === 1 ? '' : 's'}`);
+  if (capped?.tagged) parts.push(`${capped.tagged} tagged message${capped.tagged === 1 ? '' : 's'}`);
+  if (parts.length === 0) return undefined;
+  const source = budgetSource(plan.budget, valves, user, flags);
+  const whose = source === 'user valve' ? 'your budget' : "the admin's budget";
+  const costNote = source === 'cost' ? ` (max_cost_usd ${valves.max_cost_usd})` : '';
+  return `${parts.join(', ')} capped to ${whose} of ${tokensText(limit)} tokens${costNote}`;
 }

@@ -58,7 +58,9 @@ export const contextValves = baseValves.extend({
   allow_full: z
     .boolean()
     .default(true)
-    .describe('Let users send the whole history with !full (it lifts every budget, cost included, for that turn)'),
+    .describe(
+      'Let users lift the budget: !full sends the whole history (every budget, cost included, for that turn), and their pins, keep tags and recent messages (flags, valves, default flags) are kept even past it. Off: the budget caps all of these',
+    ),
   min_chat_messages: z
     .number()
     .int()

@@ -52,5 +52,15 @@ export function resolveEngineOptions(options: Partial<EngineOptions> | undefined
     merged.algorithm = defaults.algorithm;
   if (!['static', 'keyword', 'smart', 'composite'].includes(merged.weighting)) merged.weighting = defaults.weighting;
   if (merged.roleAlternation !== 'strict') merged.roleAlternation = 'any';
+  // Set only when capping (the options are hashed into the run id: plans without it keep their ids).
+  if (merged.capForced === true)
+    merged.guaranteedRecent = Math.min(
+      merged.recent,
+      Math.max(0, Math.floor(finite(merged.guaranteedRecent, merged.recent))),
+    );
+  else {
+    delete merged.capForced;
+    delete merged.guaranteedRecent;
+  }
   return merged;
 }

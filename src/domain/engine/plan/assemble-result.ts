@@ -2,7 +2,7 @@ import type { ResolvedBudget } from '../budget/resolve-budget.js';
 import type { Conversation } from '../conversation/chat-node.js';
 import { summaryRanges } from '../summarize/summary-ranges.js';
 import { SUMMARY_OVERHEAD_TOKENS } from '../summarize/summary-reserve.js';
-import type { EngineOptions, PlanEntry, PlanInput, PlanResult } from '../types.js';
+import type { EngineOptions, PlanCapped, PlanEntry, PlanInput, PlanResult } from '../types.js';
 import type { SelectionTotals } from './repair-selection.js';
 import { runId } from './run-id.js';
 import { sendOrder } from './send-order.js';
@@ -29,6 +29,8 @@ export interface AssembleInputs {
   prefixReused: number;
   /** Input indexes sent after the kept history, before the current turn (prefix_cache recall). */
   recalled?: ReadonlySet<number>;
+  /** What `capForced` held back. */
+  capped?: PlanCapped;
 }
 
 /** Tokens of the leading part of `sequence` that equals `previous` (likely prompt-cache hits). */
@@ -191,6 +193,7 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
       summaryInsertAt,
       prefixReused: inputs.prefixReused,
       tokenCacheHits: inputs.cacheHits,
+      ...(inputs.capped ? { capped: inputs.capped } : {}),
     },
   };
 }

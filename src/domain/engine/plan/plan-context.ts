@@ -1,3 +1,4 @@
+import { capForcedUnits, recentKept } from '../constraints/cap-forced.js';
 import { markUnits } from '../constraints/mark-units.js';
 import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
@@ -65,6 +66,8 @@ export function planContext(input: PlanInput): PlanResult {
   );
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
+  // What a user forced in (pins, tags, recent past the guaranteed ones) only while it fits the hard limit.
+  const capped = options.capForced ? capForcedUnits(units, marks, budget.hard, fixed, options) : undefined;
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
   const reserveGuess =
     options.summarize && Number.isFinite(budget.aim)
@@ -96,6 +99,17 @@ export function planContext(input: PlanInput): PlanResult {
     options,
   );
   refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder);
+  if (capped?.recent) capped.recent.kept = recentKept(units, kept, options.recent);
+  if (capped)
+    notes.push(
+      `forced messages held to the limit of ${capped.limitTokens} tokens: ${[
+        capped.recent ? `recent=${capped.recent.asked} kept ${capped.recent.kept}` : '',
+        capped.pinned ? `${capped.pinned} pinned left to selection` : '',
+        capped.tagged ? `${capped.tagged} tagged left to selection` : '',
+      ]
+        .filter(Boolean)
+        .join(', ')}`,
+    );
   if (droppedForOrder.size > 0)
     notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
   const totals = selectionTotals(units, kept, options, fixed, budget.aim);
@@ -121,5 +135,6 @@ export function planContext(input: PlanInput): PlanResult {
     cacheHits,
     prefixReused: selection.prefixReused ?? 0,
     recalled,
+    capped,
   });
 }
