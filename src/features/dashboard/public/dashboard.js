@@ -157,8 +157,8 @@ function markOverflow(wrap) {
 
 /**
  * Every table frame scrolls sideways when its table is wider than the page: it is a named, focusable region (the
- * arrow keys scroll it), and a hint under it says when columns are out of view, kept up to date as it scrolls or
- * the page is resized.
+ * arrow keys scroll it), its title is shown above it (out of the scrolling part), and a hint under it says when
+ * columns are out of view, kept up to date as it scrolls or the page is resized.
  */
 function wireTableFrames() {
   const resized = new ResizeObserver((entries) => {
@@ -168,7 +168,14 @@ function wireTableFrames() {
     wrap.tabIndex = 0;
     wrap.setAttribute('role', 'region');
     const caption = wrap.querySelector('caption');
-    if (caption) wrap.setAttribute('aria-label', caption.textContent.trim());
+    if (caption) {
+      wrap.setAttribute('aria-label', caption.textContent.trim());
+      const title = document.createElement('p');
+      title.className = 'table-title';
+      title.setAttribute('aria-hidden', 'true'); // the caption says it to screen readers
+      title.textContent = caption.textContent.trim();
+      wrap.before(title);
+    }
     const hint = document.createElement('p');
     hint.className = 'scroll-hint';
     hint.hidden = true;
