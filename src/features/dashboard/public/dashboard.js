@@ -1,6 +1,6 @@
 // Eunoe dashboard: sign-in, then five views over the JSON endpoints (/usage/daily, /usage/unpriced,
-// /usage/caps, /usage/context, /runs, /status). The API key lives in sessionStorage (this tab only) and travels as a
-// Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
+// /usage/caps, /usage/context, /runs, /status). The API key lives in sessionStorage (this tab only) and travels
+// as a Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
 
 import { PALETTE, pairedBars, stackedBars } from './charts.js';
 import { age, count, day, dayLabel, instant, share, usd } from './format.js';
@@ -151,7 +151,9 @@ function markOverflow(wrap) {
   const hint = wrap.nextElementSibling;
   if (hint?.classList.contains('scroll-hint')) {
     hint.hidden = !more;
-    hint.textContent = right ? 'More columns to the right: scroll sideways (or focus the table and use ←/→).' : '← More columns to the left.';
+    hint.textContent = right
+      ? 'More columns to the right: scroll sideways (or focus the table and use ←/→).'
+      : '← More columns to the left.';
   }
 }
 
@@ -241,12 +243,15 @@ function showUnpriced(data) {
   $('unpriced').hidden = total.records === 0;
   if (total.records === 0) return fillRows('unpriced-table', []);
   const models = data.models.length;
+  const without = total.modelsWithoutEstimate;
+  const partly = without ? ` for the models that have priced replies (${count(without)} without an estimate)` : '';
   const estimate =
     total.estimate === null
       ? 'There is no estimate: no reply of these models has a cost in this range.'
-      : `Estimated at ${usd(total.estimate)}${total.modelsWithoutEstimate ? ` for the models that have priced replies (${count(total.modelsWithoutEstimate)} without an estimate)` : ''}, from each model's cost per token on its priced replies.`;
+      : `Estimated at ${usd(total.estimate)}${partly}, from each model's cost per token on its priced replies.`;
+  const replies = `${count(total.records)} ${total.records === 1 ? 'reply' : 'replies'}`;
   $('unpriced-summary').textContent =
-    `${count(total.records)} ${total.records === 1 ? 'reply' : 'replies'} of ${count(models)} ${models === 1 ? 'model' : 'models'} ` +
+    `${replies} of ${count(models)} ${models === 1 ? 'model' : 'models'} ` +
     `(${count(total.promptTokens)} tokens in, ${count(total.completionTokens)} out) had no price, so their cost ` +
     `is not in the total above. ${estimate} Add the model to the price table (CUSTOM_PRICING_FILE) or an alias ` +
     '(MODEL_ALIASES_FILE) to price its next replies.';
@@ -262,7 +267,8 @@ function showUnpriced(data) {
         : cell(`≈ ${usd(model.estimate)}`, { exact: model.estimate }),
       cell(
         model.basis
-          ? `${count(model.basis.records)} priced ${model.basis.records === 1 ? 'reply' : 'replies'}, ${usd(model.basis.cost)}`
+          ? `${count(model.basis.records)} priced ${model.basis.records === 1 ? 'reply' : 'replies'}, ` +
+              usd(model.basis.cost)
           : 'no priced reply in range',
         { text: true },
       ),
@@ -285,7 +291,8 @@ function showPricingNotice(pricing) {
   const parts = [];
   if (pricing.stale)
     parts.push(
-      `Costs are computed from a price table ${age(pricing.ageSeconds)} old (prices of ${day(pricing.fetchedAt)}), older than ${pricing.staleAfterDays} days.`,
+      `Costs are computed from a price table ${age(pricing.ageSeconds)} old (prices of ${day(pricing.fetchedAt)}), ` +
+        `older than ${pricing.staleAfterDays} days.`,
     );
   if (failed) parts.push(`The last price refresh failed (${instant(last.at)}): ${last.error}.`);
   else if (!pricing.fetchEnabled) parts.push('Refreshing is off (PRICING_FETCH=false).');
@@ -437,6 +444,12 @@ async function loadContext() {
 
 const failedRefresh = (pricing) => Boolean(pricing?.lastRefresh && pricing.lastRefresh.outcome !== 'updated');
 
+/** The table's age, and when it is older than the dashboard's limit, that it is. */
+function tableAge(pricing) {
+  if (!pricing) return '—';
+  return `${age(pricing.ageSeconds)}${pricing.stale ? ` · older than ${pricing.staleAfterDays} days` : ''}`;
+}
+
 /** The last refresh: its outcome and time, or why there was none. */
 function lastRefresh(pricing) {
   if (!pricing) return '—';
@@ -455,12 +468,7 @@ async function loadStatus() {
       `${status.store.backend} · ${status.store.ok ? 'ok' : `down${status.store.detail ? `: ${status.store.detail}` : ''}`}`,
     ],
     ['Price table', pricing ? `${pricing.source} · ${count(pricing.models)} models` : 'not loaded'],
-    [
-      'Price table age',
-      pricing ? `${age(pricing.ageSeconds)}${pricing.stale ? ` · older than ${pricing.staleAfterDays} days` : ''}` : '—',
-      undefined,
-      { warn: pricing?.stale },
-    ],
+    ['Price table age', tableAge(pricing), undefined, { warn: pricing?.stale }],
     ['Last price refresh', lastRefresh(pricing), undefined, { warn: failedRefresh(pricing), text: true }],
     [
       'Last refresh error',
