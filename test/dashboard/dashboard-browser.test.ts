@@ -161,7 +161,7 @@ describe('dashboard in a real browser', () => {
     const annRow = await page.$$eval('#top-users tbody tr', (rows) =>
       rows.map((row) => [...row.children].map((cell) => cell.textContent)),
     );
-    expect(annRow[1]).toEqual(['ann', '2', '1,700', '350', '200', '$0.1234']); // en-US locale, USD
+    expect(annRow[1]).toEqual(['ann', '2', '1,700', '350', '200', '$0.1234', '—']); // en-US locale, USD; none unpriced
 
     // The range switch changes the numbers: 30 days brings in cat's 20-day-old reply.
     await page.selectOption('#range', '30');

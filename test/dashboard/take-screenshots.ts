@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: a throw-away Eunoe with a month of made-up usage, opened in Debian's
- * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (and Spend in dark mode
+ * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (Spend as a whole page; and Spend in dark mode
  * and at phone width, and one run's page of the Runs view) under docs/screenshots/. Rerun it after changing the page.
  */
 import { mkdirSync } from 'node:fs';
@@ -61,6 +61,25 @@ try {
       now - day * DAY,
     );
   }
+  // A model no price table knows: two replies came with the provider's cost, eight without (unpriced).
+  for (let reply = 0; reply < 10; reply++) {
+    await ledger.record({
+      messageId: `shot-house-${reply}`,
+      time: now - (reply % 5) * DAY - 300_000,
+      userId: users[reply % users.length]!,
+      userRole: 'user',
+      model: 'acme/house-model-2026-preview',
+      promptTokens: 2400,
+      completionTokens: 320,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 2720,
+      cost: reply < 2 ? '0.0123' : '0',
+      costSource: reply < 2 ? 'reported' : 'unpriced',
+      usageSource: 'reported',
+    });
+  }
   await request(runtime.app)
     .post('/spend-limit/valves/update')
     .set(runtime.auth)
@@ -110,7 +129,8 @@ try {
         await page.click(`#tabs button[data-view="${view}"]`);
         await page.locator('body[data-loading="false"]').waitFor();
         const file = path.join(out, `${view}${suffix}.png`);
-        await page.screenshot({ path: file });
+        // Spend at desktop width whole (its tables are below the fold), the others as the window shows them.
+        await page.screenshot({ path: file, fullPage: view === 'spend' && !suffix });
         console.log(`saved ${path.relative(repoRoot, file)}`);
       }
     } finally {

@@ -15,6 +15,11 @@ export type RefreshOutcome =
   | { status: 'skipped'; reason: string }
   | { status: 'rejected' | 'failed'; error: string };
 
+/** How the last refresh that was not skipped ended, and when it started (epoch ms). */
+export type LastRefresh =
+  | { at: number; outcome: 'updated'; models: number }
+  | { at: number; outcome: 'rejected' | 'failed'; error: string };
+
 export interface PriceRefresherOptions {
   config: Pick<Config, 'PRICING_URL' | 'PRICING_TIMEOUT_MS' | 'PRICING_DIR'>;
   logger: Logger;
@@ -39,6 +44,8 @@ export class PriceRefresher {
   private inFlight: Promise<RefreshOutcome> | undefined;
   private lastAttemptAt: number | null = null;
   private lastFailure: string | null = null;
+  private last: LastRefresh | null = null;
+  private lastSuccess: number | null = null;
   /** Failed refreshes since the last success: only the first of a run is a warning (offline hosts stay quiet). */
   private failuresInARow = 0;
 
@@ -51,6 +58,15 @@ export class PriceRefresher {
   /** Why the last refresh failed or was rejected; null after a success. */
   get lastError(): string | null {
     return this.lastFailure;
+  }
+
+  /** How the last refresh that was not skipped ended, or null before the first. */
+  get lastRefresh(): LastRefresh | null {
+    return this.last;
+  }
+  /** When the last successful refresh started (epoch ms), or null. */
+  get lastSuccessAt(): number | null {
+    return this.lastSuccess;
   }
 
   /** Refresh now, or join the refresh already running. */
@@ -77,7 +93,8 @@ export class PriceRefresher {
       }
       lease = claim;
     }
-    this.lastAttemptAt = now();
+    const at = now();
+    this.lastAttemptAt = at;
     try {
       const parsed = await fetchModels({
         url: config.PRICING_URL,
@@ -92,6 +109,7 @@ export class PriceRefresher {
       if (count === 0 || count < previous * ratio) {
         const error = `suspicious table: ${count} models (current ${previous}); keeping the ${book.table.source} table`;
         this.lastFailure = error;
+        this.last = { at, outcome: 'rejected', error };
         logger.warn({ models: count, previous }, `pricing: ${error}`);
         await lease?.release().catch(() => undefined);
         return { status: 'rejected', error };
@@ -99,6 +117,8 @@ export class PriceRefresher {
       if (parsed.skipped) logger.warn({ skipped: parsed.skipped }, 'pricing: skipped malformed model entries');
       book.use(next);
       this.lastFailure = null;
+      this.last = { at, outcome: 'updated', models: count };
+      this.lastSuccess = at;
       this.failuresInARow = 0;
       await writeLastGoodFile(config.PRICING_DIR, next).catch((error: unknown) =>
         logger.warn({ err: error }, 'pricing: cannot write last-good.json'),
@@ -109,6 +129,7 @@ export class PriceRefresher {
     } catch (error) {
       const message = errorMessage(error);
       this.lastFailure = message;
+      this.last = { at, outcome: 'failed', error: message };
       const fetched = book.table.fetchedAt;
       const age =
         fetched > 0

@@ -56,8 +56,16 @@ export interface PricingStatus {
   aliases: number;
   fetchEnabled: boolean;
   nextRefresh: string | null;
+  /** When the last refresh by this process started (whatever its outcome), or null. */
   lastRefreshAt: string | null;
   lastError: string | null;
+  /** How this process's last refresh ended (`updated`, `failed` or `rejected`), with its error or model count. */
+  lastRefresh:
+    | { at: string; outcome: 'updated'; models: number }
+    | { at: string; outcome: 'failed' | 'rejected'; error: string }
+    | null;
+  /** When this process's last successful refresh started, or null. */
+  lastSuccessAt: string | null;
 }
 
 /** The pricing service: the lookup plus lifecycle and status. */
@@ -130,6 +138,8 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
       const at = now();
       const table = book.table;
       const lastRefreshAt = refresher.lastRefreshAt;
+      const last = refresher.lastRefresh;
+      const success = refresher.lastSuccessAt;
       return {
         source: table.source,
         loadedAt: new Date(book.loadedAt).toISOString(),
@@ -142,6 +152,8 @@ export function createPricingService(options: PricingServiceOptions): PricingSer
         nextRefresh: schedule.nextRun()?.toISOString() ?? null,
         lastRefreshAt: lastRefreshAt === null ? null : new Date(lastRefreshAt).toISOString(),
         lastError: refresher.lastError,
+        lastRefresh: last && { ...last, at: new Date(last.at).toISOString() },
+        lastSuccessAt: success === null ? null : new Date(success).toISOString(),
       };
     },
   };

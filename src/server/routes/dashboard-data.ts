@@ -4,6 +4,8 @@ import { ValidationError } from '../../core/errors/index.js';
 import type { ContextStats } from '../../runtime/usage/context-stats.js';
 import { capsView } from '../../features/dashboard/caps-view.js';
 import { parseDayRange } from '../../features/dashboard/range-query.js';
+import { withFreshness } from '../../features/dashboard/price-freshness.js';
+import { unpricedView } from '../../features/dashboard/unpriced-view.js';
 import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
 import type { PricingService } from '../../runtime/pricing/pricing-service.js';
 import type { StateStore } from '../../state/types.js';
@@ -35,8 +37,11 @@ const groupBy = z.enum(['user', 'model']).optional();
  *   aggregates the ledger writes with each record.
  * - `/usage/context?…range`: context filter statistics per UTC day (tokens before/after, messages), with the
  *   ledger's prompt tokens and cached (prompt-cache read) tokens of the day and their share.
+ * - `/usage/unpriced?…range`: replies without a cost per model (count, tokens) and an estimate learned from the
+ *   model's priced or reported replies of the range.
  * - `/usage/caps`: every capped user's spend, cap, percent used, reset time; who is blocked.
- * - `/status`: filters (loaded / failed with errors), state backend, price table age, version.
+ * - `/status`: filters (loaded / failed with errors), state backend, price table age (flagged when stale) and last
+ *   refresh, version.
  */
 export function dashboardDataRouter(deps: DashboardDataDeps): Router {
   const now = deps.now ?? Date.now;
@@ -86,6 +91,9 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
       days,
     });
   });
+  router.get('/usage/unpriced', knownQuery(...RANGE), async (request, response) => {
+    response.json(await unpricedView(deps.ledger, parseDayRange(request.query, now())));
+  });
   router.get('/usage/caps', knownQuery(), async (_request, response) => {
     response.json(await capsView({ filters: deps.registry.list(), ledger: deps.ledger, now: now() }));
   });
@@ -114,7 +122,7 @@ export function dashboardDataRouter(deps: DashboardDataDeps): Router {
       version: VERSION,
       at: new Date(now()).toISOString(),
       store: deps.store.health(),
-      pricing: deps.pricing?.status() ?? null,
+      pricing: deps.pricing ? withFreshness(deps.pricing.status()) : null,
       filters: [...loaded, ...failed],
     });
   });

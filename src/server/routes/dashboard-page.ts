@@ -30,6 +30,7 @@ const DASHBOARD_READS = new Set([
   '/usage/daily',
   '/usage/context',
   '/usage/caps',
+  '/usage/unpriced',
   '/status',
   '/health',
   '/pricing/status',

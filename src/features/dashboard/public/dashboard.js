@@ -1,9 +1,9 @@
-// Eunoe dashboard: sign-in, then five views over the JSON endpoints (/usage/daily, /usage/caps,
-// /usage/context, /runs, /status). The API key lives in sessionStorage (this tab only) and travels as a
-// Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
+// Eunoe dashboard: sign-in, then five views over the JSON endpoints (/usage/daily, /usage/unpriced,
+// /usage/caps, /usage/context, /runs, /status). The API key lives in sessionStorage (this tab only) and travels
+// as a Bearer header; a `#key=…` fragment (automation) is read once and removed from the address bar.
 
 import { PALETTE, pairedBars, stackedBars } from './charts.js';
-import { age, count, dayLabel, instant, share, usd } from './format.js';
+import { age, count, day, dayLabel, instant, share, usd } from './format.js';
 import { loadRun, loadRuns, runIdFromHash, wireRuns } from './runs.js';
 
 const KEY = 'eunoe.dashboard.key';
@@ -97,14 +97,17 @@ function rangeQuery() {
   return `from=${from}&to=${end.toISOString().slice(0, 10)}`;
 }
 
+/** Cards of `[label, value, exact?, options?]`: `options.warn` marks one to act on, `options.text` a sentence. */
 function cards(id, entries) {
   $(id).replaceChildren(
-    ...entries.map(([label, value, exact]) => {
+    ...entries.map(([label, value, exact, options = {}]) => {
       const item = document.createElement('div');
+      if (options.warn) item.className = 'warn';
       const term = document.createElement('dt');
       term.textContent = label;
       const detail = document.createElement('dd');
       detail.textContent = value;
+      if (options.text) detail.className = 'text';
       if (exact !== undefined) detail.dataset.exact = exact;
       item.append(term, detail);
       return item;
@@ -116,7 +119,11 @@ function cell(text, options = {}) {
   const td = document.createElement(options.header ? 'th' : 'td');
   if (options.header) td.scope = 'row';
   if (options.text) td.className = 'text';
-  td.textContent = text;
+  if (options.header) {
+    // Ids such as `vendor/model` may wrap after their slashes.
+    const parts = String(text).split('/');
+    td.append(...parts.flatMap((part, index) => (index ? ['/', document.createElement('wbr'), part] : [part])));
+  } else td.textContent = text;
   if (options.exact !== undefined) td.dataset.exact = options.exact;
   return td;
 }
@@ -129,6 +136,55 @@ function fillRows(tableId, rows) {
       return tr;
     }),
   );
+  const wrap = $(tableId).closest('.table-wrap');
+  if (wrap) markOverflow(wrap);
+}
+
+/** Which side of a table's frame has columns out of view: `data-more` and the hint under the frame. */
+function markOverflow(wrap) {
+  const hidden = wrap.scrollWidth - wrap.clientWidth;
+  const left = wrap.scrollLeft > 1;
+  const right = hidden - wrap.scrollLeft > 1;
+  const more = left && right ? 'both' : left ? 'left' : right ? 'right' : '';
+  if (more) wrap.dataset.more = more;
+  else delete wrap.dataset.more;
+  const hint = wrap.nextElementSibling;
+  if (hint?.classList.contains('scroll-hint')) {
+    hint.hidden = !more;
+    hint.textContent = right
+      ? 'More columns to the right: scroll sideways (or focus the table and use ←/→).'
+      : '← More columns to the left.';
+  }
+}
+
+/**
+ * Every table frame scrolls sideways when its table is wider than the page: it is a named, focusable region (the
+ * arrow keys scroll it), its title is shown above it (out of the scrolling part), and a hint under it says when
+ * columns are out of view, kept up to date as it scrolls or the page is resized.
+ */
+function wireTableFrames() {
+  const resized = new ResizeObserver((entries) => {
+    for (const entry of entries) markOverflow(entry.target);
+  });
+  for (const wrap of document.querySelectorAll('.table-wrap')) {
+    wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region');
+    const caption = wrap.querySelector('caption');
+    if (caption) {
+      wrap.setAttribute('aria-label', caption.textContent.trim());
+      const title = document.createElement('p');
+      title.className = 'table-title';
+      title.setAttribute('aria-hidden', 'true'); // the caption says it to screen readers
+      title.textContent = caption.textContent.trim();
+      wrap.before(title);
+    }
+    const hint = document.createElement('p');
+    hint.className = 'scroll-hint';
+    hint.hidden = true;
+    wrap.after(hint);
+    wrap.addEventListener('scroll', () => markOverflow(wrap), { passive: true });
+    resized.observe(wrap);
+  }
 }
 
 function groupRows(groups) {
@@ -139,14 +195,27 @@ function groupRows(groups) {
     cell(count(group.completionTokens)),
     cell(count(group.cachedTokens)),
     cell(usd(group.cost), { exact: group.cost }),
+    unpricedCell(group.unpriced),
   ]);
+}
+
+/** Replies without a price: their count, marked, or a dash when none. */
+function unpricedCell(unpriced) {
+  const td = cell(unpriced > 0 ? count(unpriced) : '—');
+  if (unpriced > 0) {
+    td.className = 'warn-text';
+    td.title = 'Replies without a price: their cost is not in Cost';
+  }
+  return td;
 }
 
 async function loadSpend() {
   const query = rangeQuery();
-  const [byModel, byUser] = await Promise.all([
+  const [byModel, byUser, unpriced, status] = await Promise.all([
     api(`/usage/daily?group_by=model${query ? `&${query}` : ''}`),
     api(`/usage/daily?group_by=user${query ? `&${query}` : ''}`),
+    api(`/usage/unpriced${query ? `?${query}` : ''}`),
+    api('/status'),
   ]);
   state.spend = { byModel, byUser };
   const last = byModel.series.at(-1)?.day ?? byModel.from;
@@ -159,10 +228,77 @@ async function loadSpend() {
     ['Tokens in', count(totals.promptTokens)],
     ['Tokens out', count(totals.completionTokens)],
     ['Cached tokens', count(totals.cachedTokens)],
+    ['Unpriced replies', count(totals.unpriced), undefined, { warn: totals.unpriced > 0 }],
   ]);
+  showPricingNotice(status.pricing);
+  showUnpriced(unpriced);
   renderSpendChart();
   fillRows('top-users', groupRows(byUser.groups));
   fillRows('top-models', groupRows(byModel.groups));
+}
+
+/** Replies whose cost is unknown (the model has no price): per model, with what they may have cost. */
+function showUnpriced(data) {
+  const total = data.totals;
+  $('unpriced').hidden = total.records === 0;
+  if (total.records === 0) return fillRows('unpriced-table', []);
+  const models = data.models.length;
+  const without = total.modelsWithoutEstimate;
+  const partly = without ? ` for the models that have priced replies (${count(without)} without an estimate)` : '';
+  const estimate =
+    total.estimate === null
+      ? 'There is no estimate: no reply of these models has a cost in this range.'
+      : `Estimated at ${usd(total.estimate)}${partly}, from each model's cost per token on its priced replies.`;
+  const replies = `${count(total.records)} ${total.records === 1 ? 'reply' : 'replies'}`;
+  $('unpriced-summary').textContent =
+    `${replies} of ${count(models)} ${models === 1 ? 'model' : 'models'} ` +
+    `(${count(total.promptTokens)} tokens in, ${count(total.completionTokens)} out) had no price, so their cost ` +
+    `is not in the total above. ${estimate} Add the model to the price table (CUSTOM_PRICING_FILE) or an alias ` +
+    '(MODEL_ALIASES_FILE) to price its next replies.';
+  fillRows(
+    'unpriced-table',
+    data.models.map((model) => [
+      cell(model.model, { header: true }),
+      cell(count(model.records)),
+      cell(count(model.promptTokens)),
+      cell(count(model.completionTokens)),
+      model.estimate === null
+        ? cell('no estimate')
+        : cell(`≈ ${usd(model.estimate)}`, { exact: model.estimate }),
+      cell(
+        model.basis
+          ? `${count(model.basis.records)} priced ${model.basis.records === 1 ? 'reply' : 'replies'}, ` +
+              usd(model.basis.cost)
+          : 'no priced reply in range',
+        { text: true },
+      ),
+    ]),
+  );
+}
+
+/** The refresh's outcome as a word. */
+const OUTCOME = { updated: 'Updated', failed: 'Failed', rejected: 'Rejected' };
+
+/** On the Spend view: a sentence when the costs rest on an old price table or the last refresh did not succeed. */
+function showPricingNotice(pricing) {
+  const notice = $('pricing-notice');
+  const last = pricing?.lastRefresh;
+  const failed = last && last.outcome !== 'updated';
+  if (!pricing || !(pricing.stale || failed)) {
+    notice.hidden = true;
+    return;
+  }
+  const parts = [];
+  if (pricing.stale)
+    parts.push(
+      `Costs are computed from a price table ${age(pricing.ageSeconds)} old (prices of ${day(pricing.fetchedAt)}), ` +
+        `older than ${pricing.staleAfterDays} days.`,
+    );
+  if (failed) parts.push(`The last price refresh failed (${instant(last.at)}): ${last.error}.`);
+  else if (!pricing.fetchEnabled) parts.push('Refreshing is off (PRICING_FETCH=false).');
+  parts.push('See Status.');
+  notice.textContent = parts.join(' ');
+  notice.hidden = false;
 }
 
 function renderSpendChart() {
@@ -306,6 +442,22 @@ async function loadContext() {
   );
 }
 
+const failedRefresh = (pricing) => Boolean(pricing?.lastRefresh && pricing.lastRefresh.outcome !== 'updated');
+
+/** The table's age, and when it is older than the dashboard's limit, that it is. */
+function tableAge(pricing) {
+  if (!pricing) return '—';
+  return `${age(pricing.ageSeconds)}${pricing.stale ? ` · older than ${pricing.staleAfterDays} days` : ''}`;
+}
+
+/** The last refresh: its outcome and time, or why there was none. */
+function lastRefresh(pricing) {
+  if (!pricing) return '—';
+  const last = pricing.lastRefresh;
+  if (last) return `${OUTCOME[last.outcome] ?? last.outcome} · ${instant(last.at)}`;
+  return pricing.fetchEnabled ? 'none yet by this server' : 'off (PRICING_FETCH=false)';
+}
+
 async function loadStatus() {
   const status = await api('/status');
   const pricing = status.pricing;
@@ -316,9 +468,20 @@ async function loadStatus() {
       `${status.store.backend} · ${status.store.ok ? 'ok' : `down${status.store.detail ? `: ${status.store.detail}` : ''}`}`,
     ],
     ['Price table', pricing ? `${pricing.source} · ${count(pricing.models)} models` : 'not loaded'],
-    ['Price table age', pricing ? age(pricing.ageSeconds) : '—'],
-    ['Last price refresh', pricing?.lastRefreshAt ? instant(pricing.lastRefreshAt) : 'never'],
-    ['Last refresh error', pricing?.lastError ?? 'none'],
+    ['Price table age', tableAge(pricing), undefined, { warn: pricing?.stale }],
+    ['Last price refresh', lastRefresh(pricing), undefined, { warn: failedRefresh(pricing), text: true }],
+    [
+      'Last refresh error',
+      failedRefresh(pricing) ? pricing.lastRefresh.error : 'none',
+      undefined,
+      { warn: failedRefresh(pricing), text: true },
+    ],
+    [
+      'Last successful refresh',
+      pricing?.lastSuccessAt ? instant(pricing.lastSuccessAt) : 'none by this server',
+      undefined,
+      { text: true },
+    ],
   ]);
   fillRows(
     'filters-table',
@@ -339,6 +502,7 @@ async function loadStatus() {
 
 function start() {
   takeKeyFromFragment();
+  wireTableFrames();
   $('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
     sessionStorage.setItem(KEY, $('key').value.trim());

@@ -13,6 +13,7 @@ const usdLarge = new Intl.NumberFormat(locale, { style: 'currency', currency: 'U
 const integer = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
 const percent = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
 const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const fullDay = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
 const shortDay = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 /** USD with 2 decimals, or up to 4 below one dollar (small per-reply costs stay readable). */
@@ -34,6 +35,11 @@ export function share(value) {
 /** An ISO instant as a date and time in UTC. */
 export function instant(iso) {
   return `${dateTime.format(new Date(iso))} UTC`;
+}
+
+/** An ISO instant as its UTC day with the year ("Dec 2, 2025"). */
+export function day(iso) {
+  return fullDay.format(new Date(iso));
 }
 
 /** A `YYYY-MM-DD` day as a short label ("Nov 5"). */
