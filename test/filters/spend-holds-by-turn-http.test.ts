@@ -148,5 +148,21 @@ describe('holds settled by the next turn of their chat', () => {
         expect((await inlet(server, user, { chat: 'c2', message: 'm4' })).status).toBe(429);
       },
     );
+
+    it.runIf(backend === 'sqlite' || redisUrl)(
+      `${backend}: turns of one chat sent at once free one request's room, not one per turn`,
+      async () => {
+        const server = servers[backend]!;
+        const user = `${backend}-turns-at-once`;
+        const turns = await Promise.all(
+          ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((parent, index) =>
+            inlet(server, user, { chat: 'c1', message: `m${index}`, parent }),
+          ),
+        );
+        // Room for one ~$0.009 request; the turn that comes second may end the first one's hold, no more.
+        expect(turns.filter((turn) => turn.status === 200).length).toBeLessThanOrEqual(2);
+        for (const turn of turns.filter((each) => each.status !== 200)) expect(turn.body.detail).toMatch(refusal);
+      },
+    );
   }
 });

@@ -26,10 +26,14 @@ export interface HoldCap {
  * Where a held request sits in an Open WebUI chat. Open WebUI's chat page sends a chat's turns one after another
  * (a message typed during a reply waits in its queue, or stops the reply); the replies of one turn to several
  * selected models are sent at once, all answering the same user message (`parent_id`), each with its own assistant
- * message id. So a request of a new turn of a chat ends the chat's earlier turns: a hold of the same chat made for
- * another turn is settled; the holds of the same turn stay (its replies to other models, and concurrent requests that
- * share a turn, such as a burst of API calls in one chat). A regenerated reply answers the same turn: the reply it
- * replaces is settled by its outlet, else by the chat's next turn or its timeout.
+ * message id. So a request of a new turn of a chat ends a request of an earlier turn: the oldest hold of the same chat
+ * made for another turn is settled; the holds of the same turn stay (its replies to other models, and concurrent
+ * requests that share a turn, such as a burst of API calls in one chat). A regenerated reply answers the same turn:
+ * the reply it replaces is settled by its outlet, else by the chat's next turn or its timeout.
+ *
+ * The chat's order is the client's word: a caller that sent several turns of a chat at once would free each earlier
+ * turn's room while its reply runs. So one hold at a time is ended this way, and while a user has an ended hold whose
+ * reply is neither recorded nor expired, no other turn ends one: what runs unheld is at most one request's estimate.
  */
 export interface HoldChat {
   /** Open WebUI's chat id (`metadata.chat_id`). */
@@ -75,8 +79,8 @@ export interface SpendHolds {
    * `spent + held + amount <= limit` (`held` = the user's live holds); when every cap has room, hold
    * `amount` under `id` until `expiresAt`. The same id again adds to its hold (and keeps the later expiry):
    * requests that reuse a message id cannot free each other's room. With `chat`, first (whether or not the request
-   * is then admitted) the user's holds of that chat that this turn ends (see HoldChat) are settled: they hold $0 from
-   * then on but keep their id until their expiry, so the late outlet of such a reply settles nothing else.
+   * is then admitted) the hold of that chat this turn ends, if any (see HoldChat), is settled: it holds $0 from then on
+   * but keeps its id until its reply is recorded or it expires, so the late outlet of that reply settles nothing else.
    */
   reserve(request: HoldRequest): Promise<HoldOutcome>;
   /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */

@@ -20,8 +20,9 @@ const KEY_SLACK_MS = 60_000;
  * Check and hold in one step. KEYS: the user's spend hash (`<period>:hi` / `:lo`, written by the record
  * script), the user's hold hash (`sum`, `h:<id>` → nano-dollars, and for a hold made in a chat `c:<id>` → chat id,
  * `t:<id>` → turn), the user's hold expiry index (zset id → expiresAt). ARGV: now, id, amount (nano), expiresAt, key
- * TTL ms, n caps, chat id ('' = none), turn, then n × (period, limit in nano). Drops expired holds; with a chat,
- * settles to 0 the holds of that chat made for another turn (see HoldChat; they keep their id until they expire). Then a cap has room when
+ * TTL ms, n caps, chat id ('' = none), turn, then n × (period, limit in nano). Drops expired holds; with a chat and
+ * no hold ended by a turn pending (`e:<id>`), settles to 0 the oldest hold of that chat made for another turn and marks
+ * it `e:<id>` (see HoldChat; it keeps its id until its reply is recorded or it expires). Then a cap has room when
  * spent + held < limit and spent + held + amount <= limit (spent = hi + lo / 1e9 nano-dollars; doubles are exact to
  * the nano-dollar below $9M); when all have room, the hold is added (to a hold of the same id, if any: a reused id
  * must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano after the call, then hi, lo of each
@@ -40,18 +41,26 @@ for _, id in ipairs(expired) do
   local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
   if nano then
     redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
-    redis.call('HDEL', KEYS[2], 'h:' .. id, 'c:' .. id, 't:' .. id)
+    redis.call('HDEL', KEYS[2], 'h:' .. id, 'c:' .. id, 't:' .. id, 'e:' .. id)
   end
 end
 if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
 local chat, turn = ARGV[7], ARGV[8]
 if chat ~= '' then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if id ~= ARGV[2] and redis.call('HGET', KEYS[2], 'c:' .. id) == chat then
-      local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
-      if nano and tonumber(nano) > 0 and redis.call('HGET', KEYS[2], 't:' .. id) ~= turn then
-        redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
-        redis.call('HSET', KEYS[2], 'h:' .. id, '0')
+  local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
+  local pending = false
+  for _, id in ipairs(ids) do
+    if redis.call('HEXISTS', KEYS[2], 'e:' .. id) == 1 then pending = true break end
+  end
+  if not pending then
+    for _, id in ipairs(ids) do
+      if id ~= ARGV[2] and redis.call('HGET', KEYS[2], 'c:' .. id) == chat then
+        local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
+        if nano and tonumber(nano) > 0 and redis.call('HGET', KEYS[2], 't:' .. id) ~= turn then
+          redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
+          redis.call('HSET', KEYS[2], 'h:' .. id, '0', 'e:' .. id, '1')
+          break
+        end
       end
     end
   end
@@ -74,6 +83,7 @@ end
 if blocked == 0 then
   redis.call('HINCRBY', KEYS[2], field, ARGV[3])
   redis.call('HINCRBY', KEYS[2], 'sum', ARGV[3])
+  redis.call('HDEL', KEYS[2], 'e:' .. ARGV[2])
   if chat ~= '' then
     redis.call('HSET', KEYS[2], 'c:' .. ARGV[2], chat, 't:' .. ARGV[2], turn)
   end
@@ -103,7 +113,7 @@ local function drop(id)
   local nano = redis.call('HGET', KEYS[1], 'h:' .. id)
   if not nano then return 0 end
   redis.call('HINCRBY', KEYS[1], 'sum', minus(nano))
-  redis.call('HDEL', KEYS[1], 'h:' .. id, 'c:' .. id, 't:' .. id)
+  redis.call('HDEL', KEYS[1], 'h:' .. id, 'c:' .. id, 't:' .. id, 'e:' .. id)
   redis.call('ZREM', KEYS[2], id)
   return 1
 end

@@ -18,10 +18,11 @@ import {
 const SWEEP_EVERY_MS = 60_000;
 
 interface Hold {
-  /** 0 once a later turn of its chat settled it (kept by id until it expires: its late outlet settles nothing else). */
   nano: bigint;
   expiresAt: number;
   chat?: HoldChat;
+  /** Settled by a later turn of its chat (nano 0), kept by id until its reply is recorded or it expires. */
+  ended?: boolean;
 }
 
 /** One user's live holds: by id (in the order they were made), their sum, and a min-heap of expiries. */
@@ -113,12 +114,15 @@ export class SqliteSpendHolds implements SpendHolds {
   }
 
   /** The same id again adds to its hold (a reused message id must not free room) and keeps the later expiry. */
-  /** Settle (to $0, keeping the id) the holds of `chat` that a new request of it under `id` ends. */
+  /** Settle (to $0, keeping the id) the one hold of `chat` that a new turn under `id` ends, if any (see HoldChat). */
   private endTurn(user: UserHolds, chat: HoldChat, id: string): void {
+    for (const hold of user.byId.values()) if (hold.ended) return; // one ended hold pending at a time
     for (const [heldId, hold] of user.byId) {
       if (heldId !== id && hold.nano > 0n && endsHold(chat, hold.chat)) {
         user.sum -= hold.nano;
         hold.nano = 0n;
+        hold.ended = true;
+        return;
       }
     }
   }
@@ -133,6 +137,7 @@ export class SqliteSpendHolds implements SpendHolds {
     user.sum += nano;
     if (existing) {
       existing.nano += nano;
+      existing.ended = false; // held again under its id: a request in flight
       if (chat) existing.chat = chat;
       if (expiresAt <= existing.expiresAt) return;
       existing.expiresAt = expiresAt;
