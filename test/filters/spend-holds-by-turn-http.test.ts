@@ -55,13 +55,14 @@ function inlet(
 }
 
 /** The outlet of a reply of 20 prompt and 6 completion tokens ($0.00011), reported under the message id `id`. */
-function outlet(server: ServerProcess, userId: string, chat: string, id: string) {
+function outlet(server: ServerProcess, userId: string, chat: string, id: string, task?: string) {
   return post(server, '/accounting/filter/outlet', {
     user: userOf(userId),
     body: {
       model: MODEL,
       chat_id: chat,
       id,
+      ...(task ? { metadata: { task } } : {}),
       messages: [
         { role: 'user', content: 'Hello' },
         {
@@ -117,9 +118,12 @@ describe('holds settled by the next turn of their chat', () => {
         const server = servers[backend]!;
         const user = `${backend}-mismatch`;
         expect((await inlet(server, user, { chat: 'c1', message: 'm1', parent: 'q1' })).status).toBe(200);
+        // A background task's reply (the chat's title) held nothing: it settles no hold of the chat.
+        expect((await outlet(server, user, 'c1', 'title-1', 'title_generation')).status).toBe(200);
+        expect((await inlet(server, user, { chat: 'c2', message: 'm0', parent: 'q0' })).status).toBe(429);
         // The reply is recorded under another id than the one its inlet held.
         expect((await outlet(server, user, 'c1', 'm1-as-reported')).status).toBe(200);
-        // $0.00011 spent (1.1 % of the cap): a request in another chat fits again.
+        // $0.00022 spent (2.2 % of the cap): a request in another chat fits again.
         const next = await inlet(server, user, { chat: 'c2', message: 'm2', parent: 'q2' });
         expect(next.body.detail ?? '').not.toMatch(refusal);
         expect(next.status).toBe(200);

@@ -127,7 +127,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       // a new reply whose ids hold nothing settles the oldest hold of its chat, else of a request without a message id.
       await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger, {
         orOldestRequestHold: added || byProxy,
-        orChat: added || byProxy ? record.chatId : undefined,
+        orChat: (added || byProxy) && !record.task ? record.chatId : undefined, // a title task's reply held nothing
       });
       if (
         added &&
