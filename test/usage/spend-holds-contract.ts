@@ -61,5 +61,61 @@ export function runSpendHoldsContract(name: string, open: () => Promise<UsageBac
       expect(await holds.release('u1', ['req:new', 'probe'])).toBe(2);
       expect(await hold('probe', '0')).toMatchObject({ held: '0' });
     });
+
+    // Open WebUI's chat page (src/lib/components/chat/Chat.svelte, sendMessage / sendMessageSocket) sends one request
+    // per selected model at once (Promise.all), each with its own assistant message id (`id`) and the same user
+    // message as `parent_id` (metadata.parent_message_id); a regenerated reply is a new id with the same parent.
+    const wide = { caps: [{ period: 'm:2026-11', limit: '10' }] };
+    const inChat = (chat: string, turn: string) => ({ ...wide, chat: { id: chat, turn } });
+    const held = async () => (await hold('probe', '0', wide)).held;
+
+    it("a chat's next turn settles that chat's oldest hold of another turn; holds of one turn stay", async () => {
+      await hold('a', '0.1', inChat('c1', 'q1'));
+      await hold('b', '0.2', inChat('c1', 'q1')); // the same turn (another model, or a burst): both in flight
+      expect(await held()).toBe('0.3');
+      await hold('x', '0.4', inChat('c2', 'q1')); // another chat
+      await hold('req:1', '0.8', wide); // a caller without a chat
+      expect(await held()).toBe('1.5');
+      // A third request of the same turn ends none of them.
+      expect(await hold('c', '0.1', inChat('c1', 'q1'))).toMatchObject({ admitted: true, held: '1.6' });
+      // The next turn of c1 ends one request of the earlier turn (the oldest: a); c2's and the chat-less hold stay.
+      expect(await hold('n', '0.05', inChat('c1', 'q2'))).toMatchObject({ admitted: true, held: '1.55' });
+      // Until a's reply is recorded (or a expires), no turn ends another hold: at most one request runs unheld.
+      expect(await hold('n2', '0.05', inChat('c1', 'q3'))).toMatchObject({ admitted: true, held: '1.6' });
+      expect(await hold('y', '0.05', inChat('c2', 'q2'))).toMatchObject({ admitted: true, held: '1.65' });
+      // The late outlet of a releases its $0 hold by id, and nothing else (not another hold of c1, not req:1).
+      expect(await holds.release('u1', ['a'], { orChat: 'c1', orOldestRequestHold: true })).toBe(1);
+      expect(await held()).toBe('1.65');
+      // Then the next turn of c2 ends c2's oldest hold of another turn (x), one only.
+      expect(await hold('z', '0.05', inChat('c2', 'q3'))).toMatchObject({ admitted: true, held: '1.3' });
+      // The same id again (a continued reply) is a request in flight again, and is not ended by itself.
+      expect(await hold('x', '0.1', inChat('c2', 'q1'))).toMatchObject({ held: '1.4' });
+      // A request that is refused still ends the earlier turn's oldest hold: its reply is over.
+      await holds.release('u1', ['x']);
+      const tight = { caps: [{ period: 'm:2026-11', limit: '1.2' }], chat: { id: 'c1', turn: 'q4' } };
+      expect(await hold('t', '0.5', tight)).toMatchObject({ admitted: false, held: '1.1' }); // b ended
+      // Expired, an ended hold goes like any other.
+      expect(await hold('probe', '0', { ...wide, now: T + 60_000 })).toMatchObject({ held: '0' });
+      expect(await holds.release('u1', ['b'])).toBe(0);
+    });
+
+    it("a reply of a chat whose message id holds nothing settles that chat's oldest hold, before a request hold", async () => {
+      await hold('a', '0.1', inChat('c1', 'q1'));
+      await hold('b', '0.2', inChat('c1', 'q1'));
+      await hold('x', '0.4', inChat('c2', 'q1'));
+      await hold('req:1', '0.8', wide);
+      expect(await holds.release('u1', ['other-id'], { orChat: 'c1', orOldestRequestHold: true })).toBe(1);
+      expect(await held()).toBe('1.4'); // a went
+      expect(await holds.release('u1', ['other-id'], { orChat: 'c1' })).toBe(1);
+      expect(await held()).toBe('1.2'); // b went
+      // No hold left in c1: the oldest request hold goes (when asked), never another chat's.
+      expect(await holds.release('u1', ['other-id'], { orChat: 'c1' })).toBe(0);
+      expect(await holds.release('u1', ['other-id'], { orChat: 'c1', orOldestRequestHold: true })).toBe(1);
+      expect(await held()).toBe('0.4');
+      // An id that is held is released by itself, not by the chat.
+      await hold('y', '0.3', inChat('c2', 'q1'));
+      expect(await holds.release('u1', ['y'], { orChat: 'c2' })).toBe(1);
+      expect(await held()).toBe('0.4');
+    });
   });
 }

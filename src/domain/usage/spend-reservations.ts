@@ -7,7 +7,9 @@ import { errorMessage } from '../../core/util/error-message.js';
  * Redis script), so concurrent requests (or replicas) cannot all pass a cap that has room for one.
  * A hold is keyed by the user and an id both ends of a request know (Open WebUI's assistant message id);
  * it is dropped when the reply is recorded (the ledger then holds the actual cost) and expires on its own
- * after a timeout when no reply is recorded (aborted replies, callers that never send an outlet).
+ * after a timeout when no reply is recorded (aborted replies, callers that never send an outlet). A hold made
+ * in a chat is also settled by that chat's next turn (see HoldChat), and by a recorded reply of that chat whose
+ * message id holds nothing (ReleaseOptions.orChat).
  *
  * Amounts are held in whole nano-dollars (1e-9 USD, rounded up): exact for any cap a person sets, and
  * small integers that both SQLite and Redis add exactly.
@@ -20,11 +22,33 @@ export interface HoldCap {
   limit: string;
 }
 
+/**
+ * Where a held request sits in an Open WebUI chat. Open WebUI's chat page sends a chat's turns one after another
+ * (a message typed during a reply waits in its queue, or stops the reply); the replies of one turn to several
+ * selected models are sent at once, all answering the same user message (`parent_id`), each with its own assistant
+ * message id. So a request of a new turn of a chat ends a request of an earlier turn: the oldest hold of the same chat
+ * made for another turn is settled; the holds of the same turn stay (its replies to other models, and concurrent
+ * requests that share a turn, such as a burst of API calls in one chat). A regenerated reply answers the same turn:
+ * the reply it replaces is settled by its outlet, else by the chat's next turn or its timeout.
+ *
+ * The chat's order is the client's word: a caller that sent several turns of a chat at once would free each earlier
+ * turn's room while its reply runs. So one hold at a time is ended this way, and while a user has an ended hold whose
+ * reply is neither recorded nor expired, no other turn ends one: what runs unheld is at most one request's estimate.
+ */
+export interface HoldChat {
+  /** Open WebUI's chat id (`metadata.chat_id`). */
+  id: string;
+  /** The user message the reply answers (`metadata.parent_message_id`), else `users:<n>`, the count of user messages. */
+  turn: string;
+}
+
 /** What the spend-limit inlet asks the store to hold. */
 export interface HoldRequest {
   userId: string;
   /** The reservation id: the assistant message id, or `req:<request id>` (see inletReservationId). */
   id: string;
+  /** The request's chat and turn (see HoldChat); absent for callers without a chat id. */
+  chat?: HoldChat;
   /** Estimated cost in USD (exact decimal string; rounded up to whole nano-dollars when held). */
   amount: string;
   caps: readonly HoldCap[];
@@ -54,7 +78,9 @@ export interface SpendHolds {
    * Atomically: drop expired holds; a cap has room when `spent + held < limit` and
    * `spent + held + amount <= limit` (`held` = the user's live holds); when every cap has room, hold
    * `amount` under `id` until `expiresAt`. The same id again adds to its hold (and keeps the later expiry):
-   * requests that reuse a message id cannot free each other's room.
+   * requests that reuse a message id cannot free each other's room. With `chat`, first (whether or not the request
+   * is then admitted) the hold of that chat this turn ends, if any (see HoldChat), is settled: it holds $0 from then on
+   * but keeps its id until its reply is recorded or it expires, so the late outlet of that reply settles nothing else.
    */
   reserve(request: HoldRequest): Promise<HoldOutcome>;
   /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */
@@ -69,6 +95,12 @@ export interface ReleaseOptions {
    * requests count as in flight until a reply comes, not until their timeout.
    */
   orOldestRequestHold?: boolean;
+  /**
+   * When none of the ids is held, release the user's oldest hold (holding more than $0) made in this chat first:
+   * a recorded reply of a chat whose message id is not the one its inlet held (an outlet that reports another id)
+   * settles one hold of that chat. Tried before `orOldestRequestHold`.
+   */
+  orChat?: string;
 }
 
 const NANO = 10n ** 9n;
@@ -106,6 +138,27 @@ export function inletReservationId(body: Record<string, unknown>, requestId: str
   const messageId =
     metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>).message_id : undefined;
   return typeof messageId === 'string' && messageId ? messageId : requestReservationId(requestId);
+}
+
+/**
+ * The chat and turn of an inlet (HoldChat), as `{ chat }` to spread into a HoldRequest; `{}` without a chat id (API
+ * callers). Open WebUI's Pipelines inlet carries `metadata.chat_id` and `metadata.parent_message_id`; the generated
+ * Function forwards the chat id but not the parent, so the turn is then the count of user messages in the request.
+ */
+export function inletHoldChat(body: Record<string, unknown>): { chat?: HoldChat } {
+  const metadata = (body.metadata && typeof body.metadata === 'object' ? body.metadata : {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+  const id = text(metadata.chat_id) ?? text(body.chat_id);
+  if (!id) return {};
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const users = messages.filter((message) => (message as { role?: unknown } | null)?.role === 'user').length;
+  const turn = text(metadata.parent_message_id) ?? `users:${users}`;
+  return { chat: { id, turn } };
+}
+
+/** True when a held request of `held` is ended by a new request of `next` (see HoldChat). */
+export function endsHold(next: HoldChat, held: HoldChat | undefined): boolean {
+  return held !== undefined && held.id === next.id && held.turn !== next.turn;
 }
 
 /** The prefix of the reservation id of a request without a message id. */

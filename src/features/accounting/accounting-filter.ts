@@ -124,9 +124,10 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         logger.warn('accounting: no ledger service; usage is not recorded');
       }
       // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost;
-      // a new reply whose ids hold nothing settles the user's oldest hold of a request that had no message id.
+      // a new reply whose ids hold nothing settles the oldest hold of its chat, else of a request without a message id.
       await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger, {
         orOldestRequestHold: added || byProxy,
+        orChat: (added || byProxy) && !record.task ? record.chatId : undefined, // a title task's reply held nothing
       });
       if (
         added &&

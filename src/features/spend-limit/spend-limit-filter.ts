@@ -13,6 +13,7 @@ import {
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { decimalOf, formatDecimal, parseDecimal } from '../../domain/pricing/decimal.js';
 import { inletReservationId, type HoldOutcome, type SpendHolds } from '../../domain/usage/spend-reservations.js';
+import { inletHoldChat } from '../../domain/usage/spend-reservations.js';
 import type { Logger } from '../../core/util/logger.js';
 import { estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
@@ -158,6 +159,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       outcome = await services.spend.reserve({
         userId,
         id: inletReservationId(body, args.requestId),
+        ...inletHoldChat(body),
         amount: estimate.cost,
         caps: caps.map((cap) => ({ period: periodKey(cap.period.kind, at), limit: formatDecimal(cap.limit) })),
         now: at,

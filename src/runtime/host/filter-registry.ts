@@ -21,6 +21,7 @@ import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
 import { listFilterFiles, originOf, userDirs, type FilterOrigin, type FilterSources } from './filter-sources.js';
 import { errorMessage } from '../../core/util/error-message.js';
+import { servicesWithoutUser } from './user-scoped-services.js';
 
 /** A loaded, started filter with its current admin valves (which always have `pipelines` and `priority`). */
 export type ActiveFilter = LoadedFilter & {
@@ -324,7 +325,8 @@ export class FilterRegistry {
       valves: filter.valves,
       logger: this.options.logger.child({ filter: filter.id }),
       state: filter.state,
-      services: this.options.services,
+      // No request, no user: a lifecycle hook writes no usage record and no hold.
+      services: servicesWithoutUser(this.options.services),
       filterId: filter.id,
     };
   }

@@ -1,12 +1,14 @@
 import { EunoeError, FilterExecutionError, FilterTimeoutError } from '../../core/errors/index.js';
 import type { FilterBody, HookArgs } from './types.js';
 import type { ActiveModule } from './filter-registry.js';
+import { servicesForUser } from './user-scoped-services.js';
 
 /**
  * Run a filter's inlet or outlet with a deadline. A hook that throws becomes a JSON error
  * (its own status when it threw a EunoeError/FilterError, else 500 with its message); one
  * that runs past `timeoutMs` becomes 504 and its signal is aborted; one that returns no
- * object body becomes 500 with a clear detail.
+ * object body becomes 500 with a clear detail. The hook's services write money for its own user only
+ * (user-scoped-services.ts), in the main thread and in a worker alike (a worker's calls run on these).
  */
 export async function runHook(options: {
   filter: ActiveModule;
@@ -35,8 +37,9 @@ export async function runHook(options: {
   });
   try {
     const hookDeadline = Date.now() + timeoutMs;
+    const services = servicesForUser(args.services, args.user);
     const result = await Promise.race([
-      Promise.resolve().then(() => fn({ ...args, signal: controller.signal, deadline: hookDeadline })),
+      Promise.resolve().then(() => fn({ ...args, services, signal: controller.signal, deadline: hookDeadline })),
       deadline,
     ]);
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {

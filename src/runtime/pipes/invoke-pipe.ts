@@ -5,6 +5,7 @@ import { lastUserText } from '../../core/messages/last-user-message.js';
 import { asPipeError } from './pipe-errors.js';
 import type { PipeModel } from './pipe-catalog.js';
 import type { PipeArgs, PipeResult } from './types.js';
+import { servicesForUser } from '../host/user-scoped-services.js';
 
 /** Everything but the pipe's own parts (valves, state) that one call needs. */
 export interface PipeCall {
@@ -35,7 +36,8 @@ export function pipeArgs(call: PipeCall): PipeArgs<Record<string, unknown>, Reco
     logger: call.logger,
     signal: call.signal,
     state: target.pipe.state,
-    services: call.services,
+    // The pipe's records are its caller's (the openai-proxy records the user it serves), and only those.
+    services: servicesForUser(call.services, call.user),
     pipeId: target.pipe.id,
     requestId: call.requestId,
   };

@@ -18,12 +18,15 @@ const KEY_SLACK_MS = 60_000;
 
 /**
  * Check and hold in one step. KEYS: the user's spend hash (`<period>:hi` / `:lo`, written by the record
- * script), the user's hold hash (`sum` and `h:<id>` → nano-dollars), the user's hold expiry index (zset id →
- * expiresAt). ARGV: now, id, amount (nano), expiresAt, key TTL ms, n caps, then n × (period, limit in nano).
- * Drops expired holds, then a cap has room when spent + held < limit and spent + held + amount <= limit
- * (spent = hi + lo / 1e9 nano-dollars; doubles are exact to the nano-dollar below $9M); when all have room,
- * the hold is added (to a hold of the same id, if any: a reused id must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano
- * after the call, then hi, lo of each cap}.
+ * script), the user's hold hash (`sum`, `h:<id>` → nano-dollars, and for a hold made in a chat `c:<id>` → chat id,
+ * `t:<id>` → turn), the user's hold expiry index (zset id → expiresAt). ARGV: now, id, amount (nano), expiresAt, key
+ * TTL ms, n caps, chat id ('' = none), turn, then n × (period, limit in nano). Drops expired holds; with a chat and
+ * no hold ended by a turn pending (`e:<id>`), settles to 0 the oldest hold of that chat made for another turn and marks
+ * it `e:<id>` (see HoldChat; it keeps its id until its reply is recorded or it expires). Then a cap has room when
+ * spent + held < limit and spent + held + amount <= limit (spent = hi + lo / 1e9 nano-dollars; doubles are exact to
+ * the nano-dollar below $9M); when all have room, the hold is added (to a hold of the same id, if any: a reused id
+ * must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano after the call, then hi, lo of each
+ * cap}.
  */
 export const reserveHoldScript = new LuaScript(
   'reserveHold',
@@ -38,18 +41,38 @@ for _, id in ipairs(expired) do
   local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
   if nano then
     redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
-    redis.call('HDEL', KEYS[2], 'h:' .. id)
+    redis.call('HDEL', KEYS[2], 'h:' .. id, 'c:' .. id, 't:' .. id, 'e:' .. id)
   end
 end
 if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
+local chat, turn = ARGV[7], ARGV[8]
+if chat ~= '' then
+  local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
+  local pending = false
+  for _, id in ipairs(ids) do
+    if redis.call('HEXISTS', KEYS[2], 'e:' .. id) == 1 then pending = true break end
+  end
+  if not pending then
+    for _, id in ipairs(ids) do
+      if id ~= ARGV[2] and redis.call('HGET', KEYS[2], 'c:' .. id) == chat then
+        local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
+        if nano and tonumber(nano) > 0 and redis.call('HGET', KEYS[2], 't:' .. id) ~= turn then
+          redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
+          redis.call('HSET', KEYS[2], 'h:' .. id, '0', 'e:' .. id, '1')
+          break
+        end
+      end
+    end
+  end
+end
 local field = 'h:' .. ARGV[2]
 local held = tonumber(redis.call('HGET', KEYS[2], 'sum') or '0')
 local amount = tonumber(ARGV[3])
 local blocked = 0
 local out = {}
 for i = 1, tonumber(ARGV[6]) do
-  local period = ARGV[5 + 2 * i]
-  local limit = tonumber(ARGV[6 + 2 * i])
+  local period = ARGV[7 + 2 * i]
+  local limit = tonumber(ARGV[8 + 2 * i])
   local hi = redis.call('HGET', KEYS[1], period .. ':hi') or '0'
   local lo = redis.call('HGET', KEYS[1], period .. ':lo') or '0'
   out[#out + 1] = hi
@@ -60,6 +83,10 @@ end
 if blocked == 0 then
   redis.call('HINCRBY', KEYS[2], field, ARGV[3])
   redis.call('HINCRBY', KEYS[2], 'sum', ARGV[3])
+  redis.call('HDEL', KEYS[2], 'e:' .. ARGV[2])
+  if chat ~= '' then
+    redis.call('HSET', KEYS[2], 'c:' .. ARGV[2], chat, 't:' .. ARGV[2], turn)
+  end
   local expiry = redis.call('ZSCORE', KEYS[3], ARGV[2])
   if not expiry or tonumber(expiry) < tonumber(ARGV[4]) then redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2]) end
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
@@ -71,9 +98,9 @@ return {blocked, string.format('%.0f', held), unpack(out)}`,
 );
 
 /**
- * Drop holds by id. KEYS: hold hash, expiry index; ARGV: a request-id prefix ('' = none), then the ids. When
- * none of the ids is held and the prefix is set, the oldest hold whose id starts with it goes instead.
- * Returns how many were dropped.
+ * Drop holds by id. KEYS: hold hash, expiry index; ARGV: a request-id prefix ('' = none), a chat id ('' = none),
+ * then the ids. When none of the ids is held: with a chat, the oldest hold of that chat holding more than 0 goes;
+ * else, with the prefix, the oldest hold whose id starts with it. Returns how many were dropped.
  */
 export const releaseHoldsScript = new LuaScript(
   'releaseHolds',
@@ -86,12 +113,19 @@ local function drop(id)
   local nano = redis.call('HGET', KEYS[1], 'h:' .. id)
   if not nano then return 0 end
   redis.call('HINCRBY', KEYS[1], 'sum', minus(nano))
-  redis.call('HDEL', KEYS[1], 'h:' .. id)
+  redis.call('HDEL', KEYS[1], 'h:' .. id, 'c:' .. id, 't:' .. id, 'e:' .. id)
   redis.call('ZREM', KEYS[2], id)
   return 1
 end
 local dropped = 0
-for i = 2, #ARGV do dropped = dropped + drop(ARGV[i]) end
+for i = 3, #ARGV do dropped = dropped + drop(ARGV[i]) end
+if dropped == 0 and ARGV[2] ~= '' then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if redis.call('HGET', KEYS[1], 'c:' .. id) == ARGV[2] and tonumber(redis.call('HGET', KEYS[1], 'h:' .. id) or '0') > 0 then
+      return drop(id)
+    end
+  end
+end
 if dropped == 0 and ARGV[1] ~= '' then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
     if string.sub(id, 1, #ARGV[1]) == ARGV[1] then return drop(id) end
@@ -122,6 +156,8 @@ export class RedisSpendHolds implements SpendHolds {
       request.expiresAt,
       keyTtl,
       request.caps.length,
+      request.chat?.id ?? '',
+      request.chat?.turn ?? '',
     ];
     for (const cap of request.caps) args.push(cap.period, toNano(cap.limit).toString());
     const reply = (await this.call('reserveHold', (client) =>
@@ -146,7 +182,11 @@ export class RedisSpendHolds implements SpendHolds {
   async release(userId: string, ids: readonly string[], options: ReleaseOptions = {}): Promise<number> {
     const prefix = options.orOldestRequestHold ? REQUEST_HOLD_PREFIX : '';
     const dropped = await this.call('releaseHolds', (client) =>
-      releaseHoldsScript.run(client, [this.layout.holds(userId), this.layout.holdExpiry(userId)], [prefix, ...ids]),
+      releaseHoldsScript.run(
+        client,
+        [this.layout.holds(userId), this.layout.holdExpiry(userId)],
+        [prefix, options.orChat ?? '', ...ids],
+      ),
     );
     return Number(dropped);
   }

@@ -2,10 +2,12 @@ import type Database from 'better-sqlite3';
 import { formatDecimal, parseDecimal } from '../../domain/pricing/decimal.js';
 import { joinCost } from '../../domain/usage/cost-parts.js';
 import {
+  endsHold,
   hasRoom,
   nanoToDecimal,
   toNano,
   REQUEST_HOLD_PREFIX,
+  type HoldChat,
   type HoldOutcome,
   type HoldRequest,
   type ReleaseOptions,
@@ -18,6 +20,9 @@ const SWEEP_EVERY_MS = 60_000;
 interface Hold {
   nano: bigint;
   expiresAt: number;
+  chat?: HoldChat;
+  /** Settled by a later turn of its chat (nano 0), kept by id until its reply is recorded or it expires. */
+  ended?: boolean;
 }
 
 /** One user's live holds: by id (in the order they were made), their sum, and a min-heap of expiries. */
@@ -65,6 +70,7 @@ export class SqliteSpendHolds implements SpendHolds {
         request.caps.map((cap) => cap.period),
       );
       const user = this.live(request.userId, request.now);
+      if (user && request.chat) this.endTurn(user, request.chat, request.id);
       const held = nanoToDecimal(user?.sum ?? 0n);
       const amountNano = toNano(request.amount);
       const amount = nanoToDecimal(amountNano);
@@ -72,7 +78,7 @@ export class SqliteSpendHolds implements SpendHolds {
         (cap, index) => !hasRoom(spent[index]!, held, amount, parseDecimal(cap.limit) ?? 0n),
       );
       const admitted = blockedBy < 0;
-      if (admitted) this.add(request.userId, request.id, amountNano, request.expiresAt);
+      if (admitted) this.add(request.userId, request.id, amountNano, request.expiresAt, request.chat);
       return {
         admitted,
         ...(admitted ? {} : { blockedBy }),
@@ -87,6 +93,14 @@ export class SqliteSpendHolds implements SpendHolds {
     if (!user) return 0;
     let dropped = 0;
     for (const id of ids) dropped += this.drop(user, id);
+    if (dropped === 0 && options.orChat) {
+      for (const [id, hold] of user.byId) {
+        if (hold.chat?.id === options.orChat && hold.nano > 0n) {
+          dropped = this.drop(user, id);
+          break;
+        }
+      }
+    }
     if (dropped === 0 && options.orOldestRequestHold) {
       for (const id of user.byId.keys()) {
         if (id.startsWith(REQUEST_HOLD_PREFIX)) {
@@ -100,7 +114,20 @@ export class SqliteSpendHolds implements SpendHolds {
   }
 
   /** The same id again adds to its hold (a reused message id must not free room) and keeps the later expiry. */
-  private add(userId: string, id: string, nano: bigint, expiresAt: number): void {
+  /** Settle (to $0, keeping the id) the one hold of `chat` that a new turn under `id` ends, if any (see HoldChat). */
+  private endTurn(user: UserHolds, chat: HoldChat, id: string): void {
+    for (const hold of user.byId.values()) if (hold.ended) return; // one ended hold pending at a time
+    for (const [heldId, hold] of user.byId) {
+      if (heldId !== id && hold.nano > 0n && endsHold(chat, hold.chat)) {
+        user.sum -= hold.nano;
+        hold.nano = 0n;
+        hold.ended = true;
+        return;
+      }
+    }
+  }
+
+  private add(userId: string, id: string, nano: bigint, expiresAt: number, chat?: HoldChat): void {
     let user = this.users.get(userId);
     if (!user) {
       user = { sum: 0n, byId: new Map(), expiries: [] };
@@ -110,10 +137,12 @@ export class SqliteSpendHolds implements SpendHolds {
     user.sum += nano;
     if (existing) {
       existing.nano += nano;
+      existing.ended = false; // held again under its id: a request in flight
+      if (chat) existing.chat = chat;
       if (expiresAt <= existing.expiresAt) return;
       existing.expiresAt = expiresAt;
     } else {
-      user.byId.set(id, { nano, expiresAt });
+      user.byId.set(id, { nano, expiresAt, ...(chat ? { chat } : {}) });
     }
     push(user.expiries, { at: expiresAt, id });
   }

@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { FilterEvent } from '../types.js';
 import { EunoeError, FilterCrashedError, FilterTimeoutError } from '../../../core/errors/index.js';
 import { runHostRpc, writeWorkerLog, type CallContext } from './host-rpc.js';
+import { servicesWithoutUser } from '../user-scoped-services.js';
 import { describeDeath, outOfMemory, spawn, type FilterWorkerOptions } from './spawn-worker.js';
 import { MemoryWatch } from './memory-watch.js';
 import {
@@ -278,7 +279,10 @@ export class FilterWorker {
       const context = this.calls.get(message.callId)?.context ?? this.fallback;
       writeWorkerLog(context?.logger ?? this.options.logger, message);
     } else if (message.type === 'rpc') {
-      const context = this.calls.get(message.callId)?.context ?? this.fallback;
+      // A call that already ended (work a hook left running) has no user any more: it writes no money.
+      const live = this.calls.get(message.callId)?.context;
+      const context =
+        live ?? (this.fallback && { ...this.fallback, services: servicesWithoutUser(this.fallback.services) });
       if (!context) {
         this.send(worker, {
           type: 'rpc-result',
