@@ -63,14 +63,26 @@ const recent = (): ChatMessage[] => {
   return messages;
 };
 
-/** The three shapes Open WebUI sends after compacting. */
-const shapes: Record<string, () => ChatMessage[]> = {
-  'appended to the system prompt': () => [{ role: 'system', content: `${PROMPT}\n${BLOCK}` }, ...recent()],
-  'a system message of its own': () => [{ role: 'system', content: BLOCK }, ...recent()],
-  'appended to each text part': () => [
-    { role: 'system', content: [{ type: 'text', text: `${PROMPT}\n${BLOCK}` }] } as unknown as ChatMessage,
-    ...recent(),
-  ],
+/** The shapes Open WebUI sends after compacting, and the index of the message that carries the summary. */
+const shapes: Record<string, { make: () => ChatMessage[]; index: number }> = {
+  'appended to the system prompt': {
+    make: () => [{ role: 'system', content: `${PROMPT}\n${BLOCK}` }, ...recent()],
+    index: 0,
+  },
+  'a system message of its own': { make: () => [{ role: 'system', content: BLOCK }, ...recent()], index: 0 },
+  'appended to each text part': {
+    make: () => [
+      { role: 'system', content: [{ type: 'text', text: `${PROMPT}\n${BLOCK}` }] } as unknown as ChatMessage,
+      ...recent(),
+    ],
+    index: 0,
+  },
+  // The tool-call loop's compaction (a 0.10+ copy of context_compaction.py, repository not named by the index):
+  // `[*system_messages, {'role': 'system', 'content': f'[CONVERSATION SUMMARY]\n{summary}'}, *history]`.
+  'a system message after the system prompt': {
+    make: () => [{ role: 'system', content: PROMPT }, { role: 'system', content: BLOCK }, ...recent()],
+    index: 1,
+  },
 };
 
 const encoder = loadEncoder('o200k_base');
@@ -86,7 +98,8 @@ describe("Open WebUI's conversation summary (Context Compaction) in the history"
     for (const algorithm of ALGORITHMS)
       for (const maxTokens of BUDGETS)
         for (const summarize of [false, true]) {
-          const messages = shapes[shape]!();
+          const { make, index } = shapes[shape]!;
+          const messages = make();
           const where = `${algorithm} at ${maxTokens} tokens${summarize ? ', summarizing' : ''}`;
           const { messages: sent, plan } = planContext({
             messages,
@@ -94,27 +107,27 @@ describe("Open WebUI's conversation summary (Context Compaction) in the history"
             options: { maxTokens, algorithm, summarize },
           });
           // Kept: the same object, first, untouched.
-          expect(sent[0], where).toBe(messages[0]);
-          expect(plan.entries[0], where).toMatchObject({ disposition: 'keep', cause: 'system' });
-          expect(plan.entries[0]!.reason, where).toMatch(/Open WebUI's conversation summary/);
+          for (let at = 0; at <= index; at++) expect(sent[at], where).toBe(messages[at]);
+          expect(plan.entries[index], where).toMatchObject({ disposition: 'keep', cause: 'system' });
+          expect(plan.entries[index]!.reason, where).toMatch(/Open WebUI's conversation summary/);
           // Recognised, with its own tokens; never part of what would be summarized.
-          expect(plan.compactionSummary, where).toEqual({ index: 0, tokens: blockTokens });
+          expect(plan.compactionSummary, where).toEqual({ index, tokens: blockTokens });
           expect(plan.notes, where).toContain(
-            `Open WebUI's conversation summary kept (${blockTokens} tokens, in system message 0)`,
+            `Open WebUI's conversation summary kept (${blockTokens} tokens, in system message ${index})`,
           );
-          for (const range of plan.summaryRanges) expect(range.fromIndex, where).toBeGreaterThan(0);
+          for (const range of plan.summaryRanges) expect(range.fromIndex, where).toBeGreaterThan(index);
           // Counted: what the plan says it sends is what it sends, the summary's message included.
           if (!summarize) expect(plan.tokensAfter, where).toBe(promptTokens(sent));
-          expect(plan.entries[0]!.tokens, where).toBeGreaterThan(blockTokens);
+          expect(plan.entries[index]!.tokens, where).toBeGreaterThan(blockTokens);
           // Within the budget unless what is kept whatever the budget (the summary's message, the current turn, the
           // guaranteed recent messages) is over it on its own.
           if (!plan.overBudget) expect(plan.tokensAfter, where).toBeLessThanOrEqual(maxTokens);
-          else expect(promptTokens([messages[0]]), where).toBeLessThan(plan.tokensAfter);
+          else expect(promptTokens(messages.slice(0, index + 1)), where).toBeLessThan(plan.tokensAfter);
         }
   });
 
   it('takes the room it needs from the chat messages: the same budget keeps fewer of them than without it', () => {
-    const withSummary = shapes['appended to the system prompt']!();
+    const withSummary = shapes['appended to the system prompt']!.make();
     const without = [{ role: 'system', content: PROMPT }, ...recent()];
     const options = { maxTokens: 1_000, algorithm: 'recency' as const };
     const a = planContext({ messages: withSummary, model: 'gpt-4o', options });
@@ -149,7 +162,11 @@ describe("Open WebUI's conversation summary (Context Compaction) in the history"
     // Without a block, the plan is the one of the same chat planned before any compacted chat was seen.
     const plain = [{ role: 'system', content: PROMPT }, ...recent()];
     const before = planContext({ messages: plain, model: 'gpt-4o', options: { maxTokens: 600 } });
-    planContext({ messages: shapes['a system message of its own']!(), model: 'gpt-4o', options: { maxTokens: 600 } });
+    planContext({
+      messages: shapes['a system message of its own']!.make(),
+      model: 'gpt-4o',
+      options: { maxTokens: 600 },
+    });
     const after = planContext({ messages: plain, model: 'gpt-4o', options: { maxTokens: 600 } });
     expect(after.plan).toEqual(before.plan);
     expect(formatContextNote(contextNoteOf(after.plan, after.plan.tokensAfter, 0))).not.toMatch(/Open WebUI/);
@@ -157,7 +174,7 @@ describe("Open WebUI's conversation summary (Context Compaction) in the history"
 
   it('the status line and the note say so, with its tokens; the note is stripped from the next turn with it', () => {
     const { plan } = planContext({
-      messages: shapes['appended to the system prompt']!(),
+      messages: shapes['appended to the system prompt']!.make(),
       model: 'gpt-4o',
       options: { maxTokens: 600 },
     });
