@@ -10,6 +10,8 @@ export const contextNoteSchema = z.object({
   messages: z.number().int(),
   leftOut: z.number().int(),
   summarized: z.number().int(),
+  /** Tokens of Open WebUI's conversation summary, kept in a system message (absent when the chat has none). */
+  compactionSummary: z.number().int().min(0).optional(),
   /** An admin's link to the run's record (the run inspector's `inspect_url`). */
   run: z.string().optional(),
   /** Share (0–1) of the prompt that repeats the chat's previous prompt from its start; only when that is tracked. */
@@ -48,6 +50,7 @@ export function contextNoteOf(
     leftOut,
     summarized,
   };
+  if (plan.compactionSummary) note.compactionSummary = plan.compactionSummary.tokens;
   if (previousPrompt && tokensAfter > 0)
     note.repeated = Math.min(1, Math.max(0, plan.budget.cachedPrefixTokens / tokensAfter));
   return note;
@@ -55,17 +58,23 @@ export function contextNoteOf(
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
+/** The summary part of a note: ` · Open WebUI's summary kept (1,234 tokens)` (empty when the chat has none). */
+const compactionPart = (note: ContextNote) =>
+  note.compactionSummary === undefined ? '' : ` · Open WebUI's summary kept (${count(note.compactionSummary)} tokens)`;
+
 /** The repeat part of a note: ` · 62% of the prompt repeats the previous one` (empty when not tracked). */
 const repeatedPart = (note: ContextNote) =>
   note.repeated === undefined ? '' : ` · ${Math.round(note.repeated * 100)}% of the prompt repeats the previous one`;
 
 /**
- * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then the repeated share
- * when tracked, what the budget held back of what the user set (`· recent=1000 capped to the admin's budget of 500
- * tokens`) and `· run <link>` for admins.
+ * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then Open WebUI's summary
+ * when the history carries one (`· Open WebUI's summary kept (1,234 tokens)`), the repeated share when tracked, what
+ * the budget held back of what the user set (`· recent=1000 capped to the admin's budget of 500 tokens`) and
+ * `· run <link>` for admins.
  */
 export function formatContextNote(note: ContextNote): string {
-  const line = formatNoteCounts(note) + repeatedPart(note) + (note.capped ? ` · ${note.capped}` : '');
+  const line =
+    formatNoteCounts(note) + compactionPart(note) + repeatedPart(note) + (note.capped ? ` · ${note.capped}` : '');
   return note.run ? `${line} · run ${note.run}` : line;
 }
 
@@ -86,7 +95,7 @@ export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off
 
 /** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
 const NOTE_LINE =
-  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · \d+% of the prompt repeats the previous one)?(?: · [^\n]+? capped to (?:the admin's|your) budget of [\d,]+ tokens(?: \(max_cost_usd [\d.e-]+\))?)?(?: · run \S+)?(?=$|\n\n\*)/;
+  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · Open WebUI's summary kept \([\d,]+ tokens\))?(?: · \d+% of the prompt repeats the previous one)?(?: · [^\n]+? capped to (?:the admin's|your) budget of [\d,]+ tokens(?: \(max_cost_usd [\d.e-]+\))?)?(?: · run \S+)?(?=$|\n\n\*)/;
 
 /** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
 export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {

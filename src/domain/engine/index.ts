@@ -4,6 +4,7 @@
  */
 export type {
   AlgorithmName,
+  CompactionSummary,
   Disposition,
   EntryCause,
   EngineOptions,
@@ -23,6 +24,7 @@ export type {
   WeightingName,
 } from './types.js';
 export { planContext } from './plan/plan-context.js';
+export { COMPACTION_SUMMARY_MARKER } from './conversation/compaction-summary.js';
 export { defaultEngineOptions, resolveEngineOptions } from './options/default-engine-options.js';
 export { LruTokenCache } from './tokens/lru-token-cache.js';
 export { LruTermCache } from './weighting/lru-term-cache.js';

@@ -205,6 +205,19 @@ export interface Plan {
   tokenCacheHits: number;
   /** With `capForced`: what was forced in but did not fit the hard limit (absent when everything fit). */
   capped?: PlanCapped;
+  /**
+   * Open WebUI's conversation summary (its Context Compaction), when a system message carries it: kept and counted
+   * with that message, never summarized or dropped (absent without one).
+   */
+  compactionSummary?: CompactionSummary;
+}
+
+/** Where Open WebUI's conversation summary is in a history and what it costs. */
+export interface CompactionSummary {
+  /** Input index of the system message that carries it. */
+  index: number;
+  /** Tokens of the summary block (its marker line included), × correction: a part of that message's count. */
+  tokens: number;
 }
 
 /** What `capForced` held back: forced messages that were not kept whatever the budget because they did not fit it. */

@@ -265,6 +265,7 @@ export async function contextInlet({
       limit: plan.budget.limitTokens,
       overBudget: plan.overBudget,
       ...(plan.capped ? { capped: plan.capped } : {}),
+      ...(plan.compactionSummary ? { openWebUISummaryTokens: plan.compactionSummary.tokens } : {}),
       ...counts,
       flags: flags.effective,
       source: flags.source,

@@ -1,5 +1,6 @@
 import { capForcedUnits, recentKept } from '../constraints/cap-forced.js';
 import { markUnits } from '../constraints/mark-units.js';
+import { findCompactionSummary } from '../conversation/compaction-summary.js';
 import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
 import { resolveBudget } from '../budget/resolve-budget.js';
@@ -45,6 +46,12 @@ export function planContext(input: PlanInput): PlanResult {
     input.tokenCache,
     correctionOf(input.correction),
   );
+  // Open WebUI's summary of the turns it compacted away rides in a system message: kept and counted with it.
+  const compaction = findCompactionSummary(nodes, encoding.encoding, input.tokenCache, correctionOf(input.correction));
+  if (compaction)
+    notes.push(
+      `Open WebUI's conversation summary kept (${compaction.tokens} tokens, in system message ${compaction.index})`,
+    );
   let fixed = REPLY_PRIMING_TOKENS;
   let tokensBefore = REPLY_PRIMING_TOKENS;
   for (const node of nodes) {
@@ -120,7 +127,7 @@ export function planContext(input: PlanInput): PlanResult {
   const recalled = new Set(
     (selection.recalled ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members),
   );
-  return assembleResult({
+  const result = assembleResult({
     input,
     options,
     conversation,
@@ -137,4 +144,10 @@ export function planContext(input: PlanInput): PlanResult {
     recalled,
     capped,
   });
+  if (compaction) {
+    result.plan.compactionSummary = compaction;
+    const entry = result.plan.entries[compaction.index];
+    if (entry) entry.reason = "system message with Open WebUI's conversation summary (always kept)";
+  }
+  return result;
 }
