@@ -88,6 +88,51 @@ export const STALE_GATEWAY_CACHED: UsageExample = {
   source: 'issue #32 item 3 (gateway OpenAI shape with Anthropic counters)',
 };
 
+/**
+ * STALE_GATEWAY_CACHED's gateway over a two-call tool loop (call 1: 2,500 prompt with 2,455 cache reads / 20
+ * completion; call 2: 2,600 prompt with 2,500 cache reads / 80 completion), merged by Open WebUI: the stale
+ * `prompt_tokens_details.cached_tokens: 0` is summed (still 0), Anthropic's `cache_read_input_tokens` is not a summed
+ * key and keeps the last call's 2,500, `prompt_tokens` the last call's 2,600.
+ */
+export const OPEN_WEBUI_MERGED_STALE_GATEWAY: UsageExample = {
+  name: 'Open WebUI merged tool loop over a stale gateway cached_tokens: 0 (claude-sonnet-4.5, 2 calls)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 2600,
+    completion_tokens: 80,
+    total_tokens: 5200,
+    input_tokens: 5100,
+    output_tokens: 100,
+    prompt_tokens_details: { cached_tokens: 0 },
+    cache_read_input_tokens: 2500,
+    cache_creation_input_tokens: 0,
+  },
+  source:
+    'open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87: USAGE_SUMMABLE_KEYS and USAGE_DETAIL_KEYS summed, every other key the latest call, prompt_tokens the latest call); the gateway reply of issue #32 item 3',
+};
+
+/**
+ * Anthropic's native usage over a two-call tool loop merged by Open WebUI (call 1: 4,000 uncached input, 2,000 cache
+ * writes, 200 output; call 2: 300 uncached input, 2,000 cache reads, 100 output). `input_tokens`, `output_tokens`,
+ * `total_tokens` are summed; the cache counters keep the last call; merge_usage adds `prompt_tokens` = the last call's
+ * `input_tokens` (300), fewer than that call's cache reads, which OpenAI's meaning (cache inside the prompt) cannot be.
+ */
+export const OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE: UsageExample = {
+  name: 'Open WebUI merged tool loop of Anthropic native usage, large first input (claude-sonnet-4.5, 2 calls)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    input_tokens: 4300,
+    output_tokens: 300,
+    total_tokens: 4600,
+    cache_read_input_tokens: 2000,
+    cache_creation_input_tokens: 0,
+    prompt_tokens: 300,
+    completion_tokens: 100,
+  },
+  source:
+    'open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87); Anthropic Messages usage (docs.anthropic.com prompt caching: input_tokens excludes cache_read_input_tokens and cache_creation_input_tokens)',
+};
+
 /** xAI reports reasoning beside completion: total_tokens = prompt + completion + reasoning. */
 export const XAI_REASONING_OUTSIDE: UsageExample = {
   name: 'xAI Grok, reasoning outside completion (grok-4)',
@@ -238,6 +283,8 @@ export const USAGE_EXAMPLES: UsageExample[] = [
   LITELLM_ANTHROPIC_CACHE,
   GATEWAY_ANTHROPIC_TOP_LEVEL,
   STALE_GATEWAY_CACHED,
+  OPEN_WEBUI_MERGED_STALE_GATEWAY,
+  OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
   XAI_REASONING_OUTSIDE,
   GEMINI_HIDDEN_THINKING,
   GEMINI_REASONING_OUTSIDE,

@@ -20,6 +20,8 @@ import {
   IMPOSSIBLE_REASONING,
   LITELLM_ANTHROPIC_CACHE,
   OPEN_WEBUI_MERGED,
+  OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
+  OPEN_WEBUI_MERGED_STALE_GATEWAY,
   PERPLEXITY_DEEP_RESEARCH,
   PERPLEXITY_DEEP_RESEARCH_COST,
   PERPLEXITY_SONAR_PRO,
@@ -124,6 +126,56 @@ describe('Open WebUI ≥ 0.11: usage merged over a tool-call loop', () => {
         cache_creation_input_tokens: 600,
       }),
     ).toMatchObject({ promptTokens: 4630, cachedTokens: 4000, cacheWriteTokens: 600, completionTokens: 250 });
+  });
+});
+
+describe('Open WebUI ≥ 0.11 merged usage: fields merge_usage does not sum', () => {
+  // Source: open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87): only
+  // input/output/total_tokens, the cost keys and the four *_tokens_details are summed; every other key (Anthropic's
+  // cache_read_input_tokens, cache_creation_input_tokens) keeps the latest call's value, and prompt_tokens is the latest
+  // call's prompt_tokens, else its input_tokens.
+  it("a gateway's stale cached_tokens: 0, summed, does not hide Anthropic's own count of the last call", async () => {
+    // Per call: 2,500 prompt with 2,455 read (2,520 tokens) and 2,600 with 2,500 read: $0.0034215 in all. Only the last
+    // call's 2,500 reads survive the merge: 2,600 x $3/M + 2,500 x $0.30/M + 100 x $15/M = $0.01005 (the earlier
+    // call's reads at the input price), not every token at the input price ($0.0168).
+    expect(normalizeUsage(OPEN_WEBUI_MERGED_STALE_GATEWAY.usage)).toMatchObject({
+      promptTokens: 5100,
+      completionTokens: 100,
+      cachedTokens: 2500,
+      shape: 'open-webui-merged',
+    });
+    expect(await record(OPEN_WEBUI_MERGED_STALE_GATEWAY)).toMatchObject({ cachedTokens: 2500, cost: '0.01005' });
+  });
+
+  it('summed details larger than the last call’s own counter are read (LiteLLM over two calls)', () => {
+    // LiteLLM's shape (transformation.py calculate_usage) merged: details 2,455 + 5,455 reads and 3,000 + 145 writes,
+    // top-level counters the last call's 5,455 and 145.
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5700,
+        completion_tokens: 100,
+        total_tokens: 11705,
+        input_tokens: 11205,
+        output_tokens: 500,
+        prompt_tokens_details: { cached_tokens: 7910, cache_creation_tokens: 3145 },
+        cache_creation_input_tokens: 145,
+        cache_read_input_tokens: 5455,
+      }),
+    ).toMatchObject({ promptTokens: 11205, cachedTokens: 7910, cacheWriteTokens: 3145 });
+  });
+
+  it("Anthropic native merged: the last call's input_tokens (prompt_tokens) below its cache counts keeps Anthropic's meaning", async () => {
+    // The summed input_tokens (4,300) exceed the last call's cache reads (2,000), but prompt_tokens (that call's
+    // input_tokens, 300) does not: the cache counts are beside the input, not inside it. 4,300 x $3/M + 2,000 x
+    // $0.30/M + 300 x $15/M = $0.018 (the first call's 2,000 writes are lost in the merge; per call it was $0.0255).
+    expect(normalizeUsage(OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE.usage)).toMatchObject({
+      promptTokens: 6300,
+      completionTokens: 300,
+      cachedTokens: 2000,
+      cacheWriteTokens: 0,
+      shape: 'anthropic',
+    });
+    expect((await record(OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE)).cost).toBe('0.018');
   });
 });
 

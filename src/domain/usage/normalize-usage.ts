@@ -184,10 +184,10 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
   // Anthropic's own meaning: input_tokens excludes cache reads and writes. Its counters beside input_tokens (or
   // output_tokens) with no prompt_tokens (Open WebUI's normalised copy adds only input_tokens) and no
   // prompt_tokens_details (which the OpenAI-shaped gateways set) are Anthropic native. Merged over a tool loop, Open
-  // WebUI adds a prompt_tokens alias (the last call's input_tokens): still native when the summed input_tokens are fewer
-  // than the cache counters, which OpenAI's meaning (cache inside the prompt) cannot be.
+  // WebUI adds a prompt_tokens alias (the last call's input_tokens): still native when that alias is fewer than the cache
+  // counters, which are the same call's and which OpenAI's meaning (cache inside the prompt) cannot exceed.
   const cacheCounted = Number(raw.cache_read_input_tokens ?? 0) + Number(raw.cache_creation_input_tokens ?? 0);
-  const nativeMerged = Number(raw.input_tokens) > Number(raw.prompt_tokens) && Number(raw.input_tokens) < cacheCounted;
+  const nativeMerged = Number(raw.input_tokens) > Number(raw.prompt_tokens) && Number(raw.prompt_tokens) < cacheCounted;
   if (
     anthropicCounters &&
     (given(raw.input_tokens) || given(raw.output_tokens)) &&
@@ -296,19 +296,25 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
   // only the details are summed by every Open WebUI version (its 0.11.0 keeps the last call's top-level counters).
   const own = (ownFields: Array<[string, unknown]>, copies: Array<[string, unknown]>) =>
     merged ? [...copies, ...ownFields] : [...ownFields, ...copies];
+  // A count with both: on a merged usage the larger of the summed copy and the last call's own counter (a gateway's
+  // stale 0, summed, stays 0 and must not hide the provider's count); else the first given of `own`.
+  const ownOrCopy = (part: UsagePart, ownFields: Array<[string, unknown]>, copies: Array<[string, unknown]>) => {
+    if (!merged) return pick(part, own(ownFields, copies));
+    const copy = pick(part, copies);
+    const last = pick(part, ownFields);
+    return copy === undefined || last === undefined ? (copy ?? last) : Math.max(copy, last);
+  };
   let cached =
-    pick(
+    ownOrCopy(
       'cachedTokens',
-      own(
-        [
-          ['cache_read_input_tokens', raw.cache_read_input_tokens],
-          ['prompt_cache_hit_tokens', raw.prompt_cache_hit_tokens],
-        ],
-        [
-          ['prompt_tokens_details.cached_tokens', promptDetails.cached_tokens],
-          ['input_tokens_details.cached_tokens', inputDetails.cached_tokens],
-        ],
-      ),
+      [
+        ['cache_read_input_tokens', raw.cache_read_input_tokens],
+        ['prompt_cache_hit_tokens', raw.prompt_cache_hit_tokens],
+      ],
+      [
+        ['prompt_tokens_details.cached_tokens', promptDetails.cached_tokens],
+        ['input_tokens_details.cached_tokens', inputDetails.cached_tokens],
+      ],
     ) ?? 0;
   const oneHourSplit: Array<[string, unknown]> = own(
     [['cache_creation.ephemeral_1h_input_tokens', creation.ephemeral_1h_input_tokens]],
@@ -328,15 +334,13 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
       ],
     ],
   );
-  let written = pick(
+  let written = ownOrCopy(
     'cacheWriteTokens',
-    own(
-      [['cache_creation_input_tokens', raw.cache_creation_input_tokens]],
-      [
-        ['prompt_tokens_details.cache_creation_tokens', promptDetails.cache_creation_tokens],
-        ['prompt_tokens_details.cache_write_tokens', promptDetails.cache_write_tokens],
-      ],
-    ),
+    [['cache_creation_input_tokens', raw.cache_creation_input_tokens]],
+    [
+      ['prompt_tokens_details.cache_creation_tokens', promptDetails.cache_creation_tokens],
+      ['prompt_tokens_details.cache_write_tokens', promptDetails.cache_write_tokens],
+    ],
   );
   const oneHour = pick('cacheWriteTokens', oneHourSplit);
   if (written === undefined && oneHour !== undefined)
