@@ -170,6 +170,39 @@ export const GEMINI_REASONING_OUTSIDE: UsageExample = {
   source: 'router-for-me/CLIProxyAPI#5733',
 };
 
+/**
+ * Claude on Amazon Bedrock through an OpenAI-compatible gateway that maps Converse's usage field by field:
+ * prompt_tokens = inputTokens (Bedrock: the uncached input only), completion_tokens = outputTokens, total_tokens =
+ * totalTokens (which counts the cache reads and writes), prompt_tokens_details.cached_tokens = cacheReadInputTokens.
+ * Converse usage of the reply: inputTokens 50, cacheReadInputTokens 2,455, cacheWriteInputTokens 0, outputTokens 400,
+ * totalTokens 2,905.
+ */
+export const BEDROCK_GATEWAY_CACHE_READ: UsageExample = {
+  name: 'Bedrock Converse through an OpenAI-shaped gateway, cache reads beside the prompt (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 50,
+    completion_tokens: 400,
+    total_tokens: 2905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+  },
+  source:
+    'docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and userguide/prompt-caching.html (inputTokens excludes cacheReadInputTokens and cacheWriteInputTokens; quoted in crmne/ruby_llm#832, anomalyco/opencode#38427; totalTokens includes them: maximhq/bifrost#1872); the field-by-field mapping of Bedrock gateways (prompt_tokens = inputTokens, total_tokens = totalTokens, cached_tokens = cacheReadInputTokens; elastic/kibana get_token_count_from_bedrock_converse.ts maps the first two)',
+};
+
+/** The same gateway on a reply that also wrote 3,000 tokens to the cache (totalTokens 5,905; writes not mapped). */
+export const BEDROCK_GATEWAY_CACHE_READ_WRITE: UsageExample = {
+  name: 'Bedrock Converse through an OpenAI-shaped gateway, cache reads and unmapped writes (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 50,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+  },
+  source: BEDROCK_GATEWAY_CACHE_READ.source,
+};
+
 /** DeepSeek's own cache fields (no prompt_tokens_details): hit + miss = prompt_tokens. */
 export const DEEPSEEK_CACHE: UsageExample = {
   name: 'DeepSeek prompt_cache_hit/miss (deepseek-chat)',
@@ -285,6 +318,8 @@ export const USAGE_EXAMPLES: UsageExample[] = [
   STALE_GATEWAY_CACHED,
   OPEN_WEBUI_MERGED_STALE_GATEWAY,
   OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
+  BEDROCK_GATEWAY_CACHE_READ,
+  BEDROCK_GATEWAY_CACHE_READ_WRITE,
   XAI_REASONING_OUTSIDE,
   GEMINI_HIDDEN_THINKING,
   GEMINI_REASONING_OUTSIDE,

@@ -11,6 +11,8 @@ import { buildUsageRecord } from '../../src/domain/usage/build-usage-record.js';
 import { findUsage } from '../../src/domain/usage/find-usage.js';
 import { normalizeUsage } from '../../src/domain/usage/normalize-usage.js';
 import {
+  BEDROCK_GATEWAY_CACHE_READ,
+  BEDROCK_GATEWAY_CACHE_READ_WRITE,
   DEEPSEEK_CACHE,
   GATEWAY_ANTHROPIC_TOP_LEVEL,
   GEMINI_HIDDEN_THINKING,
@@ -248,6 +250,51 @@ describe('conflicting fields: the provider’s own field wins', () => {
       cachedTokens: 2455,
       cacheWriteTokens: 3000,
     });
+  });
+});
+
+describe('cache counts beside the prompt: Bedrock Converse through OpenAI-shaped gateways', () => {
+  // Source: docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and the Bedrock prompt caching
+  // guide (inputTokens is the uncached input; cacheReadInputTokens and cacheWriteInputTokens are beside it, and
+  // totalTokens counts them), as quoted in crmne/ruby_llm#832 and anomalyco/opencode#38427; maximhq/bifrost#1872
+  // ("Total tokens from bedrock already includes the cached tokens"). Gateways map inputTokens to prompt_tokens and
+  // totalTokens to total_tokens.
+  it('cache reads larger than the prompt and held beside it by total_tokens: added to the prompt, not refused', async () => {
+    // 50 x $3/M + 2,455 x $0.30/M + 400 x $15/M; not the cache reads billed as output ($0.042975).
+    expect(normalizeUsage(BEDROCK_GATEWAY_CACHE_READ.usage)).toMatchObject({
+      promptTokens: 2505,
+      cachedTokens: 2455,
+      completionTokens: 400,
+      reasoningTokens: 0,
+      totalTokens: 2905,
+    });
+    const reply = await record(BEDROCK_GATEWAY_CACHE_READ);
+    expect(reply.rejectedUsage).toBeUndefined();
+    expect(reply.cost).toBe('0.0068865');
+  });
+
+  it("the rest of Bedrock's total past the reads and the output is its cache writes", async () => {
+    // 50 x $3/M + 2,455 x $0.30/M + 3,000 x $3.75/M + 400 x $15/M
+    expect(normalizeUsage(BEDROCK_GATEWAY_CACHE_READ_WRITE.usage)).toMatchObject({
+      promptTokens: 5505,
+      cachedTokens: 2455,
+      cacheWriteTokens: 3000,
+      completionTokens: 400,
+      reasoningTokens: 0,
+    });
+    expect((await record(BEDROCK_GATEWAY_CACHE_READ_WRITE)).cost).toBe('0.0181365');
+  });
+
+  it('cached tokens inside the prompt with thinking in the total (Gemini) are left as they are', () => {
+    // Gemini's implicit cache is part of prompt_tokens; its thoughts show only in total_tokens (mozilla-ai/any-llm#1290).
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5000,
+        completion_tokens: 200,
+        total_tokens: 9700,
+        prompt_tokens_details: { cached_tokens: 4000 },
+      }),
+    ).toMatchObject({ promptTokens: 5000, cachedTokens: 4000, completionTokens: 4700, reasoningTokens: 4500 });
   });
 });
 

@@ -350,9 +350,26 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
   // completion_tokens (each priced apart on its pricing page; total_tokens counts neither).
   const citations = read.count(raw.citation_tokens, 'citation_tokens', 'promptTokens') ?? 0;
   const perplexity = given(raw.citation_tokens) || given(raw.num_search_queries) || isBag(raw.cost);
-  const promptTokens = (prompt ?? 0) + citations;
+  let promptTokens = (prompt ?? 0) + citations;
   let completionTokens = completion ?? 0;
   const total = read.count(raw.total_tokens, 'total_tokens', 'totalTokens');
+  // Cache reads beside the prompt, not inside it: Bedrock's Converse usage mapped to OpenAI names by gateways
+  // (prompt_tokens = inputTokens, the uncached input; total_tokens = totalTokens, which counts the cache reads and
+  // writes). Recognised by total_tokens holding the reads beside the prompt: exactly, or, with more reads than the
+  // prompt (impossible inside it), with the rest of the total being the cache writes Bedrock counts there too.
+  // A reasoning count beside the completion explains the total instead (xAI, below).
+  const reasoningGiven = Number(completionDetails.reasoning_tokens ?? outputDetails.reasoning_tokens ?? 0) > 0;
+  const sides =
+    prompt !== undefined && completion !== undefined && total !== undefined && !perplexity && !reasoningGiven;
+  const beside =
+    sides &&
+    cached > 0 &&
+    (total === promptTokens + completionTokens + cached + written ||
+      (cached > promptTokens && written === 0 && total > promptTokens + completionTokens + cached));
+  if (beside) {
+    written = total - promptTokens - completionTokens - cached;
+    promptTokens += cached + written;
+  }
   let reasoning: number;
   if (perplexity && given(raw.reasoning_tokens)) {
     reasoning = read.count(raw.reasoning_tokens, 'reasoning_tokens', 'reasoningTokens') ?? 0;
@@ -362,7 +379,7 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
       ['completion_tokens_details.reasoning_tokens', completionDetails.reasoning_tokens],
       ['output_tokens_details.reasoning_tokens', outputDetails.reasoning_tokens],
     ]);
-    const counted = prompt !== undefined && completion !== undefined && total !== undefined;
+    const counted = !beside && prompt !== undefined && completion !== undefined && total !== undefined;
     if (counted && reported !== undefined && reported > 0 && total === prompt + completion + reported) {
       // Reasoning beside the completion (xAI; Gemini through some proxies): total = prompt + completion + reasoning.
       reasoning = reported;
