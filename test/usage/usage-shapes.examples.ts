@@ -203,6 +203,26 @@ export const BEDROCK_GATEWAY_CACHE_READ_WRITE: UsageExample = {
   source: BEDROCK_GATEWAY_CACHE_READ.source,
 };
 
+/**
+ * The same reads and writes through LiteLLM's Bedrock Converse reader of the releases that add the cache reads to
+ * prompt_tokens but not the writes ("Do not increment prompt_tokens with cacheWriteInputTokens"), with Bedrock's
+ * totalTokens as total_tokens: prompt 50 + 2,455, writes 3,000 beside it in cache_creation_input_tokens and the total.
+ */
+export const LITELLM_BEDROCK_WRITES_BESIDE: UsageExample = {
+  name: 'LiteLLM Bedrock Converse, cache writes beside prompt_tokens (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 2505,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+    cache_creation_input_tokens: 3000,
+    cache_read_input_tokens: 2455,
+  },
+  source:
+    'BerriAI/litellm litellm/llms/bedrock/chat/converse_transformation.py _transform_usage (the stored 2025 version with "Do not increment prompt_tokens with cacheWriteInputTokens"); Bedrock TokenUsage (docs.aws.amazon.com, API_runtime_TokenUsage)',
+};
+
 /** DeepSeek's own cache fields (no prompt_tokens_details): hit + miss = prompt_tokens. */
 export const DEEPSEEK_CACHE: UsageExample = {
   name: 'DeepSeek prompt_cache_hit/miss (deepseek-chat)',
@@ -320,6 +340,7 @@ export const USAGE_EXAMPLES: UsageExample[] = [
   OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
   BEDROCK_GATEWAY_CACHE_READ,
   BEDROCK_GATEWAY_CACHE_READ_WRITE,
+  LITELLM_BEDROCK_WRITES_BESIDE,
   XAI_REASONING_OUTSIDE,
   GEMINI_HIDDEN_THINKING,
   GEMINI_REASONING_OUTSIDE,

@@ -21,6 +21,7 @@ import {
   IMPOSSIBLE_CACHED,
   IMPOSSIBLE_REASONING,
   LITELLM_ANTHROPIC_CACHE,
+  LITELLM_BEDROCK_WRITES_BESIDE,
   OPEN_WEBUI_MERGED,
   OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
   OPEN_WEBUI_MERGED_STALE_GATEWAY,
@@ -283,6 +284,23 @@ describe('cache counts beside the prompt: Bedrock Converse through OpenAI-shaped
       reasoningTokens: 0,
     });
     expect((await record(BEDROCK_GATEWAY_CACHE_READ_WRITE)).cost).toBe('0.0181365');
+  });
+
+  // Source: BerriAI/litellm litellm/llms/bedrock/chat/converse_transformation.py _transform_usage (the 2025 release
+  // that adds cacheReadInputTokens to prompt_tokens and not cacheWriteInputTokens; total_tokens is Bedrock's).
+  it('LiteLLM on Bedrock: cache writes beside a prompt_tokens that holds the reads', async () => {
+    // Not the writes refused as more than the prompt and billed as output ($0.0518865): 50 x $3/M + 2,455 x $0.30/M +
+    // 3,000 x $3.75/M + 400 x $15/M.
+    expect(normalizeUsage(LITELLM_BEDROCK_WRITES_BESIDE.usage)).toMatchObject({
+      promptTokens: 5505,
+      cachedTokens: 2455,
+      cacheWriteTokens: 3000,
+      completionTokens: 400,
+      reasoningTokens: 0,
+    });
+    const reply = await record(LITELLM_BEDROCK_WRITES_BESIDE);
+    expect(reply.rejectedUsage).toBeUndefined();
+    expect(reply.cost).toBe('0.0181365');
   });
 
   it('cached tokens inside the prompt with thinking in the total (Gemini) are left as they are', () => {

@@ -353,22 +353,24 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
   let promptTokens = (prompt ?? 0) + citations;
   let completionTokens = completion ?? 0;
   const total = read.count(raw.total_tokens, 'total_tokens', 'totalTokens');
-  // Cache reads beside the prompt, not inside it: Bedrock's Converse usage mapped to OpenAI names by gateways
-  // (prompt_tokens = inputTokens, the uncached input; total_tokens = totalTokens, which counts the cache reads and
-  // writes). Recognised by total_tokens holding the reads beside the prompt: exactly, or, with more reads than the
-  // prompt (impossible inside it), with the rest of the total being the cache writes Bedrock counts there too.
+  // Cache counts beside the prompt, not inside it, as total_tokens shows: Bedrock's Converse usage mapped to OpenAI
+  // names (prompt_tokens = inputTokens, the uncached input; total_tokens = totalTokens, which counts the cache reads and
+  // writes): the total holds the reads and writes beside the prompt exactly, or, with more reads than the prompt
+  // (impossible inside it) and no writes reported, the rest of the total is the writes Bedrock counts there too. LiteLLM's
+  // Bedrock reader of some releases adds the reads to prompt_tokens but not the writes: the total holds the writes beside.
   // A reasoning count beside the completion explains the total instead (xAI, below).
   const reasoningGiven = Number(completionDetails.reasoning_tokens ?? outputDetails.reasoning_tokens ?? 0) > 0;
-  const sides =
-    prompt !== undefined && completion !== undefined && total !== undefined && !perplexity && !reasoningGiven;
-  const beside =
-    sides &&
-    cached > 0 &&
-    (total === promptTokens + completionTokens + cached + written ||
-      (cached > promptTokens && written === 0 && total > promptTokens + completionTokens + cached));
-  if (beside) {
-    written = total - promptTokens - completionTokens - cached;
-    promptTokens += cached + written;
+  const counts = prompt !== undefined && completion !== undefined && total !== undefined && !perplexity;
+  let beside = 0;
+  if (counts && !reasoningGiven && cached + written > 0) {
+    const known = promptTokens + completionTokens;
+    if (total === known + cached + written) beside = cached + written;
+    else if (written > 0 && total === known + written) beside = written;
+    else if (cached > promptTokens && written === 0 && total > known + cached) {
+      written = total - known - cached;
+      beside = cached + written;
+    }
+    promptTokens += beside;
   }
   let reasoning: number;
   if (perplexity && given(raw.reasoning_tokens)) {
@@ -379,7 +381,7 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
       ['completion_tokens_details.reasoning_tokens', completionDetails.reasoning_tokens],
       ['output_tokens_details.reasoning_tokens', outputDetails.reasoning_tokens],
     ]);
-    const counted = !beside && prompt !== undefined && completion !== undefined && total !== undefined;
+    const counted = beside === 0 && prompt !== undefined && completion !== undefined && total !== undefined;
     if (counted && reported !== undefined && reported > 0 && total === prompt + completion + reported) {
       // Reasoning beside the completion (xAI; Gemini through some proxies): total = prompt + completion + reasoning.
       reasoning = reported;
