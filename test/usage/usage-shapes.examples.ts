@@ -187,7 +187,7 @@ export const BEDROCK_GATEWAY_CACHE_READ: UsageExample = {
     prompt_tokens_details: { cached_tokens: 2455 },
   },
   source:
-    'docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and userguide/prompt-caching.html (inputTokens excludes cacheReadInputTokens and cacheWriteInputTokens; quoted in crmne/ruby_llm#832, anomalyco/opencode#38427; totalTokens includes them: maximhq/bifrost#1872); the field-by-field mapping of Bedrock gateways (prompt_tokens = inputTokens, total_tokens = totalTokens, cached_tokens = cacheReadInputTokens; elastic/kibana get_token_count_from_bedrock_converse.ts maps the first two)',
+    'docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and userguide/prompt-caching.html (inputTokens excludes cacheReadInputTokens and cacheWriteInputTokens; quoted in crmne/ruby_llm#832, anomalyco/opencode#38427; totalTokens includes them: maximhq/bifrost#1872); gateways that map Converse field by field (prompt_tokens = inputTokens and total_tokens = totalTokens: elastic/kibana x-pack/platform/plugins/shared/actions/server/lib/token_tracking/get_token_count_from_bedrock_converse.ts; cached_tokens = cacheReadInputTokens: aws-samples/bedrock-access-gateway src/api/models/bedrock.py _create_response at 00b1a07)',
 };
 
 /** The same gateway on a reply that also wrote 3,000 tokens to the cache (totalTokens 5,905; writes not mapped). */

@@ -303,6 +303,19 @@ describe('cache counts beside the prompt: Bedrock Converse through OpenAI-shaped
     expect(reply.cost).toBe('0.0181365');
   });
 
+  // Source: aws-samples/bedrock-access-gateway src/api/models/bedrock.py _create_response_stream at 00b1a07
+  // (prompt_tokens = totalTokens - outputTokens, cached_tokens = cacheReadInputTokens: OpenAI's meaning).
+  it("a gateway that already folds Bedrock's cache into prompt_tokens is read as OpenAI's shape", () => {
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5505,
+        completion_tokens: 400,
+        total_tokens: 5905,
+        prompt_tokens_details: { cached_tokens: 2455, audio_tokens: 0 },
+      }),
+    ).toMatchObject({ promptTokens: 5505, cachedTokens: 2455, cacheWriteTokens: 0, completionTokens: 400 });
+  });
+
   it('cached tokens inside the prompt with thinking in the total (Gemini) are left as they are', () => {
     // Gemini's implicit cache is part of prompt_tokens; its thoughts show only in total_tokens (mozilla-ai/any-llm#1290).
     expect(
