@@ -88,6 +88,51 @@ export const STALE_GATEWAY_CACHED: UsageExample = {
   source: 'issue #32 item 3 (gateway OpenAI shape with Anthropic counters)',
 };
 
+/**
+ * STALE_GATEWAY_CACHED's gateway over a two-call tool loop (call 1: 2,500 prompt with 2,455 cache reads / 20
+ * completion; call 2: 2,600 prompt with 2,500 cache reads / 80 completion), merged by Open WebUI: the stale
+ * `prompt_tokens_details.cached_tokens: 0` is summed (still 0), Anthropic's `cache_read_input_tokens` is not a summed
+ * key and keeps the last call's 2,500, `prompt_tokens` the last call's 2,600.
+ */
+export const OPEN_WEBUI_MERGED_STALE_GATEWAY: UsageExample = {
+  name: 'Open WebUI merged tool loop over a stale gateway cached_tokens: 0 (claude-sonnet-4.5, 2 calls)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 2600,
+    completion_tokens: 80,
+    total_tokens: 5200,
+    input_tokens: 5100,
+    output_tokens: 100,
+    prompt_tokens_details: { cached_tokens: 0 },
+    cache_read_input_tokens: 2500,
+    cache_creation_input_tokens: 0,
+  },
+  source:
+    'open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87: USAGE_SUMMABLE_KEYS and USAGE_DETAIL_KEYS summed, every other key the latest call, prompt_tokens the latest call); the gateway reply of issue #32 item 3',
+};
+
+/**
+ * Anthropic's native usage over a two-call tool loop merged by Open WebUI (call 1: 4,000 uncached input, 2,000 cache
+ * writes, 200 output; call 2: 300 uncached input, 2,000 cache reads, 100 output). `input_tokens`, `output_tokens`,
+ * `total_tokens` are summed; the cache counters keep the last call; merge_usage adds `prompt_tokens` = the last call's
+ * `input_tokens` (300), fewer than that call's cache reads, which OpenAI's meaning (cache inside the prompt) cannot be.
+ */
+export const OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE: UsageExample = {
+  name: 'Open WebUI merged tool loop of Anthropic native usage, large first input (claude-sonnet-4.5, 2 calls)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    input_tokens: 4300,
+    output_tokens: 300,
+    total_tokens: 4600,
+    cache_read_input_tokens: 2000,
+    cache_creation_input_tokens: 0,
+    prompt_tokens: 300,
+    completion_tokens: 100,
+  },
+  source:
+    'open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87); Anthropic Messages usage (docs.anthropic.com prompt caching: input_tokens excludes cache_read_input_tokens and cache_creation_input_tokens)',
+};
+
 /** xAI reports reasoning beside completion: total_tokens = prompt + completion + reasoning. */
 export const XAI_REASONING_OUTSIDE: UsageExample = {
   name: 'xAI Grok, reasoning outside completion (grok-4)',
@@ -123,6 +168,59 @@ export const GEMINI_REASONING_OUTSIDE: UsageExample = {
     completion_tokens_details: { reasoning_tokens: 60 },
   },
   source: 'router-for-me/CLIProxyAPI#5733',
+};
+
+/**
+ * Claude on Amazon Bedrock through an OpenAI-compatible gateway that maps Converse's usage field by field:
+ * prompt_tokens = inputTokens (Bedrock: the uncached input only), completion_tokens = outputTokens, total_tokens =
+ * totalTokens (which counts the cache reads and writes), prompt_tokens_details.cached_tokens = cacheReadInputTokens.
+ * Converse usage of the reply: inputTokens 50, cacheReadInputTokens 2,455, cacheWriteInputTokens 0, outputTokens 400,
+ * totalTokens 2,905.
+ */
+export const BEDROCK_GATEWAY_CACHE_READ: UsageExample = {
+  name: 'Bedrock Converse through an OpenAI-shaped gateway, cache reads beside the prompt (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 50,
+    completion_tokens: 400,
+    total_tokens: 2905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+  },
+  source:
+    'docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and userguide/prompt-caching.html (inputTokens excludes cacheReadInputTokens and cacheWriteInputTokens; quoted in crmne/ruby_llm#832, anomalyco/opencode#38427; totalTokens includes them: maximhq/bifrost#1872); gateways that map Converse field by field (prompt_tokens = inputTokens and total_tokens = totalTokens: elastic/kibana x-pack/platform/plugins/shared/actions/server/lib/token_tracking/get_token_count_from_bedrock_converse.ts; cached_tokens = cacheReadInputTokens: aws-samples/bedrock-access-gateway src/api/models/bedrock.py _create_response at 00b1a07)',
+};
+
+/** The same gateway on a reply that also wrote 3,000 tokens to the cache (totalTokens 5,905; writes not mapped). */
+export const BEDROCK_GATEWAY_CACHE_READ_WRITE: UsageExample = {
+  name: 'Bedrock Converse through an OpenAI-shaped gateway, cache reads and unmapped writes (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 50,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+  },
+  source: BEDROCK_GATEWAY_CACHE_READ.source,
+};
+
+/**
+ * The same reads and writes through LiteLLM's Bedrock Converse reader of the releases that add the cache reads to
+ * prompt_tokens but not the writes ("Do not increment prompt_tokens with cacheWriteInputTokens"), with Bedrock's
+ * totalTokens as total_tokens: prompt 50 + 2,455, writes 3,000 beside it in cache_creation_input_tokens and the total.
+ */
+export const LITELLM_BEDROCK_WRITES_BESIDE: UsageExample = {
+  name: 'LiteLLM Bedrock Converse, cache writes beside prompt_tokens (claude-sonnet-4.5)',
+  model: 'anthropic/claude-sonnet-4.5',
+  usage: {
+    prompt_tokens: 2505,
+    completion_tokens: 400,
+    total_tokens: 5905,
+    prompt_tokens_details: { cached_tokens: 2455 },
+    cache_creation_input_tokens: 3000,
+    cache_read_input_tokens: 2455,
+  },
+  source:
+    'BerriAI/litellm litellm/llms/bedrock/chat/converse_transformation.py _transform_usage (the stored 2025 version with "Do not increment prompt_tokens with cacheWriteInputTokens"); Bedrock TokenUsage (docs.aws.amazon.com, API_runtime_TokenUsage)',
 };
 
 /** DeepSeek's own cache fields (no prompt_tokens_details): hit + miss = prompt_tokens. */
@@ -238,6 +336,11 @@ export const USAGE_EXAMPLES: UsageExample[] = [
   LITELLM_ANTHROPIC_CACHE,
   GATEWAY_ANTHROPIC_TOP_LEVEL,
   STALE_GATEWAY_CACHED,
+  OPEN_WEBUI_MERGED_STALE_GATEWAY,
+  OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
+  BEDROCK_GATEWAY_CACHE_READ,
+  BEDROCK_GATEWAY_CACHE_READ_WRITE,
+  LITELLM_BEDROCK_WRITES_BESIDE,
   XAI_REASONING_OUTSIDE,
   GEMINI_HIDDEN_THINKING,
   GEMINI_REASONING_OUTSIDE,

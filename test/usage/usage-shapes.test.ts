@@ -11,6 +11,8 @@ import { buildUsageRecord } from '../../src/domain/usage/build-usage-record.js';
 import { findUsage } from '../../src/domain/usage/find-usage.js';
 import { normalizeUsage } from '../../src/domain/usage/normalize-usage.js';
 import {
+  BEDROCK_GATEWAY_CACHE_READ,
+  BEDROCK_GATEWAY_CACHE_READ_WRITE,
   DEEPSEEK_CACHE,
   GATEWAY_ANTHROPIC_TOP_LEVEL,
   GEMINI_HIDDEN_THINKING,
@@ -19,7 +21,10 @@ import {
   IMPOSSIBLE_CACHED,
   IMPOSSIBLE_REASONING,
   LITELLM_ANTHROPIC_CACHE,
+  LITELLM_BEDROCK_WRITES_BESIDE,
   OPEN_WEBUI_MERGED,
+  OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE,
+  OPEN_WEBUI_MERGED_STALE_GATEWAY,
   PERPLEXITY_DEEP_RESEARCH,
   PERPLEXITY_DEEP_RESEARCH_COST,
   PERPLEXITY_SONAR_PRO,
@@ -127,6 +132,56 @@ describe('Open WebUI ≥ 0.11: usage merged over a tool-call loop', () => {
   });
 });
 
+describe('Open WebUI ≥ 0.11 merged usage: fields merge_usage does not sum', () => {
+  // Source: open-webui/open-webui backend/open_webui/utils/response.py merge_usage (read at 04a8a87): only
+  // input/output/total_tokens, the cost keys and the four *_tokens_details are summed; every other key (Anthropic's
+  // cache_read_input_tokens, cache_creation_input_tokens) keeps the latest call's value, and prompt_tokens is the latest
+  // call's prompt_tokens, else its input_tokens.
+  it("a gateway's stale cached_tokens: 0, summed, does not hide Anthropic's own count of the last call", async () => {
+    // Per call: 2,500 prompt with 2,455 read (2,520 tokens) and 2,600 with 2,500 read: $0.0034215 in all. Only the last
+    // call's 2,500 reads survive the merge: 2,600 x $3/M + 2,500 x $0.30/M + 100 x $15/M = $0.01005 (the earlier
+    // call's reads at the input price), not every token at the input price ($0.0168).
+    expect(normalizeUsage(OPEN_WEBUI_MERGED_STALE_GATEWAY.usage)).toMatchObject({
+      promptTokens: 5100,
+      completionTokens: 100,
+      cachedTokens: 2500,
+      shape: 'open-webui-merged',
+    });
+    expect(await record(OPEN_WEBUI_MERGED_STALE_GATEWAY)).toMatchObject({ cachedTokens: 2500, cost: '0.01005' });
+  });
+
+  it('summed details larger than the last call’s own counter are read (LiteLLM over two calls)', () => {
+    // LiteLLM's shape (transformation.py calculate_usage) merged: details 2,455 + 5,455 reads and 3,000 + 145 writes,
+    // top-level counters the last call's 5,455 and 145.
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5700,
+        completion_tokens: 100,
+        total_tokens: 11705,
+        input_tokens: 11205,
+        output_tokens: 500,
+        prompt_tokens_details: { cached_tokens: 7910, cache_creation_tokens: 3145 },
+        cache_creation_input_tokens: 145,
+        cache_read_input_tokens: 5455,
+      }),
+    ).toMatchObject({ promptTokens: 11205, cachedTokens: 7910, cacheWriteTokens: 3145 });
+  });
+
+  it("Anthropic native merged: the last call's input_tokens (prompt_tokens) below its cache counts keeps Anthropic's meaning", async () => {
+    // The summed input_tokens (4,300) exceed the last call's cache reads (2,000), but prompt_tokens (that call's
+    // input_tokens, 300) does not: the cache counts are beside the input, not inside it. 4,300 x $3/M + 2,000 x
+    // $0.30/M + 300 x $15/M = $0.018 (the first call's 2,000 writes are lost in the merge; per call it was $0.0255).
+    expect(normalizeUsage(OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE.usage)).toMatchObject({
+      promptTokens: 6300,
+      completionTokens: 300,
+      cachedTokens: 2000,
+      cacheWriteTokens: 0,
+      shape: 'anthropic',
+    });
+    expect((await record(OPEN_WEBUI_MERGED_ANTHROPIC_NATIVE)).cost).toBe('0.018');
+  });
+});
+
 describe('Anthropic cache writes reported in OpenAI shape by gateways', () => {
   // Source: BerriAI/litellm litellm/llms/anthropic/chat/transformation.py calculate_usage (commit 600fadc):
   // prompt_tokens = input_tokens + cache_creation_input_tokens + cache_read_input_tokens (subset semantics), with
@@ -196,6 +251,81 @@ describe('conflicting fields: the provider’s own field wins', () => {
       cachedTokens: 2455,
       cacheWriteTokens: 3000,
     });
+  });
+});
+
+describe('cache counts beside the prompt: Bedrock Converse through OpenAI-shaped gateways', () => {
+  // Source: docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html and the Bedrock prompt caching
+  // guide (inputTokens is the uncached input; cacheReadInputTokens and cacheWriteInputTokens are beside it, and
+  // totalTokens counts them), as quoted in crmne/ruby_llm#832 and anomalyco/opencode#38427; maximhq/bifrost#1872
+  // ("Total tokens from bedrock already includes the cached tokens"). Gateways map inputTokens to prompt_tokens and
+  // totalTokens to total_tokens.
+  it('cache reads larger than the prompt and held beside it by total_tokens: added to the prompt, not refused', async () => {
+    // 50 x $3/M + 2,455 x $0.30/M + 400 x $15/M; not the cache reads billed as output ($0.042975).
+    expect(normalizeUsage(BEDROCK_GATEWAY_CACHE_READ.usage)).toMatchObject({
+      promptTokens: 2505,
+      cachedTokens: 2455,
+      completionTokens: 400,
+      reasoningTokens: 0,
+      totalTokens: 2905,
+    });
+    const reply = await record(BEDROCK_GATEWAY_CACHE_READ);
+    expect(reply.rejectedUsage).toBeUndefined();
+    expect(reply.cost).toBe('0.0068865');
+  });
+
+  it("the rest of Bedrock's total past the reads and the output is its cache writes", async () => {
+    // 50 x $3/M + 2,455 x $0.30/M + 3,000 x $3.75/M + 400 x $15/M
+    expect(normalizeUsage(BEDROCK_GATEWAY_CACHE_READ_WRITE.usage)).toMatchObject({
+      promptTokens: 5505,
+      cachedTokens: 2455,
+      cacheWriteTokens: 3000,
+      completionTokens: 400,
+      reasoningTokens: 0,
+    });
+    expect((await record(BEDROCK_GATEWAY_CACHE_READ_WRITE)).cost).toBe('0.0181365');
+  });
+
+  // Source: BerriAI/litellm litellm/llms/bedrock/chat/converse_transformation.py _transform_usage (the 2025 release
+  // that adds cacheReadInputTokens to prompt_tokens and not cacheWriteInputTokens; total_tokens is Bedrock's).
+  it('LiteLLM on Bedrock: cache writes beside a prompt_tokens that holds the reads', async () => {
+    // Not the writes refused as more than the prompt and billed as output ($0.0518865): 50 x $3/M + 2,455 x $0.30/M +
+    // 3,000 x $3.75/M + 400 x $15/M.
+    expect(normalizeUsage(LITELLM_BEDROCK_WRITES_BESIDE.usage)).toMatchObject({
+      promptTokens: 5505,
+      cachedTokens: 2455,
+      cacheWriteTokens: 3000,
+      completionTokens: 400,
+      reasoningTokens: 0,
+    });
+    const reply = await record(LITELLM_BEDROCK_WRITES_BESIDE);
+    expect(reply.rejectedUsage).toBeUndefined();
+    expect(reply.cost).toBe('0.0181365');
+  });
+
+  // Source: aws-samples/bedrock-access-gateway src/api/models/bedrock.py _create_response_stream at 00b1a07
+  // (prompt_tokens = totalTokens - outputTokens, cached_tokens = cacheReadInputTokens: OpenAI's meaning).
+  it("a gateway that already folds Bedrock's cache into prompt_tokens is read as OpenAI's shape", () => {
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5505,
+        completion_tokens: 400,
+        total_tokens: 5905,
+        prompt_tokens_details: { cached_tokens: 2455, audio_tokens: 0 },
+      }),
+    ).toMatchObject({ promptTokens: 5505, cachedTokens: 2455, cacheWriteTokens: 0, completionTokens: 400 });
+  });
+
+  it('cached tokens inside the prompt with thinking in the total (Gemini) are left as they are', () => {
+    // Gemini's implicit cache is part of prompt_tokens; its thoughts show only in total_tokens (mozilla-ai/any-llm#1290).
+    expect(
+      normalizeUsage({
+        prompt_tokens: 5000,
+        completion_tokens: 200,
+        total_tokens: 9700,
+        prompt_tokens_details: { cached_tokens: 4000 },
+      }),
+    ).toMatchObject({ promptTokens: 5000, cachedTokens: 4000, completionTokens: 4700, reasoningTokens: 4500 });
   });
 });
 

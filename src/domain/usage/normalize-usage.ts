@@ -184,10 +184,10 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | undefined {
   // Anthropic's own meaning: input_tokens excludes cache reads and writes. Its counters beside input_tokens (or
   // output_tokens) with no prompt_tokens (Open WebUI's normalised copy adds only input_tokens) and no
   // prompt_tokens_details (which the OpenAI-shaped gateways set) are Anthropic native. Merged over a tool loop, Open
-  // WebUI adds a prompt_tokens alias (the last call's input_tokens): still native when the summed input_tokens are fewer
-  // than the cache counters, which OpenAI's meaning (cache inside the prompt) cannot be.
+  // WebUI adds a prompt_tokens alias (the last call's input_tokens): still native when that alias is fewer than the cache
+  // counters, which are the same call's and which OpenAI's meaning (cache inside the prompt) cannot exceed.
   const cacheCounted = Number(raw.cache_read_input_tokens ?? 0) + Number(raw.cache_creation_input_tokens ?? 0);
-  const nativeMerged = Number(raw.input_tokens) > Number(raw.prompt_tokens) && Number(raw.input_tokens) < cacheCounted;
+  const nativeMerged = Number(raw.input_tokens) > Number(raw.prompt_tokens) && Number(raw.prompt_tokens) < cacheCounted;
   if (
     anthropicCounters &&
     (given(raw.input_tokens) || given(raw.output_tokens)) &&
@@ -296,19 +296,25 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
   // only the details are summed by every Open WebUI version (its 0.11.0 keeps the last call's top-level counters).
   const own = (ownFields: Array<[string, unknown]>, copies: Array<[string, unknown]>) =>
     merged ? [...copies, ...ownFields] : [...ownFields, ...copies];
+  // A count with both: on a merged usage the larger of the summed copy and the last call's own counter (a gateway's
+  // stale 0, summed, stays 0 and must not hide the provider's count); else the first given of `own`.
+  const ownOrCopy = (part: UsagePart, ownFields: Array<[string, unknown]>, copies: Array<[string, unknown]>) => {
+    if (!merged) return pick(part, own(ownFields, copies));
+    const copy = pick(part, copies);
+    const last = pick(part, ownFields);
+    return copy === undefined || last === undefined ? (copy ?? last) : Math.max(copy, last);
+  };
   let cached =
-    pick(
+    ownOrCopy(
       'cachedTokens',
-      own(
-        [
-          ['cache_read_input_tokens', raw.cache_read_input_tokens],
-          ['prompt_cache_hit_tokens', raw.prompt_cache_hit_tokens],
-        ],
-        [
-          ['prompt_tokens_details.cached_tokens', promptDetails.cached_tokens],
-          ['input_tokens_details.cached_tokens', inputDetails.cached_tokens],
-        ],
-      ),
+      [
+        ['cache_read_input_tokens', raw.cache_read_input_tokens],
+        ['prompt_cache_hit_tokens', raw.prompt_cache_hit_tokens],
+      ],
+      [
+        ['prompt_tokens_details.cached_tokens', promptDetails.cached_tokens],
+        ['input_tokens_details.cached_tokens', inputDetails.cached_tokens],
+      ],
     ) ?? 0;
   const oneHourSplit: Array<[string, unknown]> = own(
     [['cache_creation.ephemeral_1h_input_tokens', creation.ephemeral_1h_input_tokens]],
@@ -328,15 +334,13 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
       ],
     ],
   );
-  let written = pick(
+  let written = ownOrCopy(
     'cacheWriteTokens',
-    own(
-      [['cache_creation_input_tokens', raw.cache_creation_input_tokens]],
-      [
-        ['prompt_tokens_details.cache_creation_tokens', promptDetails.cache_creation_tokens],
-        ['prompt_tokens_details.cache_write_tokens', promptDetails.cache_write_tokens],
-      ],
-    ),
+    [['cache_creation_input_tokens', raw.cache_creation_input_tokens]],
+    [
+      ['prompt_tokens_details.cache_creation_tokens', promptDetails.cache_creation_tokens],
+      ['prompt_tokens_details.cache_write_tokens', promptDetails.cache_write_tokens],
+    ],
   );
   const oneHour = pick('cacheWriteTokens', oneHourSplit);
   if (written === undefined && oneHour !== undefined)
@@ -346,9 +350,28 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
   // completion_tokens (each priced apart on its pricing page; total_tokens counts neither).
   const citations = read.count(raw.citation_tokens, 'citation_tokens', 'promptTokens') ?? 0;
   const perplexity = given(raw.citation_tokens) || given(raw.num_search_queries) || isBag(raw.cost);
-  const promptTokens = (prompt ?? 0) + citations;
+  let promptTokens = (prompt ?? 0) + citations;
   let completionTokens = completion ?? 0;
   const total = read.count(raw.total_tokens, 'total_tokens', 'totalTokens');
+  // Cache counts beside the prompt, not inside it, as total_tokens shows: Bedrock's Converse usage mapped to OpenAI
+  // names (prompt_tokens = inputTokens, the uncached input; total_tokens = totalTokens, which counts the cache reads and
+  // writes): the total holds the reads and writes beside the prompt exactly, or, with more reads than the prompt
+  // (impossible inside it) and no writes reported, the rest of the total is the writes Bedrock counts there too. LiteLLM's
+  // Bedrock reader of some releases adds the reads to prompt_tokens but not the writes: the total holds the writes beside.
+  // A reasoning count beside the completion explains the total instead (xAI, below).
+  const reasoningGiven = Number(completionDetails.reasoning_tokens ?? outputDetails.reasoning_tokens ?? 0) > 0;
+  const counts = prompt !== undefined && completion !== undefined && total !== undefined && !perplexity;
+  let beside = 0;
+  if (counts && !reasoningGiven && cached + written > 0) {
+    const known = promptTokens + completionTokens;
+    if (total === known + cached + written) beside = cached + written;
+    else if (written > 0 && total === known + written) beside = written;
+    else if (cached > promptTokens && written === 0 && total > known + cached) {
+      written = total - known - cached;
+      beside = cached + written;
+    }
+    promptTokens += beside;
+  }
   let reasoning: number;
   if (perplexity && given(raw.reasoning_tokens)) {
     reasoning = read.count(raw.reasoning_tokens, 'reasoning_tokens', 'reasoningTokens') ?? 0;
@@ -358,7 +381,7 @@ function readOpenAiLike(raw: Bag, read: FieldReader, pick: Pick, finish: Finish,
       ['completion_tokens_details.reasoning_tokens', completionDetails.reasoning_tokens],
       ['output_tokens_details.reasoning_tokens', outputDetails.reasoning_tokens],
     ]);
-    const counted = prompt !== undefined && completion !== undefined && total !== undefined;
+    const counted = beside === 0 && prompt !== undefined && completion !== undefined && total !== undefined;
     if (counted && reported !== undefined && reported > 0 && total === prompt + completion + reported) {
       // Reasoning beside the completion (xAI; Gemini through some proxies): total = prompt + completion + reasoning.
       reasoning = reported;
