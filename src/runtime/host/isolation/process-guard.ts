@@ -23,14 +23,16 @@ export class RefusedCallError extends Error {
 
 const ENDS_PROCESS = 'it would end or signal the server process';
 
-/** `process` functions refused in a filter worker, with why. */
+/**
+ * `process` functions refused in a filter worker, with why. Not `_fatalException`: Node calls it for every uncaught
+ * exception (the worker's handler then logs a stray throw and the worker goes on); it ends the worker at most.
+ */
 const REFUSED: Record<string, string> = {
   kill: ENDS_PROCESS,
   _kill: ENDS_PROCESS,
   abort: ENDS_PROCESS,
   exit: 'it would end the filter worker (throw an error to fail the call)',
   reallyExit: 'it would end the filter worker (throw an error to fail the call)',
-  _fatalException: 'it would end the filter worker',
   dlopen: 'native code can end the server process (native addons cannot load in a filter worker)',
   binding: 'it reaches Node internals below the guarded functions',
   _linkedBinding: 'it reaches Node internals below the guarded functions',
