@@ -14,6 +14,9 @@ const killer = `import { defineFilter } from '${SDK_SPECIFIER}';
 import nodeProcess from 'node:process';
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import inspector from 'node:inspector';
+import { Session as PromiseSession } from 'node:inspector/promises';
+import { setFlagsFromString } from 'node:v8';
 export default defineFilter({
   id: 'killer',
   inlet({ body }) {
@@ -29,6 +32,10 @@ export default defineFilter({
       case 'native-addon': createRequire(import.meta.url)(body.addon); break;
       case 'binding': process.binding('fs'); break;
       case 'worker': new Worker('process.kill(process.pid, "SIGKILL")', { eval: true }); break;
+      case 'inspector-main': new inspector.Session().connectToMainThread(); break;
+      case 'inspector-promises-main': new PromiseSession().connectToMainThread(); break;
+      case 'inspector-open': inspector.open(0); break;
+      case 'v8-flags': setFlagsFromString('--stack-size=100000'); break;
       case 'redefine': Object.defineProperty(process, 'kill', { value: () => 1 }); break;
       case 'probe': return { ...body, alive: process.kill(process.pid, 0) };
     }
@@ -85,6 +92,10 @@ describe('process-ending calls are refused to filters in worker threads', () => 
     ['native-addon', /process\.dlopen\(\)/],
     ['binding', /process\.binding\(\)/],
     ['worker', /new Worker\(\)/],
+    ['inspector-main', /inspector Session\.connectToMainThread\(\)/],
+    ['inspector-promises-main', /inspector Session\.connectToMainThread\(\)/],
+    ['inspector-open', /inspector\.open\(\)/],
+    ['v8-flags', /v8\.setFlagsFromString\(\)/],
     ['redefine', /Cannot redefine property: kill/],
   ])(
     '%s: the hook fails with a 500 naming the filter and the call; the server keeps answering',

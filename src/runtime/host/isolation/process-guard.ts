@@ -44,7 +44,8 @@ export const REFUSED_PROCESS_CALLS: readonly string[] = Object.keys(REFUSED);
 /**
  * Replace the process-ending calls in this worker thread (before the filter file is imported). `filter()` names the
  * filter in the error (its file name until its id is known). `process.kill(pid, 0)` (does the process exist?) sends
- * no signal and stays allowed. Nested worker threads are refused too: each would start with an unguarded `process`.
+ * no signal and stays allowed. Nested worker threads are refused too (each would start with an unguarded `process`),
+ * and so are the inspector's ways to the main thread or the process and V8's run-time flags.
  */
 export function guardWorkerProcess(filter: () => string): void {
   const target = process as unknown as Record<string, unknown>;
@@ -68,12 +69,29 @@ export function guardWorkerProcess(filter: () => string): void {
     Object.defineProperty(process, name, { value: refused, writable: false, configurable: false, enumerable: false });
   }
   const require = createRequire(import.meta.url);
-  const threads = require('node:worker_threads') as Record<string, unknown>;
-  const RefusedWorker = function Worker() {
-    throw new RefusedCallError(filter(), 'new Worker()', 'a thread started from a filter would not have these guards');
-  };
-  Object.defineProperty(threads, 'Worker', { value: RefusedWorker, writable: false, configurable: false });
-  // `import { Worker } from 'node:worker_threads'` in the filter sees the replacement too.
+  const refuse = (holder: object, name: string, call: string, why: string) =>
+    Object.defineProperty(holder, name, {
+      value: function refused() {
+        throw new RefusedCallError(filter(), call, why);
+      },
+      writable: false,
+      configurable: false,
+    });
+  refuse(
+    require('node:worker_threads') as object,
+    'Worker',
+    'new Worker()',
+    'a thread started from a filter would not have these guards',
+  );
+  // The inspector reaches the main thread (Runtime.evaluate there is the server's own process.kill) or opens a port
+  // a debugger can attach to; V8 flags set at run time can crash the process.
+  const inspector = require('node:inspector') as { Session: { prototype: object } };
+  const mainThread = "it runs code in the server's main thread";
+  refuse(inspector.Session.prototype, 'connectToMainThread', 'inspector Session.connectToMainThread()', mainThread);
+  for (const module of [inspector, require('node:inspector/promises') as object])
+    refuse(module, 'open', 'inspector.open()', 'a debugger attached to the process controls the server');
+  refuse(require('node:v8') as object, 'setFlagsFromString', 'v8.setFlagsFromString()', ENDS_PROCESS);
+  // `import { Worker } from 'node:worker_threads'` (and the others) in the filter see the replacements too.
   syncBuiltinESMExports();
 }
 
