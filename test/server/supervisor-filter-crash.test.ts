@@ -42,16 +42,23 @@ describe('the supervisor under a filter that keeps killing its server', () => {
 
   const pids = () => lines.filter((line) => line.msg === 'server started').map((line) => line.child!);
   const deaths = () => lines.filter((line) => line.msg.startsWith('server died; restarting'));
-  const up = (count: number) =>
-    waitFor(
+  /** Wait until the `count`th server answers; fails at once (with the supervisor's log) if the supervisor ended. */
+  const up = async (count: number) => {
+    await waitFor(
       async () =>
-        pids().length >= count &&
-        (await fetch(`${base}/`).then(
-          (response) => response.ok,
-          () => false,
-        )),
+        status !== undefined ||
+        (pids().length >= count &&
+          (await fetch(`${base}/`).then(
+            (response) => response.ok,
+            () => false,
+          ))),
       { timeoutMs: 60_000, intervalMs: 50 },
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\nsupervisor log:\n${lines.map((line) => JSON.stringify(line)).join('\n')}`);
+    });
+    if (status !== undefined)
+      throw new Error(`the supervisor ended (${status}):\n${lines.map((line) => JSON.stringify(line)).join('\n')}`);
+  };
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-supervisor-filter-'));
