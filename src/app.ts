@@ -44,6 +44,8 @@ export interface AppDeps {
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
+  /** ADD_URL_ALLOW_PRIVATE: `POST /pipelines/add` may fetch loopback, private and link-local addresses. */
+  addAllowPrivate?: boolean;
   /** Prometheus metrics: requests and hooks are counted, `GET /metrics` serves them. */
   metrics?: Metrics;
   /** `GET /metrics` without the API key (METRICS_PUBLIC); by default it needs the key like every route. */

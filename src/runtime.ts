@@ -131,6 +131,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     pipeFilters: config.PIPE_FILTERS,
     listFilters: config.PIPELINES_FILTERS === 'on',
     addTimeoutMs: config.ADD_URL_TIMEOUT_MS,
+    addAllowPrivate: config.ADD_URL_ALLOW_PRIVATE,
     metrics,
     metricsPublic: config.METRICS_PUBLIC,
     extraRouters: [

@@ -55,6 +55,11 @@ const envSchema = z.object({
   RELOAD_DEBOUNCE_MS: z.coerce.number().int().min(0).default(300),
   WATCH_FILTERS: bool.default(true),
   ADD_URL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * `POST /pipelines/add` may download from loopback, private (RFC 1918, CGNAT, unique local), link-local (cloud
+   * metadata) and other non-public addresses. Off: only public addresses, every resolved address checked.
+   */
+  ADD_URL_ALLOW_PRIVATE: bool.default(false),
   REDIS_URL: z.string().optional(),
   /** Sentinel: `host:port,…` of the sentinels, and the name of the primary group they monitor. */
   REDIS_SENTINELS: z.string().optional(),

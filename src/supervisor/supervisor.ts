@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Backoff, type BackoffPolicy } from './backoff.js';
 import { EXIT_FATAL_CONFIG } from './exit-codes.js';
+import { asFilterRunMessage } from '../runtime/host/isolation/crash-witness.js';
+
+/** Filter code that was running in the server (over its IPC channel, crash-witness.ts). */
+interface FilterRun {
+  filter: string;
+  /** `import`, or the hook's name. */
+  what: string;
+}
 
 export interface SupervisorOptions {
   command: string;
@@ -15,7 +23,9 @@ export interface SupervisorOptions {
 
 /**
  * Runs the server as a child process and starts it again when it dies on its own (a crash,
- * an out-of-memory abort, SIGKILL), with exponential back-off; gives up on a crash loop.
+ * an out-of-memory abort, SIGKILL), with exponential back-off; gives up on a crash loop that no filter explains.
+ * The server tells it which filters are running in worker threads (crash-witness.ts): a death while one was running
+ * is logged with that filter's name, and never ends the restarts (the server itself is sound).
  * A server that exits with EXIT_FATAL_CONFIG (bad configuration, port in use, data folder held)
  * is not restarted: the supervisor ends at once with that status.
  * SIGTERM/SIGINT are passed to the child, and the supervisor exits with its status. The child gets
@@ -50,6 +60,12 @@ export class Supervisor {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     });
     this.child = child;
+    const running = new Map<number, FilterRun>();
+    child.on('message', (message) => {
+      const run = asFilterRunMessage(message);
+      if (run?.eunoe === 'filter-run') running.set(run.run, { filter: run.filter, what: run.what });
+      else if (run) running.delete(run.run);
+    });
     this.log(30, 'server started', { child: child.pid });
     child.on('error', (error) => this.log(50, `cannot start the server: ${error.message}`));
     child.on('exit', (code, signal) => {
@@ -70,18 +86,35 @@ export class Supervisor {
         this.finish(code);
         return;
       }
-      const delayMs = this.backoff.next(Date.now() - startedAt);
-      if (delayMs === undefined) {
-        this.log(60, 'server keeps crashing right after start; giving up', { code, signal });
-        this.finish(code ?? 1);
-        return;
-      }
-      this.log(50, 'server died; restarting', { code, signal, delayMs });
-      setTimeout(() => {
-        if (!this.stopping) this.start();
-        else this.finish(0);
-      }, delayMs);
+      // What the server wrote just before it died may still be in the channel: read it before judging the crash.
+      void drained(child).then(() => this.restart(Date.now() - startedAt, code, signal, [...running.values()]));
     });
+  }
+
+  /** The server died on its own after `uptimeMs`, with `running` filter code in its workers: start it again. */
+  private restart(uptimeMs: number, code: number | null, signal: string | null, running: FilterRun[]): void {
+    if (this.stopping) {
+      this.finish(0);
+      return;
+    }
+    const delayMs = this.backoff.next(uptimeMs, running.length > 0);
+    if (delayMs === undefined) {
+      this.log(60, 'server keeps crashing right after start; giving up', { code, signal });
+      this.finish(code ?? 1);
+      return;
+    }
+    if (running.length) {
+      const names = running.map((run) => `${run.filter} (${run.what})`).join(', ');
+      this.log(
+        50,
+        `server died; restarting. Filter code was running in a worker when it died: ${names}. A filter that ends the process (a native crash, a program it runs that signals the server) is the likely cause: fix or remove it`,
+        { code, signal, delayMs, filters: running.map((run) => ({ filter: run.filter, running: run.what })) },
+      );
+    } else this.log(50, 'server died; restarting', { code, signal, delayMs });
+    setTimeout(() => {
+      if (!this.stopping) this.start();
+      else this.finish(0);
+    }, delayMs);
   }
 
   /** Pass `signal` to the server and stop restarting it; kill it if it is still running after `killAfterMs`. */
@@ -100,4 +133,16 @@ export class Supervisor {
       }
     }, this.options.killAfterMs ?? 30_000).unref();
   }
+}
+
+/** Resolves once `child`'s IPC channel has delivered everything and closed (at most 1 s after its exit). */
+function drained(child: ChildProcess): Promise<void> {
+  if (!child.connected) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    child.once('disconnect', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -43,7 +43,7 @@ describe('hostile management input', () => {
   beforeAll(async () => {
     runtime = await createTestRuntime({
       filters: ['turn-limit.ts'],
-      env: { UPLOAD_LIMIT: '4kb', ADD_URL_TIMEOUT_MS: '300' },
+      env: { UPLOAD_LIMIT: '4kb', ADD_URL_TIMEOUT_MS: '300', ADD_URL_ALLOW_PRIVATE: 'true' },
     });
     files = await startLoopback({
       '/slow.ts': { kind: 'slow', delayMs: 5000, body: noopFilter() },

@@ -14,7 +14,8 @@ describe('management: upload, add, delete', () => {
   let runtime: TestRuntime;
   let files: LoopbackServer;
   beforeAll(async () => {
-    runtime = await createTestRuntime({ filters: ['turn-limit.ts'] });
+    // The files are served on loopback, which POST /pipelines/add refuses unless the admin allows it.
+    runtime = await createTestRuntime({ filters: ['turn-limit.ts'], env: { ADD_URL_ALLOW_PRIVATE: 'true' } });
     files = await startLoopback({
       '/good.ts': { kind: 'file', body: noopFilter({ name: 'Good from URL' }) },
       '/broken.ts': { kind: 'file', body: broken },

@@ -16,6 +16,7 @@ describe.each(PREFIXES)('routes at prefix "%s"', (prefix) => {
     runtime = await createTestRuntime({
       filters: ['turn-limit.ts', 'system-prefix.ts'],
       sources: { 'echo.ts': noopFilter({ name: 'Echo' }) },
+      env: { ADD_URL_ALLOW_PRIVATE: 'true' }, // the file to add is served on loopback
     });
     files = await startLoopback({ '/added.ts': { kind: 'file', body: noopFilter({ name: 'Added' }) } });
   });

@@ -81,7 +81,13 @@ describe('shipped filters in the default layout (FILTERS_DIR = the package’s f
   const start = () =>
     startServerProcess(
       // No FILTERS_DIR, DATA_DIR or VALVES_DIR: the defaults, relative to the copy. All shipped filters.
-      { PIPELINES_API_KEY: KEY, SHIPPED_FILTERS: 'all', FILTER_ISOLATION: 'off', WATCH_FILTERS: 'true' },
+      {
+        PIPELINES_API_KEY: KEY,
+        SHIPPED_FILTERS: 'all',
+        FILTER_ISOLATION: 'off',
+        WATCH_FILTERS: 'true',
+        ADD_URL_ALLOW_PRIVATE: 'true', // the file to add is served on loopback
+      },
       { root: copy.root },
     );
 

@@ -16,4 +16,13 @@ describe('supervisor back-off', () => {
     backoff.next(100);
     expect(backoff.next(60_000)).toBe(500);
   });
+
+  it('never gives up on crashes a filter explains; they still back off, and do not count towards giving up', () => {
+    const backoff = new Backoff(policy);
+    expect(Array.from({ length: 8 }, () => backoff.next(100, true))).toEqual([
+      500, 1000, 2000, 4000, 4000, 4000, 4000, 4000,
+    ]);
+    expect([1, 2, 3, 4, 5].map(() => backoff.next(100))).toEqual([4000, 4000, 4000, 4000, 4000]);
+    expect(backoff.next(100)).toBeUndefined();
+  });
 });

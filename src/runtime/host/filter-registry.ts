@@ -73,6 +73,8 @@ export interface FilterRegistryOptions {
 export class FilterRegistry {
   private readonly active = new Map<string, ActiveModule>();
   private readonly failed = new Map<string, FailedFilter>();
+  /** Files whose latest version failed to load while their last good version keeps serving (by file). */
+  private readonly loadErrors = new Map<string, FailedFilter>();
   private readonly watchers: FSWatcher[] = [];
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private queue: Promise<void> = Promise.resolve();
@@ -100,6 +102,14 @@ export class FilterRegistry {
   }
   get(id: string): ActiveModule | undefined {
     return this.importing?.get(id) ?? this.active.get(id);
+  }
+  /**
+   * Why the latest version of a loaded filter's file does not load, while its last good version keeps serving
+   * (undefined when the file loads as it is).
+   */
+  loadError(id: string): FailedFilter | undefined {
+    const file = this.get(id)?.file;
+    return file ? this.loadErrors.get(file) : undefined;
   }
   /** The failure recorded for an id, if that file failed. */
   failure(id: string): FailedFilter | undefined {
@@ -129,9 +139,12 @@ export class FilterRegistry {
     return [...this.failed.entries()].find(([, entry]) => entry.id === id)?.[0];
   }
 
-  /** The failure recorded for a file (absolute path), if it failed to load or start. */
+  /**
+   * The failure recorded for a file (absolute path), if it failed to load or start, or if its latest version
+   * failed to load while its last good version keeps serving.
+   */
   failureOf(file: string): FailedFilter | undefined {
-    return this.failed.get(file);
+    return this.failed.get(file) ?? this.loadErrors.get(file);
   }
 
   /** Where a loaded or failed file comes from (`package`: shipped with Eunoe; `user`: the filters folder). */
@@ -187,17 +200,42 @@ export class FilterRegistry {
       const previousById = new Map(this.active);
       this.active.clear();
       this.failed.clear();
+      this.loadErrors.clear();
       this.importing = previousById;
       try {
         for (const file of this.files()) await this.importOne(file);
       } finally {
         this.importing = undefined;
       }
+      // A file that no longer loads keeps its last good version serving (already started: no lifecycle call).
+      const kept = new Set<ActiveModule>();
+      for (const filter of previous)
+        if (!this.active.has(filter.id) && this.keepLastGood(filter)) {
+          this.active.set(filter.id, filter);
+          kept.add(filter);
+        }
       // The new filters serve from here on; the previous ones are shut down after (never a moment with neither).
-      for (const filter of previous) await this.shutdown(filter, this.active.has(filter.id));
-      for (const filter of this.list()) await this.startup(filter);
+      for (const filter of previous) if (!kept.has(filter)) await this.shutdown(filter, this.active.has(filter.id));
+      for (const filter of this.list()) if (!kept.has(filter)) await this.startup(filter);
       this.loaded = true;
     });
+  }
+
+  /**
+   * After `filter`'s file failed to load again: record the failure as the file's load error (listed on the
+   * loaded filter, logged) instead of a failed file, so the version already running keeps serving. False when
+   * the file did not fail (it was removed, or is overridden).
+   */
+  private keepLastGood(filter: ActiveModule): boolean {
+    const failure = this.failed.get(filter.file);
+    if (!failure) return false;
+    this.failed.delete(filter.file);
+    this.loadErrors.set(filter.file, failure);
+    this.options.logger.error(
+      { filter: filter.id, file: failure.file, line: failure.line, err: failure.error },
+      `filter ${filter.id}: the changed file does not load; its last good version keeps serving until it does`,
+    );
+    return true;
   }
 
   /**
@@ -209,10 +247,11 @@ export class FilterRegistry {
     return this.serial(async () => {
       const activeFrom = (candidate: string) => [...this.active.values()].find((filter) => filter.file === candidate);
       const previous = activeFrom(file);
-      if (previous) await this.shutdown(previous);
       this.failed.delete(file);
       const { files } = listFilterFiles(this.sources());
       if (!existsSync(file)) {
+        if (previous) await this.shutdown(previous);
+        this.loadErrors.delete(file);
         this.fingerprints.delete(file);
         this.options.logger.info({ file }, 'filter file removed');
         // What the file replaced (a file of its stem, or of the id it had) loads again.
@@ -226,6 +265,8 @@ export class FilterRegistry {
       }
       const winner = files.find((candidate) => fileStem(candidate) === fileStem(file));
       if (winner !== file) {
+        if (previous) await this.shutdown(previous);
+        this.loadErrors.delete(file);
         // A disabled shipped file, or one replaced by a file of the same stem in a folder above it.
         if (winner)
           this.options.logger.info({ file, by: winner }, `filter ${fileStem(file)} is overridden by ${winner}`);
@@ -244,7 +285,11 @@ export class FilterRegistry {
         );
         await this.shutdown(shadowed);
       }
+      // The new version is imported while the previous one serves; it replaces it only once it loaded.
       const loaded = await this.importOne(file, true);
+      if (!loaded && previous && this.keepLastGood(previous)) return;
+      this.loadErrors.delete(file);
+      if (previous) await this.shutdown(previous, loaded?.id === previous.id);
       if (loaded) await this.startup(loaded);
     });
   }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../core/errors/index.js';
 import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
 import { safeFilterFileName } from '../../runtime/host/filter-file-name.js';
-import { downloadFilter, rawUrl } from '../../runtime/host/download-filter.js';
+import { downloadFilter, rawUrl, refuseNonPublic } from '../../runtime/host/download-filter.js';
 import { writeFileAtomic } from '../../core/util/atomic-write.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
@@ -16,6 +16,8 @@ export interface ManagementDeps {
   filtersDir?: string;
   uploadLimit: number;
   addTimeoutMs: number;
+  /** ADD_URL_ALLOW_PRIVATE: `POST /pipelines/add` may fetch loopback, private and link-local addresses. */
+  addAllowPrivate?: boolean;
 }
 
 /** Read the multipart field `file` (name + bytes), capped at `limit` bytes. */
@@ -59,9 +61,11 @@ function readUpload(request: Request, limit: number): Promise<{ name: string; da
  * Save a filter file in the upload folder (never the package's shipped files: a file with a shipped filter's
  * name replaces that filter by id) and load it. A file that fails to load is rolled back (the previous
  * version restored, or the new file removed) and the answer is a 400 naming the error, so a
- * rejected upload never changes what runs, now or after a restart.
+ * rejected upload never changes what runs, now or after a restart. A downloaded file's load error is not quoted
+ * (`quote: false`): it can quote the file, and the URL may have reached something that is not a filter; the
+ * server's log has it.
  */
-async function install(deps: ManagementDeps, name: string, source: string | Buffer, verb: string) {
+async function install(deps: ManagementDeps, name: string, source: string | Buffer, verb: string, quote = true) {
   const file = path.join(deps.registry.uploadDir, safeFilterFileName(name));
   if (deps.registry.origin(file) === 'package')
     throw new ValidationError(
@@ -76,8 +80,9 @@ async function install(deps: ManagementDeps, name: string, source: string | Buff
     else rmSync(file, { force: true });
     await deps.registry.reloadFile(file);
     const where = failure.line ? ` (line ${failure.line})` : '';
+    const why = quote ? `: ${failure.error}` : ' (the error is in the server log: it can quote the downloaded file)';
     throw new ValidationError(
-      `Filter ${path.basename(file)} was rejected: it failed to load${where}: ${failure.error}. Nothing was changed.`,
+      `Filter ${path.basename(file)} was rejected: it failed to load${where}${why}. Nothing was changed.`,
     );
   }
   return { status: true, detail: `Pipeline ${verb} successfully to ${path.basename(file)}` };
@@ -107,8 +112,13 @@ export function managementRouter(deps: ManagementDeps): Router {
       throw new ValidationError(`Invalid file name in URL: ${url.pathname}`);
     }
     safeFilterFileName(name);
-    const source = await downloadFilter({ url, timeoutMs: deps.addTimeoutMs, maxBytes: deps.uploadLimit });
-    response.json(await install(deps, name, source, 'added'));
+    const source = await downloadFilter({
+      url,
+      timeoutMs: deps.addTimeoutMs,
+      maxBytes: deps.uploadLimit,
+      refuse: deps.addAllowPrivate ? undefined : refuseNonPublic,
+    });
+    response.json(await install(deps, name, source, 'added', false));
   });
   router.delete('/pipelines/delete', async (request, response) => {
     const parsed = z.object({ id: z.string().min(1) }).safeParse(request.body);

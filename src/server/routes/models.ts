@@ -8,7 +8,8 @@ import { moduleTypeOf } from '../../runtime/host/declared-kind.js';
  * `GET /models` (Open WebUI discovery: the top-level `pipelines: true` marks a Pipelines
  * server; each filter carries `pipeline.pipelines` and `pipeline.priority`; pipes and manifold
  * children are chat models with `pipeline.type` `pipe` / `manifold`) and
- * `GET /pipelines` (admin list; failed files are listed too, with their error and declared type).
+ * `GET /pipelines` (admin list; failed files are listed too, with their error and declared type; a loaded filter
+ * whose file changed and no longer loads carries `load_error` while its last good version serves).
  */
 export function modelsRouter({
   registry,
@@ -45,6 +46,8 @@ export function modelsRouter({
     const loaded = registry.list().map((filter) => {
       const pipe = filter.kind === 'pipe';
       const type = moduleTypeOf(filter);
+      // The file changed and no longer loads: this (last good) version keeps serving until it does.
+      const loadError = registry.loadError(filter.id);
       return {
         id: filter.id,
         name: filter.name,
@@ -57,6 +60,7 @@ export function modelsRouter({
         isolation: filter.isolation ?? 'main',
         origin: registry.origin(filter.file),
         path: filter.file,
+        ...(loadError ? { load_error: { error: loadError.error, line: loadError.line ?? null } } : {}),
       };
     });
     const failed = registry.failures().map((failure) => ({

@@ -15,6 +15,7 @@ import {
   type WorkerToHost,
 } from './worker-protocol.js';
 import { errorMessage } from '../../../core/util/error-message.js';
+import { witnessFilterRun } from './crash-witness.js';
 
 export type { FilterWorkerOptions } from './spawn-worker.js';
 
@@ -127,6 +128,8 @@ export class FilterWorker {
       }, limits.timeLimitMs);
     }
     limits.signal?.addEventListener('abort', onAbort, { once: true });
+    // The supervisor knows which filter runs before the worker does (a filter that kills the process is named).
+    const ended = witnessFilterRun(this.id, hook);
     this.send(worker, { type: 'call', callId, hook, args });
     if (this.calls.has(callId) && this.heartbeat) this.watch.start(this.heartbeat);
     if (limits.signal?.aborted) onAbort();
@@ -137,6 +140,7 @@ export class FilterWorker {
       if (hook === 'onShutdown') this.started = undefined;
       return value;
     } finally {
+      ended();
       clearTimeout(timer);
       limits.signal?.removeEventListener('abort', onAbort);
     }

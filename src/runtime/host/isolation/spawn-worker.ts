@@ -7,6 +7,8 @@ import { writeWorkerLog } from './host-rpc.js';
 import type { LoadedMessage, LoadFailedMessage, WorkerStart, WorkerToHost } from './worker-protocol.js';
 import { HEARTBEAT_BYTES } from './memory-guard.js';
 import { errorMessage } from '../../../core/util/error-message.js';
+import { witnessFilterRun } from './crash-witness.js';
+import path from 'node:path';
 
 export interface FilterWorkerOptions {
   file: string;
@@ -42,6 +44,7 @@ export function spawn(
     .filter(([name, value]) => value && name !== 'provided')
     .map(([name]) => name);
   const provided = Object.keys(options.services.provided ?? {});
+  const ended = witnessFilterRun(path.basename(options.file), 'import');
   const sync = new MessageChannel();
   const syncFlag = new SharedArrayBuffer(4);
   const heartbeat = new SharedArrayBuffer(HEARTBEAT_BYTES);
@@ -85,6 +88,7 @@ export function spawn(
     const onError = (error: Error) => fail(`import ${describeDeath(error, options.maxMemoryMb)}`);
     const onExit = (code: number) => fail(`the worker exited with code ${code} while importing`);
     const cleanup = () => {
+      ended();
       clearTimeout(timer);
       worker.off('message', onMessage);
       worker.off('error', onError);

@@ -3,6 +3,7 @@
  * why it failed), then run hook calls from the host with proxies for state, services, logger
  * and flags. A stray throw in the filter's own timers is logged, never fatal.
  */
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { z } from 'zod';
 import { FilterLoadError, loadFilterFile, type LoadedModule } from '../load-filter-file.js';
@@ -18,6 +19,7 @@ import type { WorkerStart } from './worker-protocol.js';
 import { syncCaller } from './sync-calls.js';
 import { startMemoryGuard } from './memory-guard.js';
 import { errorMessage, errorStack } from '../../../core/util/error-message.js';
+import { guardWorkerProcess } from './process-guard.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -128,8 +130,14 @@ function announce(loaded: LoadedModule): void {
   });
 }
 
+// The filter's code never gets the calls that end or signal the process (process-guard.ts): named by its file
+// while it imports, by its id once it loaded.
+let filterName = path.basename(start.file);
+guardWorkerProcess(() => filterName);
+
 try {
   const loaded = await loadFilterFile(start.file);
+  filterName = loaded.id;
   // A file whose import alone holds more than the limit is not installed: the check reports it and
   // the host fails the import ("import ran out of memory").
   if (memory.check()) announce(loaded);
