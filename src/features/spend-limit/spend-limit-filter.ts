@@ -19,7 +19,8 @@ import { RecentCompletions } from './recent-completions.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
 import { isRecord } from '../../core/messages/chat-message.js';
 
-const capPair = z.object({
+/** One cap pair; strict, so a misspelt key (`monthly`) is refused by name instead of saving both caps as null. */
+const capPair = z.strictObject({
   daily_usd: z.number().min(0).nullable().default(null).describe('Daily cap in USD (null = inherit, 0 = none)'),
   monthly_usd: z.number().min(0).nullable().default(null).describe('Monthly cap in USD (null = inherit, 0 = none)'),
 });

@@ -109,12 +109,39 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
     coerced[key] = coerceValue(value, spec.properties?.[key] as PropertySpec | undefined);
   }
   const parsed = schema.safeParse(coerced);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  const fields = parsed.success
+    ? unknownKeys(coerced, parsed.data, [])
+    : parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  if (fields.length > 0) {
     const summary = fields.map((field) => `${field.path || 'valves'}: ${field.message}`).join('; ');
     throw new ValidationError(`Invalid valves: ${summary}`, fields);
   }
-  return parsed.data;
+  return parsed.data as z.infer<S>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Keys of the input, at any depth, that the parsed valves do not have: a nested object schema drops a key it does
+ * not know (`{"user": {"monthly": 5}}` would save `{"user": {}}`, its defaults), so each is refused by name instead.
+ * Values a schema turns into something else than an object are not compared.
+ */
+function unknownKeys(
+  input: unknown,
+  output: unknown,
+  path: readonly string[],
+): Array<{ path: string; message: string }> {
+  const issues: Array<{ path: string; message: string }> = [];
+  if (Array.isArray(input) && Array.isArray(output) && input.length === output.length) {
+    input.forEach((item, index) => issues.push(...unknownKeys(item, output[index], [...path, String(index)])));
+  } else if (isPlainObject(input) && isPlainObject(output)) {
+    for (const [key, value] of Object.entries(input)) {
+      if (Object.hasOwn(output, key)) issues.push(...unknownKeys(value, output[key], [...path, key]));
+      else issues.push({ path: path.join('.'), message: `Unrecognized key: ${JSON.stringify(key)}` });
+    }
+  }
+  return issues;
 }
 
 /**
