@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { deleteRedisPrefix } from '../usage/helpers/ledger-fixtures.js';
 import { createTestRuntime, TEST_API_KEY, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.js';
 import { runFunction, type Json, type Step } from '../integrations/open-webui/run-loader.js';
@@ -136,5 +139,79 @@ describe('the alias map (MODEL_ALIASES_FILE) for workspace models Open WebUI doe
     expect((usage.body as Records).records).toMatchObject([
       { messageId: 'b-1', costSource: 'computed', pricedAs: 'openai/gpt-4o', cost: '0.0035' },
     ]);
+  });
+});
+
+const redisUrl = inject('redisUrl');
+
+describe.runIf(redisUrl)('a workspace model through the generated Function, two replicas on one Redis', () => {
+  const KEY = 'caps-function-key';
+  const prefix = `eunoe-test-caps-fn-${randomBytes(4).toString('hex')}:`;
+  let root: string;
+  let replicas: ServerProcess[] = [];
+  let source: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-caps-fn-'));
+    const valves = path.join(root, 'valves');
+    mkdirSync(valves);
+    writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: 0.005 }));
+    const env = (name: string) => ({
+      PIPELINES_API_KEY: KEY,
+      SHIPPED_FILTERS: 'spend-limit,accounting',
+      VALVES_DIR: valves,
+      DATA_DIR: path.join(root, name),
+      REDIS_URL: redisUrl!,
+      REDIS_PREFIX: prefix,
+    });
+    replicas = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
+    const file = await fetch(`${replicas[0]!.url}/integrations/open-webui/function.py`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    source = await file.text();
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await deleteRedisPrefix(redisUrl!, prefix);
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('inlets on one replica hold the base price (2 of 32 pass), replies on the other are priced, then the cap is used up', async () => {
+    const on = (replica: ServerProcess) => ({ eunoe_url: replica.url, eunoe_api_key: KEY, timeout_s: 20 });
+    const inlets = await runFunction(
+      source,
+      on(replicas[0]!),
+      Array.from({ length: 32 }, (_, index) => ({
+        hook: 'inlet' as const,
+        body: inletBody(`r-chat-${index}`, `r-${index}`),
+        user: alice,
+        model: acme,
+      })),
+    );
+    const passed = inlets.steps.flatMap((step, index) => (step.ok ? [index] : []));
+    expect(passed).toEqual([0, 1]);
+    const outlets = await runFunction(
+      source,
+      on(replicas[1]!),
+      passed.map((index) => ({
+        hook: 'outlet' as const,
+        body: outletBody(`r-chat-${index}`, `r-${index}`),
+        user: alice,
+        model: acme,
+        metadata: {},
+      })),
+    );
+    expect(outlets.steps.map((step) => step.ok)).toEqual([true, true]);
+    const usage = await fetch(`${replicas[0]!.url}/usage?user=alice`, { headers: { authorization: `Bearer ${KEY}` } });
+    const records = ((await usage.json()) as Records).records;
+    expect(records.map((record) => [record.messageId, record.pricedAs, record.cost])).toEqual([
+      ['r-0', 'openai/gpt-4o', '0.0035'],
+      ['r-1', 'openai/gpt-4o', '0.0035'],
+    ]);
+    // $0.007 recorded: the $0.005 cap is used up for the next chat, on either replica.
+    const next = await runFunction(source, on(replicas[1]!), [
+      { hook: 'inlet', body: inletBody('r-chat-next', 'r-next'), user: alice, model: acme },
+    ]);
+    expect(next.steps[0]!.error).toMatch(/^Your monthly budget of \$0\.005 is used up/);
   });
 });
