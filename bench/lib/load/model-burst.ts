@@ -17,7 +17,8 @@ import { startBenchServer, type BenchServer } from './bench-server.js';
  *   (seen once before the burst, in another user's reply);
  * - workspace: `acme-assistant`, built in Open WebUI on openai/gpt-4o: its inlet carries
  *   `metadata.model.info.base_model_id`, its outlet only `{model: "acme-assistant"}` as Open WebUI sends it.
- * Prints the month's final spend as % of the cap, against the bound 100 % + one reply ($0.0075 = 7.5 %). On SQLite
+ * Prints the month's recorded spend, what the admitted replies cost ($0.05 + $0.0075 each, whatever was recorded) and the
+ * larger as % of the cap, against the bound 100 % + one reply ($0.0075 = 7.5 %). On SQLite
  * (one server) and, when a Redis answers, across two replicas on one Redis (each reply on the other replica).
  */
 
@@ -231,15 +232,18 @@ export async function runModelBurst(options: {
     }
   }
   const fmt = (value: number, digits: number) => value.toFixed(digits);
-  const percent = (row: Row) => (row.spent / CAP_USD) * 100;
+  // What the replies cost (each $0.0075), whatever was recorded: a reply recorded at $0 still cost its owner.
+  const owed = (row: Row) => START_USD + row.admitted * REPLY_USD;
+  const percent = (row: Row) => (Math.max(row.spent, owed(row)) / CAP_USD) * 100;
   const table = markdownTable(
-    ['backend', 'model', 'clients', 'admitted', 'final spend', '% of $0.10 cap'],
+    ['backend', 'model', 'clients', 'admitted', 'recorded spend', 'cost of the replies', '% of $0.10 cap'],
     rows.map((row) => [
       row.backend,
       row.kind,
       String(row.clients),
       String(row.admitted),
       `$${fmt(row.spent, 4)}`,
+      `$${fmt(owed(row), 4)}`,
       `${fmt(percent(row), 1)} %`,
     ]),
   );
