@@ -15,6 +15,7 @@ import { baseModelIdOf } from '../../domain/pricing/resolve-model-id.js';
 import { lastAssistantMessage } from '../../domain/usage/find-usage.js';
 import type { ScopedState } from '../../state/scoped-state.js';
 import type { Logger } from '../../core/util/logger.js';
+import type { PricingLookup } from '../../domain/pricing/types.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
@@ -33,7 +34,8 @@ export interface AccountingOptions {
 
 /**
  * The accounting filter. Inlet (priority 100, after the context filter) estimates the prompt
- * it sees and keeps it per chat; outlet reads the reply's actual usage in every backend shape,
+ * it sees and keeps it per chat, and keeps a workspace model's base model per message id (Open WebUI's
+ * outlet names only the workspace model); outlet reads the reply's actual usage in every backend shape,
  * prices it (provider's cost → price table → tokenizer estimate), appends one ledger record
  * per message id (idempotent), feeds the engine's per-model token correction, and optionally
  * appends a usage line (`1,234 in · 567 out · $0.0123`; `!+nocost` hides it for a chat).
@@ -42,6 +44,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
   // Read the clock at each call (not a captured Date.now), so a test clock set on Date applies too.
   const now = options.now ?? (() => Date.now());
   const correctionsOutage = new OutageNotice('the state store (token corrections)');
+  const baseModels = new OutageNotice('the state store (workspace base models)');
   return defineFilter({
     name: 'Usage Accounting',
     valves: baseValves.extend({
@@ -84,7 +87,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     async inlet({ body: received, valves, state, flags, logger }) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
-      if (!task) await rememberBaseModel(body, state, logger);
+      if (!task) await rememberBaseModel(body, state, logger, baseModels);
       if (task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
         return body;
       // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
@@ -102,7 +105,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     },
 
     async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId }) {
-      const priceAs = await withRememberedBaseModel(body, state, logger);
+      const priceAs = await withRememberedBaseModel(body, state, services.pricing, logger, baseModels);
       const built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
       if (!built) return body;
       const { record } = built;
@@ -176,37 +179,51 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
  * message id (`metadata.message_id`) in the state store: Open WebUI's outlet names only the workspace model
  * (`{model: "acme-assistant", …}`, no metadata), and may reach another replica.
  */
-async function rememberBaseModel(body: Record<string, unknown>, state: ScopedState, logger: Logger): Promise<void> {
+async function rememberBaseModel(
+  body: Record<string, unknown>,
+  state: ScopedState,
+  logger: Logger,
+  outage: OutageNotice,
+): Promise<void> {
   const baseModelId = baseModelIdOf(body);
   const messageId = isRecord(body.metadata) ? body.metadata.message_id : undefined;
   if (!baseModelId || typeof messageId !== 'string' || !messageId || baseModelId === body.model) return;
   try {
     await state.set(`base:${messageId}`, baseModelId, { ttlMs: BASE_MODEL_TTL_MS });
+    outage.recovered(logger);
   } catch (error) {
-    logger.warn(
-      { err: errorMessage(error), messageId },
-      'accounting: base model not kept; the reply is priced by its own id',
+    outage.failed(
+      logger,
+      error,
+      'accounting: workspace base models not kept; their replies are priced by their own id',
     );
   }
 }
 
-/** The outlet body with the base model its inlet kept (see rememberBaseModel), when it names none itself. */
+/**
+ * The outlet body with the base model its inlet kept (see rememberBaseModel), when it names none itself and its model
+ * has no price of its own (a table id or an alias): a priced model's outlet reads nothing more.
+ */
 async function withRememberedBaseModel(
   body: Record<string, unknown>,
   state: ScopedState,
+  pricing: PricingLookup | undefined,
   logger: Logger,
+  outage: OutageNotice,
 ): Promise<Record<string, unknown>> {
-  if (baseModelIdOf(body)) return body;
+  if (baseModelIdOf(body) || (typeof body.model === 'string' && pricing?.resolve(body.model))) return body;
   const assistant = lastAssistantMessage(body);
   const messageId = typeof body.id === 'string' && body.id ? body.id : assistant?.id;
   if (typeof messageId !== 'string' || !messageId) return body;
   let baseModelId: unknown;
   try {
     baseModelId = await state.get(`base:${messageId}`);
+    outage.recovered(logger);
   } catch (error) {
-    logger.warn(
-      { err: errorMessage(error), messageId },
-      'accounting: base model unreadable; the reply is priced by its own id',
+    outage.failed(
+      logger,
+      error,
+      'accounting: workspace base models unreadable; their replies are priced by their own id',
     );
     return body;
   }

@@ -91,7 +91,8 @@ export function requestedMaxTokens(body: Record<string, unknown>): number | unde
  * plus an expected completion at its output price. Expected completion, first that applies: the request's
  * `max_tokens` / `max_completion_tokens` (an upper bound), the user's recent median completion, the
  * `fallbackCompletionTokens` valve. A manifold model id (`<pipe>.<upstream id>`) unknown to the price table is
- * priced as its upstream id. A model without a price costs '0' (only recorded spend is checked).
+ * priced as its upstream id; a workspace model as its base model (`metadata.model.info.base_model_id`). A model
+ * without a price costs '0' here (`costRule: 'none'`); coverUnpriced gives it its learned cost or the fallback.
  */
 export function estimateRequestCost(options: {
   body: Record<string, unknown>;

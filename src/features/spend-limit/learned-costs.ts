@@ -34,7 +34,7 @@ export function costPerToken(records: readonly UsageRecord[]): Decimal | undefin
 /**
  * What each model the price table does not know has been seen to cost per token, learned from its newest recorded
  * replies with a reported cost (one bounded page of the ledger), kept per replica for LEARNED_TTL_MS (UNSEEN_TTL_MS
- * while it has none). An unreadable ledger gives undefined.
+ * while it has none). An unreadable ledger gives what was learned before, else undefined.
  */
 export class LearnedCosts {
   /** Per model: until when the read is reused, and the read itself (concurrent inlets of one model share one read). */
@@ -44,12 +44,18 @@ export class LearnedCosts {
     const cached = this.cache.get(model);
     if (cached && now < cached.until && now >= cached.at) return cached.rate;
     const entry = { at: now, until: now + UNSEEN_TTL_MS, rate: Promise.resolve<Decimal | undefined>(undefined) };
+    const previous = cached?.rate;
     entry.rate = read(ledger, model, now).then(
       (rate) => {
         if (rate !== undefined) entry.until = entry.at + LEARNED_TTL_MS;
         return rate;
       },
-      () => undefined, // an unreadable ledger: nothing learned (the fallback valve applies)
+      // An unreadable ledger (a state timeout under load): what was learned before, if anything (else the fallback
+      // valve applies), and the next inlet reads again.
+      () => {
+        entry.until = entry.at;
+        return previous;
+      },
     );
     this.cache.delete(model);
     this.cache.set(model, entry);

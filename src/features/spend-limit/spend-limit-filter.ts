@@ -34,7 +34,8 @@ export interface SpendLimitOptions {
 /**
  * Spend limits: daily and monthly USD caps per user (defaults), per role and per user
  * (overrides by id or email), read from the ledger the accounting filter writes. The inlet
- * reserves: it estimates the request's cost (estimateRequestCost) and, in one atomic step of
+ * reserves: it estimates the request's cost (estimateRequestCost; a model without a price at its
+ * learned cost per token, LearnedCosts, else `unpriced_estimate_usd`) and, in one atomic step of
  * the store (`services.spend`), admits it only when every cap has room for recorded spend + the
  * user's requests in flight + this estimate, holding the estimate until the reply is recorded
  * (the accounting outlet or the openai-proxy releases it) or `reservation_timeout_s` passes.
