@@ -104,11 +104,12 @@ describe('a workspace model through the generated Function', () => {
 
   it("its reply is priced as the base model, from the Function's __model__ (the outlet body has no metadata)", async () => {
     const result = await runFunction(source, valves, [
-      { hook: 'outlet', body: outletBody('chat-0', 'm-0'), user: alice, model: acme, metadata: {} },
+      // A reply whose inlet Eunoe never saw (nothing kept for it): only the Function's __model__ names the base model.
+      { hook: 'outlet', body: outletBody('chat-x', 'm-unseen'), user: alice, model: acme, metadata: {} },
     ]);
     expect(result.steps[0]!.ok).toBe(true);
     const usage = await request(runtime.app).get('/usage?user=alice').set(runtime.auth).expect(200);
-    const record = (usage.body as Records).records.find((each) => each.messageId === 'm-0');
+    const record = (usage.body as Records).records.find((each) => each.messageId === 'm-unseen');
     // 1,000 prompt tokens at $2.50 / M + 100 completion tokens at $10 / M.
     expect(record).toMatchObject({ costSource: 'computed', pricedAs: 'openai/gpt-4o', cost: '0.0035' });
   });
