@@ -1,3 +1,5 @@
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, SDK_SPECIFIER, type TestRuntime } from '../helpers/create-test-runtime.js';
@@ -60,6 +62,19 @@ describe('strict cap valves', () => {
     // An update of another valve keeps the caps it does not name.
     const changed = await post('/spend-limit/valves/update', { warn_fraction: 0.5 }).expect(200);
     expect(changed.body).toMatchObject({ warn_fraction: 0.5, role_limits: before.role_limits });
+    expectJsonError(await inlet('ann'), 429, /monthly budget/);
+
+    // A valves file edited by hand with a stray key inside a cap: that key is dropped at start-up, the cap stays.
+    const file = path.join(runtime.config.VALVES_DIR, 'spend-limit.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(
+      file,
+      JSON.stringify({ ...saved, role_limits: { user: { monthly_usd: 0.000001, note: 'interns' } } }),
+    );
+    const later = new Date(Date.now() + 5000);
+    utimesSync(file, later, later);
+    runtime = await runtime.restart();
+    expect((await valves()).role_limits).toEqual({ user: { daily_usd: null, monthly_usd: 0.000001 } });
     expectJsonError(await inlet('ann'), 429, /monthly budget/);
   });
 

@@ -180,13 +180,30 @@ export function mergeSavedValves<S extends z.ZodObject<z.ZodRawShape>>(
   const candidate: Record<string, unknown> = {};
   if (saved && typeof saved === 'object' && !Array.isArray(saved)) {
     for (const [key, value] of Object.entries(saved)) {
-      if (known.has(key)) candidate[key] = value;
+      if (known.has(key))
+        candidate[key] = structuredClone(value); // a copy: stray keys are deleted from it
       else dropped.push(`${key} (no longer a valve)`);
     }
   }
   for (let attempt = 0; attempt <= known.size; attempt++) {
     const parsed = schema.safeParse(candidate);
     if (parsed.success) return { values: parsed.data, dropped };
+    // A key a strict object does not have (a hand-edited file) is dropped alone: the rest of its valve stays.
+    const strays = parsed.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
+    if (strays.length > 0 && strays.length === parsed.error.issues.length) {
+      for (const issue of strays) {
+        const owner = issue.path.reduce<unknown>(
+          (value, key) => (isPlainObject(value) ? value[String(key)] : undefined),
+          candidate,
+        );
+        if (!isPlainObject(owner)) continue;
+        for (const key of issue.keys) {
+          delete owner[key];
+          dropped.push(`${[...issue.path, key].join('.')} (not a key of this valve)`);
+        }
+      }
+      continue;
+    }
     const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')));
     for (const key of bad) {
       if (key in candidate) {
