@@ -6,7 +6,9 @@
  * 3. `GET /` latency while `/usage` and 0 / 4 / 16 spend-limited inlet clients run on the 100k user
  *    (target p99 < 20 ms up to 4 inlet clients; 16 saturate the server, so `/` queues behind them);
  * 4. the near-cap burst (lib/load/spend-burst.ts): final spend as % of a $0.10 cap after 1 / 16 / 32 looping
- *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %);
+ *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %); and by kind of model
+ *    (lib/load/model-burst.ts): a priced, an unpriced-with-reported-cost and a workspace model at 1 / 32 / 64 clients
+ *    (target ≤ 100 % + one reply's cost, 107.5 %);
  * 5. `GET /` p50/max while a 20 MB question runs through the context filter and through a pass-through filter
  *    (lib/load/huge-message.ts);
  * 6. outlets per second and p99 with the state on one Redis node, behind Sentinel and on a three-primary Cluster
@@ -26,6 +28,7 @@ import { startProbe, runLoad, type LoadRequest, type LoadResult } from './lib/lo
 import { seedLedger } from './lib/load/seed-ledger.js';
 import { hugeMessageScenario } from './lib/load/huge-message.js';
 import { runSpendBurst } from './lib/load/spend-burst.js';
+import { BOUND_PERCENT, runModelBurst } from './lib/load/model-burst.js';
 import { outletRequest, topologyScenario } from './lib/load/topologies.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -112,7 +115,7 @@ async function main(): Promise<void> {
       runLoad({ url, apiKey: KEY, concurrency, durationMs, maxRequests: MAX_REQUESTS, next });
     await load(16, () => inlet('warm-up'), 1500);
 
-    // 'scaling', 'hooks', 'responsiveness', 'huge', 'spend-burst' or 'topologies' to run one part
+    // 'scaling', 'hooks', 'responsiveness', 'huge', 'spend-burst', 'model-burst' or 'topologies' to run one part
     const only = process.env.BENCH_ONLY;
     if (!only || only === 'scaling') {
       console.log('### Spend-limited inlet vs the same inlet without a cap (16 clients)\n');
@@ -225,6 +228,17 @@ async function main(): Promise<void> {
       console.log(burst.table);
       const verdict = burst.worstPercent <= 105 ? 'PASS' : 'MISS';
       console.log(`\nlargest final spend: ${fmt(burst.worstPercent, 1)} % of the cap (target ≤ 105 %): ${verdict}`);
+    }
+    if (!only || only === 'spend-burst' || only === 'model-burst') {
+      console.log(
+        '\n### Near-cap burst by kind of model: final spend as % of a $0.10 monthly cap, from $0.05 (servers of its own)\n',
+      );
+      const byModel = await runModelBurst({ codeRoot, root: path.join(root, 'model-burst'), apiKey: KEY });
+      console.log(byModel.table);
+      const verdict = byModel.worstPercent <= BOUND_PERCENT ? 'PASS' : 'MISS';
+      console.log(
+        `\nlargest final spend: ${fmt(byModel.worstPercent, 1)} % of the cap (target ≤ ${fmt(BOUND_PERCENT, 1)} %, the cap + one reply): ${verdict}`,
+      );
     }
     if (!only || only === 'topologies') {
       console.log('\n### Redis topologies: accounting outlets (new ids, 200 users), 16 clients over two replicas\n');

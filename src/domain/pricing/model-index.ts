@@ -48,6 +48,12 @@ export class ModelIndex {
     return folded !== undefined && this.models[folded] ? folded : undefined;
   }
 
+  /** What an alias (exact or case-insensitive) points to, as written; undefined for an id that is not an alias. */
+  aliasTarget(id: string): string | undefined {
+    const key = this.aliases[id] !== undefined ? id : this.lower.get(id.toLowerCase());
+    return key === undefined ? undefined : this.aliases[key];
+  }
+
   /** An id with its provider prefix added, when exactly the provider-less form is known. */
   withProvider(id: string): string | undefined {
     return id.includes('/') ? undefined : this.bare.get(id.toLowerCase());

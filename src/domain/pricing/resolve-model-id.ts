@@ -7,7 +7,7 @@ const HYPHEN_VERSION = /(?<=-)(\d)-(\d)(?=-|$)/g;
 
 /**
  * Resolve a model id as Open WebUI sends it to a price-table id, or undefined.
- * Order: exact / alias / case-insensitive; provider prefix added (`gpt-4o` → `openai/gpt-4o`);
+ * Order: exact / alias / case-insensitive; an alias's target resolved by these same rules; provider prefix added (`gpt-4o` → `openai/gpt-4o`);
  * a known connection prefix stripped (`openrouter.openai/gpt-4o`, only when the rest
  * resolves); a foreign leading path segment dropped (`openrouter/openai/gpt-4o`, `azure/gpt-4o`);
  * the variant suffix dropped (`:free`), then a date suffix (`-2024-08-06`); last, Anthropic's hyphenated
@@ -19,6 +19,12 @@ export function resolveModelId(raw: string, index: ModelIndex, depth = 0): strin
   if (!id || depth > 4) return undefined;
   const found = index.direct(id) ?? index.withProvider(id);
   if (found) return found;
+  // An alias whose target is not a table id as written (`"acme-assistant": "gpt-4o"`): the target resolved like any id.
+  const target = index.aliasTarget(id);
+  if (target !== undefined && target !== id) {
+    const aliased = resolveModelId(target, index, depth + 1);
+    if (aliased) return aliased;
+  }
   const dot = id.indexOf('.');
   if (dot > 0 && index.connectionPrefixes.includes(id.slice(0, dot).toLowerCase())) {
     const rest = resolveModelId(id.slice(dot + 1), index, depth + 1);

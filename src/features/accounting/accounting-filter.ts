@@ -11,9 +11,17 @@ import { isRecord } from '../../core/messages/chat-message.js';
 import { recordedByProxy } from './recorded-by-proxy.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
 import { errorMessage } from '../../core/util/error-message.js';
+import { baseModelIdOf } from '../../domain/pricing/resolve-model-id.js';
+import { lastAssistantMessage } from '../../domain/usage/find-usage.js';
+import type { ScopedState } from '../../state/scoped-state.js';
+import type { Logger } from '../../core/util/logger.js';
+import type { PricingLookup } from '../../domain/pricing/types.js';
 
 /** How long the inlet's prompt estimate waits for its outlet. */
 const ESTIMATE_TTL_MS = 6 * 60 * 60 * 1000;
+
+/** How long the inlet's note of a workspace model's base model waits for the reply's outlet. */
+const BASE_MODEL_TTL_MS = 6 * 60 * 60 * 1000;
 
 /** The prompt estimate the inlet stores for the outlet; a stored value of another shape reads as none. */
 const promptEstimate = z.object({ model: z.string(), tokens: z.number() });
@@ -26,7 +34,8 @@ export interface AccountingOptions {
 
 /**
  * The accounting filter. Inlet (priority 100, after the context filter) estimates the prompt
- * it sees and keeps it per chat; outlet reads the reply's actual usage in every backend shape,
+ * it sees and keeps it per chat, and keeps a workspace model's base model per message id (Open WebUI's
+ * outlet names only the workspace model); outlet reads the reply's actual usage in every backend shape,
  * prices it (provider's cost → price table → tokenizer estimate), appends one ledger record
  * per message id (idempotent), feeds the engine's per-model token correction, and optionally
  * appends a usage line (`1,234 in · 567 out · $0.0123`; `!+nocost` hides it for a chat).
@@ -35,6 +44,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
   // Read the clock at each call (not a captured Date.now), so a test clock set on Date applies too.
   const now = options.now ?? (() => Date.now());
   const correctionsOutage = new OutageNotice('the state store (token corrections)');
+  const baseModels = new OutageNotice('the state store (workspace base models)');
   return defineFilter({
     name: 'Usage Accounting',
     valves: baseValves.extend({
@@ -77,6 +87,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     async inlet({ body: received, valves, state, flags, logger }) {
       const body = valves.strip_usage_lines ? stripUsageLines(received) : received;
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
+      if (!task) await rememberBaseModel(body, state, logger, baseModels);
       if (task || !valves.learn_corrections || !Array.isArray(body.messages) || typeof body.model !== 'string')
         return body;
       // Open WebUI adds RAG context, tool specs and memories after the pipeline inlet; those requests would
@@ -94,7 +105,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
     },
 
     async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId }) {
-      const built = await buildUsageRecord({ body, user, pricing: services.pricing, now: now() });
+      const priceAs = await withRememberedBaseModel(body, state, services.pricing, logger, baseModels);
+      const built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
       if (!built) return body;
       const { record } = built;
       if (record.rejectedUsage)
@@ -161,6 +173,64 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       return appendUsageLine(body, formatUsageLine(record));
     },
   });
+}
+
+/**
+ * A workspace model's base model, as the inlet sees it (`metadata.model.info.base_model_id`), kept by the reply's
+ * message id (`metadata.message_id`) in the state store: Open WebUI's outlet names only the workspace model
+ * (`{model: "acme-assistant", …}`, no metadata), and may reach another replica.
+ */
+async function rememberBaseModel(
+  body: Record<string, unknown>,
+  state: ScopedState,
+  logger: Logger,
+  outage: OutageNotice,
+): Promise<void> {
+  const baseModelId = baseModelIdOf(body);
+  const messageId = isRecord(body.metadata) ? body.metadata.message_id : undefined;
+  if (!baseModelId || typeof messageId !== 'string' || !messageId || baseModelId === body.model) return;
+  try {
+    await state.set(`base:${messageId}`, baseModelId, { ttlMs: BASE_MODEL_TTL_MS });
+    outage.recovered(logger);
+  } catch (error) {
+    outage.failed(
+      logger,
+      error,
+      'accounting: workspace base models not kept; their replies are priced by their own id',
+    );
+  }
+}
+
+/**
+ * The outlet body with the base model its inlet kept (see rememberBaseModel), when it names none itself and its model
+ * has no price of its own (a table id or an alias): a priced model's outlet reads nothing more.
+ */
+async function withRememberedBaseModel(
+  body: Record<string, unknown>,
+  state: ScopedState,
+  pricing: PricingLookup | undefined,
+  logger: Logger,
+  outage: OutageNotice,
+): Promise<Record<string, unknown>> {
+  if (baseModelIdOf(body) || (typeof body.model === 'string' && pricing?.resolve(body.model))) return body;
+  const assistant = lastAssistantMessage(body);
+  const messageId = typeof body.id === 'string' && body.id ? body.id : assistant?.id;
+  if (typeof messageId !== 'string' || !messageId) return body;
+  let baseModelId: unknown;
+  try {
+    baseModelId = await state.get(`base:${messageId}`);
+    outage.recovered(logger);
+  } catch (error) {
+    outage.failed(
+      logger,
+      error,
+      'accounting: workspace base models unreadable; their replies are priced by their own id',
+    );
+    return body;
+  }
+  if (typeof baseModelId !== 'string' || !baseModelId) return body;
+  const metadata = isRecord(body.metadata) ? body.metadata : {};
+  return { ...body, metadata: { ...metadata, model: { info: { base_model_id: baseModelId } } } };
 }
 
 /** True when Open WebUI will add context after the pipeline inlet (files/RAG, tools, web search, memory). */

@@ -7,6 +7,7 @@ import {
 } from '../../domain/engine/index.js';
 import { baseModelIdOf } from '../../domain/pricing/resolve-model-id.js';
 import type { PricingLookup } from '../../domain/pricing/types.js';
+import { decimalOf, formatDecimal, mulInt, type Decimal } from '../../domain/pricing/decimal.js';
 
 /** Characters of a request's text counted exactly with the model's tokenizer; the rest is extrapolated. */
 export const EXACT_PROMPT_CHARS = 32_768;
@@ -16,13 +17,20 @@ const MIN_TOKENS_PER_CHAR = 0.25;
 /** Where the expected completion of an estimate came from. */
 export type CompletionRule = 'max_tokens' | 'recent median' | 'default';
 
+/**
+ * Where the cost of an estimate came from: the price table, the model's learned cost per token (a model the table does
+ * not know, from its recorded replies with a reported cost), the `unpriced_estimate_usd` valve, or nothing ('0').
+ */
+export type CostRule = 'price' | 'learned' | 'fallback' | 'none';
+
 /** A request's estimated cost: what the spend-limit inlet holds against the caps. */
 export interface RequestEstimate {
   promptTokens: number;
   completionTokens: number;
   completionRule: CompletionRule;
-  /** USD, exact decimal string ('0' when the model has no price). */
+  /** USD, exact decimal string ('0' when the model has no price and nothing covers it). */
   cost: string;
+  costRule: CostRule;
   /** The price-table id, when the model has a price. */
   pricedAs?: string;
 }
@@ -83,7 +91,8 @@ export function requestedMaxTokens(body: Record<string, unknown>): number | unde
  * plus an expected completion at its output price. Expected completion, first that applies: the request's
  * `max_tokens` / `max_completion_tokens` (an upper bound), the user's recent median completion, the
  * `fallbackCompletionTokens` valve. A manifold model id (`<pipe>.<upstream id>`) unknown to the price table is
- * priced as its upstream id. A model without a price costs '0' (only recorded spend is checked).
+ * priced as its upstream id; a workspace model as its base model (`metadata.model.info.base_model_id`). A model
+ * without a price costs '0' here (`costRule: 'none'`); coverUnpriced gives it its learned cost or the fallback.
  */
 export function estimateRequestCost(options: {
   body: Record<string, unknown>;
@@ -116,8 +125,27 @@ export function estimateRequestCost(options: {
     completionTokens,
     completionRule,
     cost: priced?.cost ?? '0',
+    costRule: priced ? 'price' : 'none',
     ...(priced ? { pricedAs: priced.pricedAs } : {}),
   };
+}
+
+/**
+ * The estimate of a request for a model without a price: its tokens at the cost per token the model has been seen to
+ * cost (`learnedRate`), else `fallbackUsd` when positive, else unchanged ('0'). A priced estimate is returned as is.
+ */
+export function coverUnpriced(
+  estimate: RequestEstimate,
+  options: { learnedRate?: Decimal; fallbackUsd: number },
+): RequestEstimate {
+  if (estimate.costRule !== 'none') return estimate;
+  if (options.learnedRate !== undefined) {
+    const tokens = estimate.promptTokens + estimate.completionTokens;
+    return { ...estimate, cost: formatDecimal(mulInt(options.learnedRate, tokens)), costRule: 'learned' };
+  }
+  if (options.fallbackUsd > 0)
+    return { ...estimate, cost: formatDecimal(decimalOf(options.fallbackUsd)), costRule: 'fallback' };
+  return estimate;
 }
 
 function price(

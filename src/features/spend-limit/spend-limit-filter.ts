@@ -15,12 +15,14 @@ import { decimalOf, formatDecimal, parseDecimal } from '../../domain/pricing/dec
 import { inletReservationId, type HoldOutcome, type SpendHolds } from '../../domain/usage/spend-reservations.js';
 import { inletHoldChat } from '../../domain/usage/spend-reservations.js';
 import type { Logger } from '../../core/util/logger.js';
-import { estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
+import { coverUnpriced, estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
+import { LearnedCosts } from './learned-costs.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
 import { isRecord } from '../../core/messages/chat-message.js';
 
-const capPair = z.object({
+/** One cap pair; strict, so a misspelt key (`monthly`) is refused by name instead of saving both caps as null. */
+const capPair = z.strictObject({
   daily_usd: z.number().min(0).nullable().default(null).describe('Daily cap in USD (null = inherit, 0 = none)'),
   monthly_usd: z.number().min(0).nullable().default(null).describe('Monthly cap in USD (null = inherit, 0 = none)'),
 });
@@ -33,7 +35,8 @@ export interface SpendLimitOptions {
 /**
  * Spend limits: daily and monthly USD caps per user (defaults), per role and per user
  * (overrides by id or email), read from the ledger the accounting filter writes. The inlet
- * reserves: it estimates the request's cost (estimateRequestCost) and, in one atomic step of
+ * reserves: it estimates the request's cost (estimateRequestCost; a model without a price at its
+ * learned cost per token, LearnedCosts, else `unpriced_estimate_usd`) and, in one atomic step of
  * the store (`services.spend`), admits it only when every cap has room for recorded spend + the
  * user's requests in flight + this estimate, holding the estimate until the reply is recorded
  * (the accounting outlet or the openai-proxy releases it) or `reservation_timeout_s` passes.
@@ -45,6 +48,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   const now = options.now ?? Date.now;
   const outage = new OutageNotice('the ledger (spend limits)');
   const recent = new RecentCompletions();
+  const learned = new LearnedCosts();
   return defineFilter({
     name: 'Spend Limits',
     valves: baseValves.extend({
@@ -86,6 +90,13 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .min(0)
         .default(1000)
         .describe('Completion tokens expected when the request sets no max_tokens and the user has no recent replies'),
+      unpriced_estimate_usd: z
+        .number()
+        .min(0)
+        .default(0)
+        .describe(
+          'USD held for a request to a model without a price that has no recorded reply with a reported cost yet (0 = hold nothing)',
+        ),
       warn_fraction: z
         .number()
         .min(0)
@@ -135,7 +146,12 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     userId: string;
     caps: EffectiveCap[];
     at: number;
-    valves: { reservation_timeout_s: number; expected_completion_tokens: number; warn_fraction: number };
+    valves: {
+      reservation_timeout_s: number;
+      expected_completion_tokens: number;
+      warn_fraction: number;
+      unpriced_estimate_usd: number;
+    };
     services: HostServices & { spend: SpendHolds };
     logger: Logger;
     emit: (event: FilterEvent) => void;
@@ -147,13 +163,19 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       requestedMaxTokens(body) === undefined && services.ledger
         ? await recent.median(services.ledger, userId, at)
         : undefined;
-    const estimate = estimateRequestCost({
+    const priced = estimateRequestCost({
       body,
       pricing: services.pricing,
       at,
       recentMedian: median,
       fallbackCompletionTokens: valves.expected_completion_tokens,
     });
+    // A model without a price: what its recorded replies cost per token (read when needed, never fails), else the valve.
+    const learnedRate =
+      priced.costRule === 'none' && services.ledger && typeof body.model === 'string'
+        ? await learned.rate(services.ledger, body.model, at)
+        : undefined;
+    const estimate = coverUnpriced(priced, { learnedRate, fallbackUsd: valves.unpriced_estimate_usd });
     let outcome: HoldOutcome;
     try {
       outcome = await services.spend.reserve({
@@ -186,7 +208,13 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       });
     }
     logger.debug(
-      { user: userId, estimate: estimate.cost, completion: estimate.completionRule, held: outcome.held },
+      {
+        user: userId,
+        estimate: estimate.cost,
+        cost: estimate.costRule,
+        completion: estimate.completionRule,
+        held: outcome.held,
+      },
       'spend-limit: estimate held',
     );
     const nearest = nearestCap(caps, inUse, valves.warn_fraction);

@@ -109,12 +109,39 @@ export function coerceValves<S extends z.ZodObject<z.ZodRawShape>>(
     coerced[key] = coerceValue(value, spec.properties?.[key] as PropertySpec | undefined);
   }
   const parsed = schema.safeParse(coerced);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  const fields = parsed.success
+    ? unknownKeys(coerced, parsed.data, [])
+    : parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  if (fields.length > 0) {
     const summary = fields.map((field) => `${field.path || 'valves'}: ${field.message}`).join('; ');
     throw new ValidationError(`Invalid valves: ${summary}`, fields);
   }
-  return parsed.data;
+  return parsed.data as z.infer<S>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Keys of the input, at any depth, that the parsed valves do not have: a nested object schema drops a key it does
+ * not know (`{"user": {"monthly": 5}}` would save `{"user": {}}`, its defaults), so each is refused by name instead.
+ * Values a schema turns into something else than an object are not compared.
+ */
+function unknownKeys(
+  input: unknown,
+  output: unknown,
+  path: readonly string[],
+): Array<{ path: string; message: string }> {
+  const issues: Array<{ path: string; message: string }> = [];
+  if (Array.isArray(input) && Array.isArray(output) && input.length === output.length) {
+    input.forEach((item, index) => issues.push(...unknownKeys(item, output[index], [...path, String(index)])));
+  } else if (isPlainObject(input) && isPlainObject(output)) {
+    for (const [key, value] of Object.entries(input)) {
+      if (Object.hasOwn(output, key)) issues.push(...unknownKeys(value, output[key], [...path, key]));
+      else issues.push({ path: path.join('.'), message: `Unrecognized key: ${JSON.stringify(key)}` });
+    }
+  }
+  return issues;
 }
 
 /**
@@ -153,13 +180,30 @@ export function mergeSavedValves<S extends z.ZodObject<z.ZodRawShape>>(
   const candidate: Record<string, unknown> = {};
   if (saved && typeof saved === 'object' && !Array.isArray(saved)) {
     for (const [key, value] of Object.entries(saved)) {
-      if (known.has(key)) candidate[key] = value;
+      if (known.has(key))
+        candidate[key] = structuredClone(value); // a copy: stray keys are deleted from it
       else dropped.push(`${key} (no longer a valve)`);
     }
   }
   for (let attempt = 0; attempt <= known.size; attempt++) {
     const parsed = schema.safeParse(candidate);
     if (parsed.success) return { values: parsed.data, dropped };
+    // A key a strict object does not have (a hand-edited file) is dropped alone: the rest of its valve stays.
+    const strays = parsed.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
+    if (strays.length > 0 && strays.length === parsed.error.issues.length) {
+      for (const issue of strays) {
+        const owner = issue.path.reduce<unknown>(
+          (value, key) => (isPlainObject(value) ? value[String(key)] : undefined),
+          candidate,
+        );
+        if (!isPlainObject(owner)) continue;
+        for (const key of issue.keys) {
+          delete owner[key];
+          dropped.push(`${[...issue.path, key].join('.')} (not a key of this valve)`);
+        }
+      }
+      continue;
+    }
     const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')));
     for (const key of bad) {
       if (key in candidate) {

@@ -139,7 +139,8 @@ async def run(function_path: str, scenario: dict) -> dict:
             "__event_call__": None,
             "__metadata__": metadata,
             "__request__": None,
-            "__model__": {"id": body.get("model"), "info": {"meta": {}}},
+            # The model record (a workspace model's carries info.base_model_id); the body's model by default.
+            "__model__": step.get("model") or {"id": body.get("model"), "info": {"meta": {}}},
             "__oauth_token__": None,
         }
         if step["hook"] != "outlet":

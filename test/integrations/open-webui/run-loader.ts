@@ -17,6 +17,8 @@ export interface Step {
   /** The user's valve form as saved in Open WebUI's UI (null values mean "Default"). */
   user_valves?: Json | null;
   metadata?: Json;
+  /** `__model__`: the model record Open WebUI passes (default `{id: body.model, info: {meta: {}}}`). */
+  model?: Json;
   emitter?: boolean;
   filter_ids?: string[];
 }

@@ -26,7 +26,8 @@ log = logging.getLogger("eunoe_function")
 # Where each user valve goes: field name here -> (Eunoe filter id, that filter's user valve).
 USER_VALVE_TARGETS: dict = __EUNOE_USER_VALVE_TARGETS__
 
-# The request metadata Eunoe's filters read (chat and message ids, background task); the rest stays here.
+# The request metadata Eunoe's filters read (chat and message ids, background task); the rest stays here, but for
+# a workspace model's base model id (see _base_model).
 METADATA_KEYS = ("chat_id", "message_id", "session_id", "user_id", "task", "filter_ids")
 
 # Error codes by which a filter refuses a request (a spend limit, an invalid value of yours): always shown
@@ -88,8 +89,9 @@ __EUNOE_TOGGLE__
         __user__: Optional[dict] = None,
         __metadata__: Optional[dict] = None,
         __event_emitter__: Emitter = None,
+        __model__: Optional[dict] = None,
     ) -> dict:
-        sent = self._outgoing(body, __metadata__)
+        sent = self._outgoing(body, __metadata__, __model__)
         try:
             answer = await self._call("inlet", sent, __user__)
         except EunoeRefused:
@@ -116,9 +118,15 @@ __EUNOE_TOGGLE__
         __user__: Optional[dict] = None,
         __metadata__: Optional[dict] = None,
         __event_emitter__: Emitter = None,
+        __model__: Optional[dict] = None,
     ) -> dict:
+        sent = self._json_safe(body)
+        model = self._base_model(__model__, __metadata__)
+        if model:
+            # Open WebUI's outlet body names only the workspace model: Eunoe prices the reply as its base model.
+            sent["metadata"] = {"model": model}
         try:
-            answer = await self._call("outlet", self._json_safe(body), __user__)
+            answer = await self._call("outlet", sent, __user__)
         except (EunoeRefused, EunoeUnavailable) as error:
             reason = self._clean(str(error))
             log.warning("Eunoe outlet failed: %s", reason)
@@ -191,13 +199,32 @@ __EUNOE_TOGGLE__
     def _json_safe(value: Any) -> Any:
         return json.loads(json.dumps(value, default=str))
 
-    def _outgoing(self, body: dict, metadata: Optional[dict]) -> dict:
+    def _outgoing(self, body: dict, metadata: Optional[dict], model_record: Optional[dict] = None) -> dict:
         """The body as Eunoe needs it: everything but Open WebUI's metadata, plus the metadata its filters read."""
         sent = self._json_safe({key: value for key, value in body.items() if key != "metadata"})
         source = metadata if isinstance(metadata, dict) else body.get("metadata")
         if isinstance(source, dict):
             sent["metadata"] = self._json_safe({key: source[key] for key in METADATA_KEYS if key in source})
+        model = self._base_model(model_record, source)
+        if model:
+            sent.setdefault("metadata", {})["model"] = model
         return sent
+
+    @staticmethod
+    def _base_model(model_record: Any, metadata: Any) -> Optional[dict]:
+        """A workspace model's id and base model (`__model__["info"]["base_model_id"]`, else the request metadata's
+        `model`), which Eunoe prices and caps it as; None for a model that is not built on another."""
+        for record in (model_record, metadata.get("model") if isinstance(metadata, dict) else None):
+            if not isinstance(record, dict):
+                continue
+            info = record.get("info")
+            base = info.get("base_model_id") if isinstance(info, dict) else None
+            if isinstance(base, str) and base:
+                model = {"info": {"base_model_id": base}}
+                if isinstance(record.get("id"), str):
+                    model["id"] = record["id"]
+                return model
+        return None
 
     @staticmethod
     def _apply(body: dict, sent: dict, result: dict) -> None:

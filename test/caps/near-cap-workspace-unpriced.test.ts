@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { deleteRedisPrefix } from '../usage/helpers/ledger-fixtures.js';
+import {
+  CAP_USD,
+  KEY,
+  nearCapBurst,
+  outlet,
+  post,
+  SEEDED_USD,
+  type BurstModel,
+  type BurstResult,
+} from './helpers/near-cap-burst.js';
+
+/**
+ * Workspace models and models without a price inside the spend caps, over real HTTP against real server processes
+ * (the shipped spend-limit and accounting filters): one SQLite server, and two replicas on one Redis. Each reply
+ * costs $0.0075 (1,000 prompt + 500 completion tokens of openai/gpt-4o: $2.50 / $10 per M in the bundled table).
+ */
+
+const redisUrl = inject('redisUrl');
+const REPLY_USD = 0.0075;
+
+/**
+ * A workspace model built in Open WebUI on openai/gpt-4o: its inlet carries `metadata.model.info.base_model_id`
+ * (Open WebUI's process_chat_payload puts the model record in the request metadata), its outlet only
+ * `{model: "acme-assistant", …}` (Open WebUI's outlet_filter_handler, backend/open_webui/utils/middleware.py, v0.11.3).
+ */
+const workspace: BurstModel = {
+  model: 'acme-assistant',
+  metadata: { model: { id: 'acme-assistant', info: { base_model_id: 'openai/gpt-4o', meta: {} } } },
+  outletModel: 'acme-assistant',
+};
+
+/** A model the price table does not know, whose provider reports each reply's cost (`usage.cost`, OpenRouter's shape). */
+const unpriced: BurstModel = { model: 'newco/nova-1', outletModel: 'newco/nova-1', reportedCost: REPLY_USD };
+
+function expectInsideTheCap(result: BurstResult, size: number, pricedAs?: string) {
+  expect(result.statuses).toHaveLength(size);
+  // $0.03 of room, about $0.0071 held per request (918 prompt tokens + max_tokens 500): 4 fit, the rest are refused.
+  expect(result.admitted).toBe(4);
+  expect(result.statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+  // Every admitted reply is recorded at its cost, as its base model or as reported.
+  expect(result.replies).toHaveLength(result.admitted);
+  for (const reply of result.replies) {
+    expect(Number(reply.cost)).toBeCloseTo(REPLY_USD, 10);
+    if (pricedAs) expect(reply).toMatchObject({ costSource: 'computed', pricedAs });
+    else expect(reply.costSource).toBe('reported');
+  }
+  expect(result.spent).toBeCloseTo(SEEDED_USD + result.admitted * REPLY_USD, 10);
+  // Overshoot at most one reply's cost: the month ends within the cap + $0.0075.
+  expect(result.spent).toBeLessThanOrEqual(CAP_USD + REPLY_USD + 1e-12);
+  // The cap is reached in recorded spend: the next request is refused.
+  expect(result.after).toBe(429);
+}
+
+describe('workspace and unpriced models near a cap, over HTTP against real servers', () => {
+  let root: string;
+  const servers: ServerProcess[] = [];
+  const prefix = `eunoe-test-caps-${randomBytes(4).toString('hex')}:`;
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-caps-'));
+    const filters = path.join(root, 'filters');
+    mkdirSync(filters);
+    const valves = path.join(root, 'valves');
+    mkdirSync(valves);
+    writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: CAP_USD }));
+    const env = (name: string, extra: Record<string, string> = {}) => ({
+      PIPELINES_API_KEY: KEY,
+      SHIPPED_FILTERS: 'spend-limit,accounting',
+      FILTERS_DIR: filters,
+      VALVES_DIR: valves,
+      DATA_DIR: path.join(root, name),
+      ...extra,
+    });
+    const starting = [startServerProcess(env('sqlite'))];
+    if (redisUrl)
+      starting.push(
+        startServerProcess(env('a', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
+        startServerProcess(env('b', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
+      );
+    servers.push(...(await Promise.all(starting)));
+    // The unpriced model has been seen once: another user's reply of 1,500 tokens, reported at $0.0075.
+    for (const server of [servers[0]!, ...(redisUrl ? [servers[1]!] : [])]) {
+      const seen = await post(
+        server,
+        '/accounting/filter/outlet',
+        outlet('teacher', 'teacher-nova', unpriced.outletModel, { prompt: 1000, completion: 500, cost: REPLY_USD }),
+      );
+      expect(seen.status).toBe(200);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  for (const size of [32, 64]) {
+    it(`SQLite: a workspace model, ${size} at once: 4 pass, its replies are priced as its base model`, async () => {
+      expectInsideTheCap(
+        await nearCapBurst([servers[0]!], `ws-sqlite-${size}`, size, workspace),
+        size,
+        'openai/gpt-4o',
+      );
+    });
+
+    it(`SQLite: an unpriced model with reported cost, ${size} at once: 4 pass, held at its learned cost`, async () => {
+      expectInsideTheCap(await nearCapBurst([servers[0]!], `nova-sqlite-${size}`, size, unpriced), size);
+    });
+
+    it.runIf(redisUrl)(`two replicas on one Redis: a workspace model, ${size} at once`, async () => {
+      expectInsideTheCap(
+        await nearCapBurst(servers.slice(1), `ws-redis-${size}`, size, workspace),
+        size,
+        'openai/gpt-4o',
+      );
+    });
+
+    it.runIf(redisUrl)(`two replicas on one Redis: an unpriced model with reported cost, ${size} at once`, async () => {
+      expectInsideTheCap(await nearCapBurst(servers.slice(1), `nova-redis-${size}`, size, unpriced), size);
+    });
+  }
+});
