@@ -81,7 +81,9 @@ interface Row {
  * and deletes each once the store has it; sending must be idempotent by record id (it is:
  * HSETNX on Redis, INSERT OR IGNORE on SQLite), because a crash between sending and deleting replays that entry.
  * An entry that fails on its own is held: kept and retried until it lands (1 s after its failure, then 2, 4 … 60 s),
- * never dropped.
+ * never dropped. When the file cannot take an entry (a full disk), it goes to the room reserved beside it
+ * (JournalReserve) and is sent after the file's entries; a push refused by both throws, and `refusing` says why until
+ * an entry is taken again.
  */
 export class LedgerQueue {
   private readonly db: Database.Database;
