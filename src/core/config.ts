@@ -115,6 +115,9 @@ export function usesRedis(
   return Boolean(config.REDIS_URL || config.REDIS_SENTINELS || config.REDIS_CLUSTER_NODES);
 }
 
+/** The names of every variable Eunoe reads (what a test clears from the environment it hands a server). */
+export const SETTING_NAMES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;
 
 /**

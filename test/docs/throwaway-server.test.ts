@@ -85,9 +85,9 @@ describe.each(['README.md', 'CONTRIBUTING.md'])('%s: the throw-away server', (pa
       headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
       body: JSON.stringify({ show_usage: true }),
     });
-    expect(saved.status).toBe(200);
+    expect(saved.status, output).toBe(200);
 
-    expect(checkoutDirs.map(snapshot)).toEqual(before);
-    expect(filesUnder(tmp).filter((name) => name.endsWith('accounting.json'))).toHaveLength(1);
+    expect(checkoutDirs.map(snapshot), output).toEqual(before);
+    expect(filesUnder(tmp).filter((name) => name.endsWith('accounting.json')), output).toHaveLength(1);
   }, 90_000);
 });
