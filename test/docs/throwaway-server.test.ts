@@ -88,6 +88,9 @@ describe.each(['README.md', 'CONTRIBUTING.md'])('%s: the throw-away server', (pa
     expect(saved.status, output).toBe(200);
 
     expect(checkoutDirs.map(snapshot), output).toEqual(before);
-    expect(filesUnder(tmp).filter((name) => name.endsWith('accounting.json')), output).toHaveLength(1);
+    expect(
+      filesUnder(tmp).filter((name) => name.endsWith('accounting.json')),
+      output,
+    ).toHaveLength(1);
   }, 90_000);
 });

@@ -69,8 +69,7 @@ export function firstInvalidMessage(
   for (let index = 0; index < messages.length; index += 1) {
     if (plainlyValid(messages[index])) continue;
     const parsed = chatMessageSchema.safeParse(messages[index]);
-    if (!parsed.success)
-      return { index, issues: parsed.error.issues, reason: invalidMessageReason(messages[index]) };
+    if (!parsed.success) return { index, issues: parsed.error.issues, reason: invalidMessageReason(messages[index]) };
   }
   return undefined;
 }
