@@ -113,7 +113,6 @@ export class LedgerQueue {
       const file = reserveFile(options.file);
       try {
         this.reserve = new JournalReserve(file, bytes);
-        fs.chmodSync(file, PRIVATE_FILE_MODE);
       } catch (error) {
         this.db.close();
         throw new ConfigError(
@@ -121,6 +120,11 @@ export class LedgerQueue {
             'Free room in DATA_DIR (or lower LEDGER_JOURNAL_RESERVE_KB): the reserve is what keeps answered ledger records when the disk is full.',
           { cause: error },
         );
+      }
+      try {
+        fs.chmodSync(file, PRIVATE_FILE_MODE); // an existing file left wider by hand
+      } catch {
+        // not ours: left as it is, like the journal's own files
       }
     }
     this.insert = this.db.prepare('INSERT INTO journal (item) VALUES (?)');
