@@ -116,6 +116,26 @@ describe('LedgerQueue on a full disk: the reserve', () => {
   });
 });
 
+describe('LedgerQueue on a full disk: a flush', () => {
+  it('whose deletes fail does not throw: what landed stays and is sent again once there is room', async () => {
+    const { dir, fill } = fullDiskDir();
+    const queue = new LedgerQueue({ max: 10_000, file: path.join(dir, 'ledger-journal.db'), reserveBytes: 16 * 1024 });
+    cleanups.push(() => queue.close());
+    const ids = Array.from({ length: 50 }, (_, index) => `row-${index}`);
+    for (const id of ids) queue.push(item(id));
+    const free = fill();
+    const sent: string[] = [];
+    expect(await queue.flush(async (entry) => sent.push(entry.id))).toBe(false);
+    expect(sent).toEqual(ids);
+    expect(queue.size).toBe(50);
+    free();
+    const again: string[] = [];
+    expect(await queue.flush(async (entry) => again.push(entry.id))).toBe(true);
+    expect(again).toEqual(ids);
+    expect(queue.size).toBe(0);
+  });
+});
+
 describe('JournalReserve', () => {
   it('a torn last entry (a crash during its write) is left out at the next open, the others are read', () => {
     const { dir, remove } = tempDir('eunoe-reserve-');

@@ -325,9 +325,14 @@ export class LedgerQueue {
       const outcome = await this.sendBatch(rows, send);
       if (outcome === undefined) return false;
       released += outcome.released;
-      this.db.transaction(() => {
-        for (const seq of outcome.landed) this.remove.run(seq);
-      })();
+      try {
+        this.db.transaction(() => {
+          for (const seq of outcome.landed) this.remove.run(seq);
+        })();
+      } catch {
+        // The journal cannot delete now (a full disk): what landed stays and is sent again later, landing once.
+        return false;
+      }
       this.waiting = this.countAll();
       if (outcome.stopped) {
         stopped = true;
@@ -343,7 +348,11 @@ export class LedgerQueue {
         const outcome = await this.sendBatch(rows, send);
         if (outcome === undefined) return false;
         released += outcome.released;
-        reserve.done(outcome.landed.map((seq) => -seq - 1));
+        try {
+          reserve.done(outcome.landed.map((seq) => -seq - 1));
+        } catch {
+          return false; // an I/O error: what landed is sent again later (and lands once)
+        }
         this.waiting = this.countAll();
         if (outcome.stopped) break;
       }
