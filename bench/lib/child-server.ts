@@ -39,6 +39,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 /** Fork a TypeScript entry (run through tsx) that sends `{url}` over IPC once it listens. */
 export async function forkServer(entry: string, args: string[], execArgv: string[] = []): Promise<ChildServer> {
   const child = fork(entry, args, {
+    env: serverEnv({}),
     execArgv: ['--import', 'tsx', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
