@@ -116,6 +116,35 @@ describe('LedgerQueue on a full disk: the reserve', () => {
   });
 });
 
+describe('LedgerQueue on a full disk: refusing', () => {
+  it('ends once entries leave the journal, even when one of them stays held', async () => {
+    const { dir, fill } = fullDiskDir();
+    const queue = new LedgerQueue({
+      max: 10_000,
+      file: path.join(dir, 'ledger-journal.db'),
+      reserveBytes: 4 * 1024,
+      isTransient: () => false, // every failure is the entry's own: it is held, the others land
+    });
+    cleanups.push(() => queue.close());
+    const free = fill();
+    const taken: string[] = [];
+    for (let index = 0; index < 1000; index++) {
+      try {
+        queue.push(item(`full-${index}`));
+        taken.push(`full-${index}`);
+      } catch {
+        break;
+      }
+    }
+    expect(queue.refusing).toBeDefined();
+    free();
+    await queue.flush(async (entry) => entry.id !== taken[0] || Promise.reject(new Error('constraint')));
+    expect(queue.size).toBe(1);
+    expect(queue.refusing).toBeUndefined();
+    expect(queue.refused).toBe(1);
+  });
+});
+
 describe('LedgerQueue on a full disk: a flush', () => {
   it('whose deletes fail does not throw: what landed stays and is sent again once there is room', async () => {
     const { dir, fill } = fullDiskDir();

@@ -316,6 +316,7 @@ export class LedgerQueue {
   private async drain(send: (item: QueuedAppend) => Promise<unknown>, batchSize: number): Promise<boolean> {
     let cursor = 0; // entries held in this flush stay behind the cursor: each is tried once per flush
     let released = 0;
+    let landed = 0;
     let stopped = false;
     for (;;) {
       if (this.closed) return false;
@@ -325,6 +326,7 @@ export class LedgerQueue {
       const outcome = await this.sendBatch(rows, send);
       if (outcome === undefined) return false;
       released += outcome.released;
+      landed += outcome.landed.length;
       try {
         this.db.transaction(() => {
           for (const seq of outcome.landed) this.remove.run(seq);
@@ -348,6 +350,7 @@ export class LedgerQueue {
         const outcome = await this.sendBatch(rows, send);
         if (outcome === undefined) return false;
         released += outcome.released;
+        landed += outcome.landed.length;
         try {
           reserve.done(outcome.landed.map((seq) => -seq - 1));
         } catch {
@@ -363,7 +366,8 @@ export class LedgerQueue {
       this.options.onDrained?.(this.dropped);
       this.dropped = 0;
     }
-    if (this.waiting === 0) this.refusedWhy = undefined;
+    // Entries left the journal: there is room again for what was refused (the store takes writes, too).
+    if (landed > 0 || this.waiting === 0) this.refusedWhy = undefined;
     return this.waiting === 0;
   }
 
