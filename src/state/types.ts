@@ -78,7 +78,7 @@ export interface StoreHealth {
 export interface LedgerHealth {
   /** Records refused since start: neither written nor journaled (their outlets answered 503). */
   refused: number;
-  /** Why records are refused now: set by a refusal, cleared when a record is written or journaled again. */
+  /** Why records are refused now: set by a refusal, cleared when a record is written or journaled again, or journaled records land (room again). */
   refusing?: string;
   /** The room reserved on disk for the journal (taken when its file cannot grow): size, bytes and entries in use. */
   reserve?: { bytes: number; used: number; entries: number };
