@@ -5,14 +5,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JournalReserve } from '../../src/state/redis/journal-reserve.js';
 import { LedgerQueue, reserveFile, type QueuedAppend } from '../../src/state/redis/ledger-queue.js';
 import { tempDir } from '../helpers/temp-store.js';
+import { freePort } from '../helpers/redis-server.js';
+import { createStateStore } from '../../src/state/create-state-store.js';
+import { createLedger } from '../../src/runtime/usage/ledger.js';
+import { silentLogger } from '../../src/core/util/logger.js';
+import { StateUnavailableError } from '../../src/core/errors/index.js';
+import { usageRecord } from '../usage/helpers/usage-record.js';
 
 /**
  * The ledger journal's room reserved on disk, on a real full file system (a tmpfs of 4 MB: mounting it needs root,
  * which CI has; without it these tests fail, they are not skipped).
  */
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const item = (id: string): QueuedAppend => ({
@@ -162,6 +168,46 @@ describe('LedgerQueue on a full disk: a flush', () => {
     expect(await queue.flush(async (entry) => again.push(entry.id))).toBe(true);
     expect(again).toEqual(ids);
     expect(queue.size).toBe(0);
+  });
+});
+
+describe('Redis away and the disk full', () => {
+  it('records go to the reserve; past it they are refused, and the store health says why', async () => {
+    const { dir, fill } = fullDiskDir();
+    const port = await freePort(); // nothing listens there: Redis is away
+    const store = await createStateStore({
+      config: {
+        sqlitePath: '',
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_PREFIX: 'eunoe-reserve:',
+        STATE_TIMEOUT_MS: 100,
+        LEDGER_QUEUE_MAX: 10_000,
+        ledgerJournalPath: path.join(dir, 'ledger-journal.db'),
+        LEDGER_JOURNAL_RESERVE_KB: 8,
+      },
+      logger: silentLogger(),
+    });
+    cleanups.push(() => store.close());
+    const ledger = createLedger(store);
+    fill();
+    let refusal: unknown;
+    let taken = 0;
+    for (let index = 0; index < 1000; index++) {
+      try {
+        await ledger.record(usageRecord({ messageId: `r-${index}` }));
+        taken += 1;
+      } catch (error) {
+        refusal = error;
+        break;
+      }
+    }
+    expect(taken).toBeGreaterThan(5);
+    expect(refusal).toBeInstanceOf(StateUnavailableError);
+    const health = store.health();
+    expect(health).toMatchObject({ backend: 'redis', ok: false, queued: taken, ledger: { refused: 1 } });
+    expect(health.ledger?.refusing).toMatch(/room reserved for the journal .* is full/);
+    expect(health.ledger?.reserve?.entries).toBeGreaterThan(0);
+    expect(health.detail).toMatch(/ledger records are refused/);
   });
 });
 
