@@ -36,7 +36,7 @@ function fullDiskDir(): { dir: string; fill: () => () => void } {
   } catch (error) {
     throw new Error(`these tests mount a 4 MB tmpfs on ${dir} and need root for it: ${(error as Error).message}`);
   }
-  cleanups.push(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+  cleanups.push(() => void execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
   /** Fill the file system to the last byte; returns what frees it again. */
   const fill = () => {
     const file = path.join(dir, 'filler');
