@@ -1,6 +1,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { freePort } from './free-port.js';
+import { serverEnv } from './server-env.js';
 
 /** A server running in a child process started by the bench: its URL, its CPU time, and a stop. */
 export interface ChildServer {
@@ -38,6 +39,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 /** Fork a TypeScript entry (run through tsx) that sends `{url}` over IPC once it listens. */
 export async function forkServer(entry: string, args: string[], execArgv: string[] = []): Promise<ChildServer> {
   const child = fork(entry, args, {
+    env: serverEnv({}),
     execArgv: ['--import', 'tsx', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -59,7 +61,7 @@ export async function startServerEntry(
 ): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', ...execArgv, entry], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: serverEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

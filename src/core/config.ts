@@ -77,6 +77,8 @@ const envSchema = z.object({
   STATE_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
   LEDGER_QUEUE_MAX: z.coerce.number().int().positive().default(1_000_000),
   LEDGER_JOURNAL_PATH: z.string().optional(),
+  /** Room reserved on disk for the journal (`LEDGER_JOURNAL_PATH.reserve`), taken when the disk is full; 0: none. */
+  LEDGER_JOURNAL_RESERVE_KB: z.coerce.number().int().min(0).default(4096),
   SQLITE_PATH: z.string().optional(),
   FLAGS_TTL_DAYS: z.coerce.number().min(0).default(30),
   PRICING_URL: z.string().url().default('https://openrouter.ai/api/v1/models'),
@@ -117,6 +119,9 @@ export function usesRedis(
 ): boolean {
   return Boolean(config.REDIS_URL || config.REDIS_SENTINELS || config.REDIS_CLUSTER_NODES);
 }
+
+/** The names of every variable Eunoe reads (what a test clears from the environment it hands a server). */
+export const SETTING_NAMES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
 
 export type Config = Readonly<z.infer<typeof envSchema> & { sqlitePath: string; ledgerJournalPath: string }>;
 

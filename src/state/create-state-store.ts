@@ -9,7 +9,7 @@ import type { StateStore } from './types.js';
 /** What the factory reads from the configuration. */
 export type StateStoreConfig = Pick<Config, 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' | 'LEDGER_QUEUE_MAX' | 'sqlitePath'> &
   Partial<Pick<Config, RedisSettingName>> &
-  Partial<Pick<Config, 'ledgerJournalPath'>>;
+  Partial<Pick<Config, 'ledgerJournalPath' | 'LEDGER_JOURNAL_RESERVE_KB'>>;
 
 /**
  * Build the state store the configuration asks for: Redis when REDIS_URL, REDIS_SENTINELS or
@@ -37,6 +37,7 @@ export async function createStateStore({
       timeoutMs: config.STATE_TIMEOUT_MS,
       queueMax: config.LEDGER_QUEUE_MAX,
       journalFile: config.ledgerJournalPath,
+      journalReserveBytes: reserveBytes(config),
     });
     // Give the first connection a moment so early requests are not refused needlessly.
     const ready = await store.waitUntilReady(Math.min(2000, config.STATE_TIMEOUT_MS * 4));
@@ -61,5 +62,12 @@ export async function createStateStore({
     logger,
     journalFile: config.ledgerJournalPath,
     journalMax: config.LEDGER_QUEUE_MAX,
+    journalReserveBytes: reserveBytes(config),
   });
+}
+
+/** LEDGER_JOURNAL_RESERVE_KB in bytes (undefined: the journal's default). */
+function reserveBytes(config: StateStoreConfig): number | undefined {
+  const kb = config.LEDGER_JOURNAL_RESERVE_KB;
+  return kb === undefined ? undefined : kb * 1024;
 }

@@ -68,8 +68,20 @@ export interface StoreHealth {
   detail?: string;
   /** Ledger writes accepted into the journal (store unreachable, or the write failed), waiting to be written. */
   queued?: number;
+  /** The ledger's journal: records refused, and the room reserved for it on disk. */
+  ledger?: LedgerHealth;
   /** Redis only: how it is reached (one node, a Sentinel-managed primary, a Cluster). */
   topology?: TopologyHealth;
+}
+
+/** What /health says of the ledger's journal. */
+export interface LedgerHealth {
+  /** Records refused since start: neither written nor journaled (their outlets answered 503). */
+  refused: number;
+  /** Why records are refused now: set by a refusal, cleared when a record is written or journaled again, or journaled records land (room again). */
+  refusing?: string;
+  /** The room reserved on disk for the journal (taken when its file cannot grow): size, bytes and entries in use. */
+  reserve?: { bytes: number; used: number; entries: number };
 }
 
 /** The Redis topology as /health and /readyz report it. */

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Supervisor } from './supervisor.js';
 import { watchParent } from './parent-watch.js';
 import { RUNNING_COMPILED } from '../core/util/running-compiled.js';
+import { prettyLine } from '../core/util/pretty-stream.js';
 
 /**
  * `npm start`: run the server (`node dist/main.js`, compiled by scripts/build.mjs) under a supervisor that
@@ -13,6 +14,10 @@ const server = fileURLToPath(new URL(RUNNING_COMPILED ? '../main.js' : '../main.
 const supervisor = new Supervisor({
   command: process.execPath,
   args: [...(RUNNING_COMPILED ? [] : ['--import', import.meta.resolve('tsx')]), server, ...process.argv.slice(2)],
+  // LOG_FORMAT=pretty: human lines like the server's, in the one stream they share.
+  ...(process.env.LOG_FORMAT === 'pretty'
+    ? { log: (line: string) => process.stderr.write(`${prettyLine(line)}\n`) }
+    : {}),
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => supervisor.stop(signal));
 // Killing npm (even with SIGKILL) must not leave the supervisor and the server running, orphaned.

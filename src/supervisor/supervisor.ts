@@ -46,11 +46,13 @@ export class Supervisor {
     this.done = new Promise((resolve) => (this.finish = resolve));
   }
 
-  /** Write one JSON log line (`level` as pino's: 30 info, 40 warn, 50 error, 60 fatal). */
+  /**
+   * Write one JSON log line (`level` as pino's: 30 info, 40 warn, 50 error, 60 fatal), its `time` an ISO string like
+   * the server's lines (they share one stream).
+   */
   log(level: number, msg: string, fields: Record<string, unknown> = {}): void {
-    this.write(
-      JSON.stringify({ level, time: Date.now(), service: 'eunoe-supervisor', pid: process.pid, ...fields, msg }),
-    );
+    const time = new Date().toISOString();
+    this.write(JSON.stringify({ level, time, service: 'eunoe-supervisor', pid: process.pid, ...fields, msg }));
   }
 
   start(): void {

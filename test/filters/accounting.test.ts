@@ -166,25 +166,32 @@ describe('accounting outlet', () => {
     });
   });
 
-  it('a state backend failure never breaks the reply', async () => {
+  it('a state backend failure never breaks the reply; a ledger that takes nothing answers 503, never as if recorded', async () => {
     const broken = await tempSqliteStore();
     await broken.store.close();
     const body = outletBody({ usage: openRouterUsage });
+    const args = (ledgerServices: typeof services) =>
+      hookArgs(filter, {
+        body,
+        store: broken.store,
+        services: ledgerServices,
+        hook: 'outlet',
+        filterId: 'accounting',
+        valves: { show_usage: true },
+      });
+    // The chat state (estimates, corrections) unavailable, the ledger working: the reply passes with its usage line.
+    const result = await filter.outlet!(args(services));
+    expect((result.messages as Array<{ content: string }>)[1]!.content).toMatch(/\$0\.0052\*$/);
+    // The ledger unable to keep the record (neither written nor journaled): 503, whatever reject_unrecorded says.
     const brokenServices = {
       ...services,
       ledger: (await import('../../src/runtime/usage/ledger.js')).createLedger(broken.store),
     };
-    const result = await filter.outlet!(
-      hookArgs(filter, {
-        body,
-        store: broken.store,
-        services: brokenServices,
-        hook: 'outlet',
-        filterId: 'accounting',
-        valves: { show_usage: true },
-      }),
+    const refused = await Promise.resolve(filter.outlet!(args(brokenServices))).then(
+      () => undefined,
+      (error: unknown) => error,
     );
-    expect((result.messages as Array<{ content: string }>)[1]!.content).toMatch(/\$0\.0052\*$/);
+    expect(refused).toMatchObject({ status: 503, code: 'ERR_STATE_UNAVAILABLE' });
     await broken.dispose().catch(() => undefined);
   });
 

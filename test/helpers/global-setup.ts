@@ -1,20 +1,20 @@
 import type { TestProject } from 'vitest/node';
-import { redisAnswers, startOwnedRedis, type OwnedRedis } from './redis-server.js';
+import { startOwnedRedis, type OwnedRedis } from './redis-server.js';
 import { build } from '../../scripts/build.mjs';
 
 let owned: OwnedRedis | undefined;
 
 /**
- * Compiles src/ to dist/ when the sources changed (what server processes run). Finds a Redis for the Redis
- * suites: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else a redis-server started here on a free port.
- * The URL reaches tests as the provided value `redisUrl` (undefined only when no Redis can be had; under CI=true
- * that fails the run instead of skipping).
+ * Compiles src/ to dist/ when the sources changed (what server processes run). Starts the Redis of the Redis suites:
+ * a redis-server of its own on a free port (never a Redis that happens to answer on 6379, such as Open WebUI's own),
+ * unless EUNOE_TEST_REDIS_URL names one to use instead (its data under the tests' prefixes is theirs to write and
+ * delete). REDIS_URL is a server setting and is not read here. The URL reaches tests as the provided value `redisUrl`
+ * (undefined only when no redis-server can be started; under CI=true that fails the run instead of skipping).
  */
 export default async function setup(project: TestProject) {
   // Server processes run the compiled sources (dist/), as `npm start` does: compile them if they changed.
   await build();
-  let url = process.env.REDIS_URL;
-  if (!url && (await redisAnswers('127.0.0.1', 6379))) url = 'redis://127.0.0.1:6379';
+  let url = process.env.EUNOE_TEST_REDIS_URL || undefined;
   if (!url) {
     try {
       owned = await startOwnedRedis();

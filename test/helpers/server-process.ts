@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
+import { serverEnv } from '../../bench/lib/server-env.js';
 import { repoRoot } from './create-test-runtime.js';
 import { waitFor } from './wait-for.js';
 
@@ -24,31 +25,35 @@ export interface ServerProcess {
 
 /**
  * Start the server with `env` on a free port and wait until `GET /` answers. `root`: another copy of the
- * package to run (its `dist/main.js`, in that folder; default this checkout).
+ * package to run (its `dist/main.js`, in that folder; default this checkout). The server gets the test's environment
+ * without any Eunoe setting (see serverEnv: a REDIS_URL of the shell that ran the tests does not reach it), then
+ * `env`; `inherit` stands for the test's environment (default process.env).
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { root?: string } = {},
+  options: { root?: string; inherit?: NodeJS.ProcessEnv } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const root = options.root ?? repoRoot;
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [serverEntry(root)], {
     cwd: root,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      PRICING_FETCH: 'false',
-      SHIPPED_FILTERS: 'none', // tests choose their filters; SHIPPED_FILTERS=all is tested on its own
-      // A liveness bound, not the subject (a worker's import of tsx + zod takes seconds on a busy machine); tests of
-      // the import limit set their own.
-      FILTER_LOAD_TIMEOUT_MS: '60000',
-      // Admin valves beside the test's data, not in this checkout's valves/ folder (which a server makes private).
-      ...(env.DATA_DIR && !env.VALVES_DIR ? { VALVES_DIR: path.join(env.DATA_DIR, 'valves') } : {}),
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    },
+    env: serverEnv(
+      {
+        LOG_LEVEL: 'warn',
+        PRICING_FETCH: 'false',
+        SHIPPED_FILTERS: 'none', // tests choose their filters; SHIPPED_FILTERS=all is tested on its own
+        // A liveness bound, not the subject (a worker's import of tsx + zod takes seconds on a busy machine); tests of
+        // the import limit set their own.
+        FILTER_LOAD_TIMEOUT_MS: '60000',
+        // Admin valves beside the test's data, not in this checkout's valves/ folder (which a server makes private).
+        ...(env.DATA_DIR && !env.VALVES_DIR ? { VALVES_DIR: path.join(env.DATA_DIR, 'valves') } : {}),
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      options.inherit,
+    ),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output += chunk));

@@ -74,10 +74,12 @@ describe('GET /metrics', () => {
       eunoe_hook_duration_seconds: 'histogram',
       eunoe_state_backend_up: 'gauge',
       eunoe_ledger_queue_depth: 'gauge',
+      eunoe_ledger_unrecorded_total: 'counter',
       eunoe_pricing_table_age_seconds: 'gauge',
     });
     expect(sampleValue(samples, 'eunoe_state_backend_up', { backend: 'sqlite' })).toBe(1);
     expect(sampleValue(samples, 'eunoe_ledger_queue_depth')).toBe(0);
+    expect(sampleValue(samples, 'eunoe_ledger_unrecorded_total')).toBe(0);
     // The bundled snapshot is older than a day.
     expect(sampleValue(samples, 'eunoe_pricing_table_age_seconds')).toBeGreaterThan(86_400);
   });

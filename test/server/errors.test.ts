@@ -156,9 +156,9 @@ describe('error statuses and their JSON shape', () => {
       }
     });
 
-    it('500 with the message when a hook throws', async () => {
+    it('500 naming the filter and the hook, with the message, when a hook throws', async () => {
       const inlet = await request(runtime.app).post(`${prefix}/throwing/filter/inlet`).set(runtime.auth).send(envelope);
-      expectJsonError(inlet, 500, 'Rate limit exceeded. Try again later.');
+      expectJsonError(inlet, 500, 'Filter throwing inlet failed: Rate limit exceeded. Try again later.');
       const outlet = await request(runtime.app)
         .post(`${prefix}/throwing/filter/outlet`)
         .set(runtime.auth)

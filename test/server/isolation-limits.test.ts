@@ -184,7 +184,7 @@ describe('isolated filters in a real server process: memory outside the V8 heap,
       const response = await inlet(server, id, { boom: true });
       expect(response.status).toBe(500);
       const answer = await response.text();
-      expect(JSON.parse(answer)).toMatchObject({ detail: 'refused: boom' });
+      expect(JSON.parse(answer)).toMatchObject({ detail: `Filter ${id} inlet failed: refused: boom` });
       expect(answer).not.toContain('explode'); // no stack
       expect(answer).not.toContain(root);
       expect(answer).not.toContain(repoRoot);

@@ -32,7 +32,7 @@ describe('public probes', () => {
     expect(live.body).toEqual({ status: 'ok' });
     expect(live.headers['content-type']).toMatch(/^application\/json/);
     const ready = await request(runtime.app).get(`${prefix}/readyz`).expect(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { filters: true, store: true } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { filters: true, store: true, ledger: true } });
     await request(runtime.app).get(`${prefix}/health`).expect(401);
     const detailed = await request(runtime.app).get(`${prefix}/health`).set(runtime.auth).expect(200);
     expect(detailed.body).toMatchObject({

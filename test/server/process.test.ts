@@ -8,6 +8,7 @@ import { freePort } from '../helpers/redis-server.js';
 import { serverEntry } from '../helpers/server-process.js';
 import { filterSource, lifecycleFilter } from './helpers/filter-source.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { serverEnv } from '../../bench/lib/server-env.js';
 
 const KEY = 'process-test-key';
 
@@ -44,8 +45,7 @@ describe('the server process', () => {
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [serverEntry()], {
       cwd: root,
-      env: {
-        ...process.env,
+      env: serverEnv({
         PORT: String(port),
         HOST: '127.0.0.1',
         PIPELINES_API_KEY: KEY,
@@ -56,7 +56,7 @@ describe('the server process', () => {
         REDIS_URL: '',
         // A liveness bound, not the subject: the 'life' filter's worker imports tsx and zod, seconds on a busy machine.
         FILTER_LOAD_TIMEOUT_MS: '60000',
-      },
+      }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (chunk) => (stderr += String(chunk)));

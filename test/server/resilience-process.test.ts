@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SDK_SPECIFIER } from '../helpers/create-test-runtime.js';
 import { serverEntry, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { serverEnv } from '../../bench/lib/server-env.js';
 
 const KEY = 'resilience-key';
 
@@ -95,8 +96,7 @@ describe('start-up errors', () => {
     try {
       const child = spawn(process.execPath, [serverEntry()], {
         cwd: repoRoot,
-        env: {
-          ...process.env,
+        env: serverEnv({
           PORT: String(port),
           HOST: '127.0.0.1',
           DATA_DIR: root,
@@ -105,7 +105,7 @@ describe('start-up errors', () => {
           SHIPPED_FILTERS: 'none',
           LOG_LEVEL: 'warn',
           FILTERS_DIR: path.join(root, 'none'),
-        },
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

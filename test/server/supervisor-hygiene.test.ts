@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { serverEnv } from '../../bench/lib/server-env.js';
 
 /** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
 function alive(pid: number): boolean {
@@ -43,8 +44,7 @@ function launch(command: string, args: string[], options: { cwd: string; port: n
   let output = '';
   const child = spawn(command, args, {
     cwd: options.cwd,
-    env: {
-      ...process.env,
+    env: serverEnv({
       PORT: String(options.port),
       HOST: '127.0.0.1',
       PIPELINES_API_KEY: 'k',
@@ -57,7 +57,7 @@ function launch(command: string, args: string[], options: { cwd: string; port: n
       VALVES_DIR: path.join(root, 'valves'),
       FILTERS_DIR: root,
       ...options.env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output += String(chunk)));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { serverEnv } from '../../bench/lib/server-env.js';
 
 /** Pids of the servers the supervisor started, from its `server started` log lines. */
 function childPids(output: string): number[] {
@@ -38,8 +39,7 @@ describe('the supervisor', () => {
       ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/supervisor/main.ts')],
       {
         cwd: root,
-        env: {
-          ...process.env,
+        env: serverEnv({
           PORT: String(port),
           HOST: '127.0.0.1',
           PIPELINES_API_KEY: 'k',
@@ -48,7 +48,7 @@ describe('the supervisor', () => {
           PRICING_FETCH: 'false',
           SHIPPED_FILTERS: 'none',
           REDIS_URL: '',
-        },
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -88,7 +88,7 @@ describe('SQLite file lifecycle', () => {
     expect(await second.append('ledger', { id: 'm1', time: 10, data: {} })).toBe(false);
     await second.append('ledger', { id: 'm2', time: 10, data: {} });
     expect((await second.range('ledger')).map((record) => record.id)).toEqual(['m1', 'm2']);
-    expect(second.health()).toEqual({ backend: 'sqlite', ok: true, detail: file, queued: 0 });
+    expect(second.health()).toEqual({ backend: 'sqlite', ok: true, detail: file, queued: 0, ledger: { refused: 0 } });
     await second.close();
   });
 

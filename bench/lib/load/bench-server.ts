@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { freePort } from '../free-port.js';
+import { serverEnv } from '../server-env.js';
 import path from 'node:path';
 
 /** A real Eunoe server process on 127.0.0.1 for the load benchmark. */
@@ -18,15 +19,14 @@ export async function startBenchServer(codeRoot: string, env: Record<string, str
   let output = '';
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(codeRoot, 'src/main.ts')], {
     cwd: codeRoot,
-    env: {
-      ...process.env,
+    env: serverEnv({
       LOG_LEVEL: 'warn',
       PRICING_FETCH: 'false',
       WATCH_FILTERS: 'false',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output = (output + chunk).slice(-4000)));

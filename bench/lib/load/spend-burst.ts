@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { deletePrefixedKeys } from '../../../src/state/redis/delete-prefixed-keys.js';
-import { redisAnswers } from '../../../test/helpers/redis-server.js';
+import { startRedisSingle } from '../redis-topologies.js';
 import { markdownTable } from '../table.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 
@@ -11,8 +11,9 @@ import { startBenchServer, type BenchServer } from './bench-server.js';
  * The near-cap burst: users with a $0.10 monthly cap (role `burst`) who already spent $0.0975 or $0.05 of it;
  * 1, 16 or 32 clients each loop "inlet, then the reply's outlet" (a request of ~$0.0075: about 1,000 prompt
  * tokens of openai/gpt-4o and max_tokens 500, each reply using all 500) until their first 429. Prints the
- * month's final spend as % of the cap. On SQLite (one server) and, when a Redis answers (REDIS_URL or
- * 127.0.0.1:6379), across two replicas on one Redis (the clients alternate between them). Bounded: at most
+ * month's final spend as % of the cap. On SQLite (one server) and across two replicas on one Redis (the clients
+ * alternate between them): a redis-server of its own on a free port, or EUNOE_TEST_REDIS_URL (never whatever answers
+ * on 6379); without redis-server that part is left out. Bounded: at most
  * MAX_ROUNDS requests per client.
  */
 
@@ -172,8 +173,8 @@ export async function runSpendBurst(options: {
   } finally {
     await sqlite.stop();
   }
-  const redisUrl =
-    process.env.REDIS_URL ?? ((await redisAnswers('127.0.0.1', 6379)) ? 'redis://127.0.0.1:6379' : undefined);
+  const own = process.env.EUNOE_TEST_REDIS_URL ? undefined : await startRedisSingle().catch(() => undefined);
+  const redisUrl = process.env.EUNOE_TEST_REDIS_URL || own?.env.REDIS_URL;
   if (redisUrl) {
     const env = (name: string) => ({
       ...common,
@@ -188,6 +189,7 @@ export async function runSpendBurst(options: {
       await Promise.all(replicas.map((replica) => replica.stop()));
       const admin = new Redis(redisUrl);
       await deletePrefixedKeys(admin, `eunoe-bench-burst-${tag}:`).finally(() => admin.disconnect());
+      await own?.stop();
     }
   }
   const fmt = (value: number, digits: number) => value.toFixed(digits);

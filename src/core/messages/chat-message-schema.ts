@@ -37,14 +37,39 @@ export function plainlyValid(value: unknown): boolean {
   );
 }
 
-/** The first message of `messages` that is not a `ChatMessage`, with the reason; undefined when all are. */
+/** What a value is, in the words of a 400 (`a number`, `null`, `an object`). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Why `value` is not a chat message, naming the first field at fault (`content must be …, not a number`). */
+export function invalidMessageReason(value: unknown): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `a chat message is an object with a string role, not ${kindOf(value)}`;
+  const message = value as Record<string, unknown>;
+  if (message.role === undefined) return 'role is missing (a string: user, assistant, system, tool…)';
+  if (typeof message.role !== 'string') return `role must be a string, not ${kindOf(message.role)}`;
+  const { content } = message;
+  if (!(content === undefined || content === null || typeof content === 'string' || Array.isArray(content)))
+    return `content must be a string, null or an array of content parts, not ${kindOf(content)}`;
+  for (const field of ['name', 'tool_call_id'] as const)
+    if (!isOptionalString(message[field])) return `${field} must be a string or null, not ${kindOf(message[field])}`;
+  return `tool_calls must be an array or null, not ${kindOf(message.tool_calls)}`;
+}
+
+/**
+ * The first message of `messages` that is not a `ChatMessage`, with the zod issues and a sentence naming the field at
+ * fault; undefined when all are.
+ */
 export function firstInvalidMessage(
   messages: readonly unknown[],
-): { index: number; issues: z.core.$ZodIssue[] } | undefined {
+): { index: number; issues: z.core.$ZodIssue[]; reason: string } | undefined {
   for (let index = 0; index < messages.length; index += 1) {
     if (plainlyValid(messages[index])) continue;
     const parsed = chatMessageSchema.safeParse(messages[index]);
-    if (!parsed.success) return { index, issues: parsed.error.issues };
+    if (!parsed.success) return { index, issues: parsed.error.issues, reason: invalidMessageReason(messages[index]) };
   }
   return undefined;
 }

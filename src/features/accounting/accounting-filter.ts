@@ -64,7 +64,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         .boolean()
         .default(false)
         .describe(
-          'Answer 503 instead of the reply when its usage could be kept neither in the store nor in the local journal (default: answer, and log the whole record at ERROR)',
+          'No effect, kept so saved settings load: a reply whose usage can be kept neither in the store nor in the local journal is always answered 503 (the whole record logged at ERROR)',
         ),
       learn_corrections: z
         .boolean()
@@ -124,13 +124,13 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           // Resolves once the record is durable: in the store, or in the local journal while Redis is away.
           added = await services.ledger.record(record);
         } catch (error) {
-          // Neither the store nor the journal took it (disk failure, journal full): the record is only in this line.
+          // Neither the store nor the journal took it (the disk and the journal's reserve full, journal full): never
+          // answered as if recorded, whatever `reject_unrecorded` says. The record is only in this line.
           logger.error(
             { err: errorMessage(error), record },
-            'accounting: could not record usage; the record is in this line',
+            'accounting: could not record usage (answered 503); the record is in this line',
           );
-          if (valves.reject_unrecorded)
-            throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
+          throw new FilterError(503, 'Usage could not be recorded; please retry', { code: 'ERR_STATE_UNAVAILABLE' });
         }
       } else {
         logger.warn('accounting: no ledger service; usage is not recorded');

@@ -35,6 +35,7 @@ import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { contextMetricsService, contextRunsService, contextStatsService } from './services.js';
 import { recordRun, runLink } from './runs/record-run.js';
+import { newRunId } from './runs/run-store.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import {
   readPreviousPrompt,
@@ -156,6 +157,8 @@ export async function contextInlet({
   // Only the cache-ordered algorithms read the prompt sent last time; the others skip the store round trips.
   const tracksPrefix = tracksPreviousPrompt(flags.chatKey, options.algorithm);
   const input = await planInputFor({ messages, model, options, flags, state, services, readSequence: tracksPrefix });
+  // One id for this inlet's plan, its log lines and its run record (GET /runs/:id).
+  input.runId = newRunId(started);
   const { correction } = input;
   const client = clientFor(pool, valves);
   const warn = (fields: Record<string, unknown>, message: string) => logger.warn(fields, message);

@@ -92,6 +92,9 @@ const moduleShape = z
     path: ['pipe'],
   });
 
+/** The fields a filter or pipe definition may have (what moduleShape reads). */
+const MODULE_KEYS = new Set(Object.keys(moduleShape.shape));
+
 /** The stem of a filter file: `filters/context.ts` → `context`. */
 export function fileStem(file: string): string {
   return path.basename(file).replace(/\.(m?ts|m?js)$/, '');
@@ -138,6 +141,17 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
             .map((issue) => `${issue.path.join('.') || 'default export'}: ${issue.message}`)
             .join('; ');
     throw new FilterLoadError(file, `wrong export shape: ${detail}`, undefined, kindOfExport(imported.default));
+  }
+  const known = Object.keys(imported.default as object).filter((key) => MODULE_KEYS.has(key));
+  if (known.length === 0) {
+    // `export default { hello: 1 }` would load as a filter that does nothing: refused, naming what it has.
+    const keys = Object.keys(imported.default as object);
+    throw new FilterLoadError(
+      file,
+      `wrong export shape: the default export has none of a filter's fields (name, valves, inlet, outlet…)${keys.length > 0 ? `, only ${keys.join(', ')}` : ''}; export default defineFilter({...})`,
+      undefined,
+      kindOfExport(imported.default),
+    );
   }
   const definition = imported.default as LoadedFilter['definition'];
   const id = definition.id ?? fileStem(file);

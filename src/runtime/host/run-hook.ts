@@ -5,7 +5,7 @@ import { servicesForUser } from './user-scoped-services.js';
 
 /**
  * Run a filter's inlet or outlet with a deadline. A hook that throws becomes a JSON error
- * (its own status when it threw a EunoeError/FilterError, else 500 with its message); one
+ * (its own status when it threw a EunoeError/FilterError, else 500 naming the filter and the hook, with its message); one
  * that runs past `timeoutMs` becomes 504 and its signal is aborted; one that returns no
  * object body becomes 500 with a clear detail. The hook's services write money for its own user only
  * (user-scoped-services.ts), in the main thread and in a worker alike (a worker's calls run on these).
@@ -53,9 +53,13 @@ export async function runHook(options: {
   } catch (error) {
     if (error instanceof EunoeError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    const failed = new FilterExecutionError(filter.id, hook, message || `Filter ${filter.id} ${hook} failed`, {
-      cause: error,
-    });
+    // The answer names the filter: a 500 in a chain of filters otherwise says only what went wrong, not where.
+    const failed = new FilterExecutionError(
+      filter.id,
+      hook,
+      `Filter ${filter.id} ${hook} failed${message ? `: ${message}` : ''}`,
+      { cause: error },
+    );
     // The logs show where the filter threw (its file and line), not only where the host caught it.
     if (error instanceof Error && error.stack) failed.stack = `${failed.stack}\nCaused by: ${error.stack}`;
     throw failed;

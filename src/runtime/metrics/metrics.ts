@@ -47,6 +47,7 @@ export class Metrics implements ContextMetrics {
   private readonly usageTokens: Counter<'model' | 'kind'>;
   private readonly usageCost: Counter<'model'>;
   private readonly usageRecords: Counter<'model' | 'cost_source'>;
+  private readonly ledgerUnrecorded: Counter;
 
   constructor(sources: MetricsSources = {}) {
     const registers = [this.registry];
@@ -117,6 +118,11 @@ export class Metrics implements ContextMetrics {
       labelNames: ['model', 'cost_source'],
       registers,
     });
+    this.ledgerUnrecorded = new Counter({
+      name: 'eunoe_ledger_unrecorded_total',
+      help: 'Ledger records that could be neither written nor journaled (the disk and the journal reserve full, LEDGER_QUEUE_MAX reached): their outlets answered 503',
+      registers,
+    });
     new Gauge({
       name: 'eunoe_pricing_table_age_seconds',
       help: 'Age of the price table in use (since it was fetched)',
@@ -160,6 +166,11 @@ export class Metrics implements ContextMetrics {
     else if (HOOK_FAILURES.has(code) || error.status === undefined) this.filterErrors.inc({ filter, hook, code });
     // Any other coded error with a status is the filter's own answer (FilterError: 429 spend limit, 403, 503…).
     else this.filterRejections.inc({ filter, hook, status: String(error.status), code });
+  }
+
+  /** One ledger record the store refused (neither written nor journaled). */
+  usageUnrecorded(): void {
+    this.ledgerUnrecorded.inc();
   }
 
   contextPlan(sample: ContextPlanSample): void {

@@ -47,7 +47,7 @@ function checkedRequest(body: unknown) {
   const invalid = firstInvalidMessage(parsed.data.messages);
   if (invalid) {
     throw new ValidationError(
-      `messages[${invalid.index}] is not a chat message (an object with a string role)`,
+      `messages[${invalid.index}] is not a chat message: ${invalid.reason}`,
       invalid.issues.map((issue) => ({
         path: ['messages', invalid.index, ...issue.path].join('.'),
         message: issue.message,

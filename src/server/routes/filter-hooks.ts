@@ -26,7 +26,7 @@ function assertChatMessages(messages: unknown[]): asserts messages is ChatMessag
   const invalid = firstInvalidMessage(messages);
   if (!invalid) return;
   throw new ValidationError(
-    `body.messages[${invalid.index}] is not a chat message (an object with a string role)`,
+    `body.messages[${invalid.index}] is not a chat message: ${invalid.reason}`,
     invalid.issues.map((issue) => ({
       path: ['body', 'messages', invalid.index, ...issue.path].join('.'),
       message: issue.message,

@@ -41,7 +41,7 @@ export function probesRouter(deps: ProbeDeps): Router {
     response.json({ status: 'ok' });
   });
   router.get('/readyz', async (_request, response) => {
-    const checks = { filters: deps.registry.loaded, store: false };
+    const checks = { filters: deps.registry.loaded, store: false, ledger: true };
     let reason: string | undefined;
     try {
       await deps.store.get(PROBE_KEY);
@@ -49,10 +49,17 @@ export function probesRouter(deps: ProbeDeps): Router {
     } catch (error) {
       reason = `state store (${deps.store.backend}) does not answer: ${errorMessage(error)}`;
     }
+    const health = deps.store.health();
+    // Ledger records can be neither written nor journaled (a full disk with the journal's reserve used up): the
+    // outlets answer 503, so this replica should not take chats.
+    if (health.ledger?.refusing) {
+      checks.ledger = false;
+      reason ??= `ledger records are refused, neither written nor journaled (${health.ledger.refused} so far)`;
+    }
     if (!checks.filters) reason ??= 'filters are not loaded yet';
-    const ready = checks.filters && checks.store;
+    const ready = checks.filters && checks.store && checks.ledger;
     // Redis only: one node, Sentinel or Cluster (the kind alone: no address on a route without the key).
-    const topology = deps.store.health().topology;
+    const topology = health.topology;
     const extra = topology ? { topology: { kind: topology.kind } } : {};
     response
       .status(ready ? 200 : 503)

@@ -1,5 +1,11 @@
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import { ConfigError } from '../../core/errors/index.js';
+import { errorMessage } from '../../core/util/error-message.js';
+import { PRIVATE_FILE_MODE } from '../../core/util/private-files.js';
+import { DEFAULT_RESERVE_BYTES, JournalReserve } from './journal-reserve.js';
 import { MEMORY_JOURNAL, openLedgerJournal } from './open-ledger-journal.js';
+import type { LedgerHealth } from '../types.js';
 
 /** The spend counters a usage record adds to, sent with it in one script. */
 export interface QueuedUsage {
@@ -28,6 +34,12 @@ export interface LedgerQueueOptions {
   max: number;
   /** The journal file (fsync'd SQLite); default in memory, which a process exit loses. */
   file?: string;
+  /**
+   * With a `file`: bytes reserved ahead on disk beside it (`<file>.reserve`, written full of zeros at start), where
+   * entries go when the SQLite file cannot take them (a full disk), so the disk filling up cannot refuse them until
+   * this room is used up. Default DEFAULT_RESERVE_BYTES (4 MiB); 0: none.
+   */
+  reserveBytes?: number;
   /** Told once each time the queue fills up (until it has drained again). */
   onFull?: (max: number) => void;
   /** Told after a drain when appends were refused while the queue was full. */
@@ -48,6 +60,12 @@ export interface LedgerQueueOptions {
   now?: () => number;
 }
 
+/** The reserve's file beside a journal file. */
+export const reserveFile = (file: string): string => `${file}.reserve`;
+
+/** How often a push tries to move the reserve's entries back into the SQLite file (it keeps the order meanwhile). */
+const MOVE_RETRY_MS = 1000;
+
 /** First and longest wait before a held entry is tried again (doubling in between). */
 export const HELD_RETRY_MS = { first: 1000, max: 60_000 };
 
@@ -63,7 +81,9 @@ interface Row {
  * and deletes each once the store has it; sending must be idempotent by record id (it is:
  * HSETNX on Redis, INSERT OR IGNORE on SQLite), because a crash between sending and deleting replays that entry.
  * An entry that fails on its own is held: kept and retried until it lands (1 s after its failure, then 2, 4 … 60 s),
- * never dropped.
+ * never dropped. When the file cannot take an entry (a full disk), it goes to the room reserved beside it
+ * (JournalReserve) and is sent after the file's entries; a push refused by both throws, and `refusing` says why until
+ * an entry is taken again.
  */
 export class LedgerQueue {
   private readonly db: Database.Database;
@@ -76,17 +96,43 @@ export class LedgerQueue {
   private dropped = 0;
   private flushing: Promise<boolean> | undefined;
   private closed = false;
-  /** Entries that failed on their own (not because the backend was away), by seq: retried, not in the way. */
+  /**
+   * Entries that failed on their own (not because the backend was away), by seq: retried, not in the way. An entry of
+   * the reserve has the seq -(offset + 1).
+   */
   private readonly held = new Map<number, { failures: number; nextAt: number }>();
+  private readonly reserve: JournalReserve | undefined;
+  private reserveMovedAt = 0;
+  private refusedCount = 0;
+  private refusedWhy: string | undefined;
 
   constructor(private readonly options: LedgerQueueOptions) {
     this.db = openLedgerJournal(options.file ?? MEMORY_JOURNAL);
+    const bytes = options.reserveBytes ?? DEFAULT_RESERVE_BYTES;
+    if (options.file && options.file !== MEMORY_JOURNAL && bytes > 0) {
+      const file = reserveFile(options.file);
+      try {
+        this.reserve = new JournalReserve(file, bytes);
+      } catch (error) {
+        this.db.close();
+        throw new ConfigError(
+          `Ledger journal reserve ${file} (${Math.round(bytes / 1024)} KB) cannot be written (${errorMessage(error)}). ` +
+            'Free room in DATA_DIR (or lower LEDGER_JOURNAL_RESERVE_KB): the reserve is what keeps answered ledger records when the disk is full.',
+          { cause: error },
+        );
+      }
+      try {
+        fs.chmodSync(file, PRIVATE_FILE_MODE); // an existing file left wider by hand
+      } catch {
+        // not ours: left as it is, like the journal's own files
+      }
+    }
     this.insert = this.db.prepare('INSERT INTO journal (item) VALUES (?)');
     this.oldest = this.db.prepare('SELECT seq, item FROM journal ORDER BY seq LIMIT ?');
     this.after = this.db.prepare('SELECT seq, item FROM journal WHERE seq > ? ORDER BY seq LIMIT ?');
     this.remove = this.db.prepare('DELETE FROM journal WHERE seq = ?');
     this.count = this.db.prepare('SELECT count(*) AS n FROM journal');
-    this.waiting = this.count.get()?.n ?? 0;
+    this.waiting = this.countAll();
   }
 
   /** True when entries survive a process exit (a journal file). */
@@ -104,6 +150,27 @@ export class LedgerQueue {
     return this.waiting;
   }
 
+  /** The room reserved on disk (bytes) and how much of it is in use; undefined without a reserve. */
+  get reserved(): { bytes: number; used: number; entries: number } | undefined {
+    const reserve = this.reserve;
+    return reserve ? { bytes: reserve.bytes, used: reserve.used, entries: reserve.size } : undefined;
+  }
+
+  /** Entries refused since the queue was opened (full, or neither the file nor its reserve could take them). */
+  get refused(): number {
+    return this.refusedCount;
+  }
+
+  /** Why the last entry was refused, until an entry is taken again (pushed, or written by the store at once). */
+  get refusing(): string | undefined {
+    return this.refusedWhy;
+  }
+
+  /** The store took a write directly: whatever refused the last entry no longer refuses writes. */
+  accepted(): void {
+    this.refusedWhy = undefined;
+  }
+
   /** Entries waiting because the backend was away (not held for a failure of their own): new writes queue behind them. */
   get backlog(): number {
     return this.waiting - this.held.size;
@@ -118,15 +185,89 @@ export class LedgerQueue {
     if (this.waiting >= this.options.max) {
       if (this.dropped === 0) this.options.onFull?.(this.options.max);
       this.dropped += 1;
+      this.refuse(`the journal holds its maximum of ${this.options.max} entries (LEDGER_QUEUE_MAX)`);
       return false;
     }
-    const { lastInsertRowid } = this.insert.run(JSON.stringify(item));
+    let seq: number;
+    try {
+      seq = this.write(JSON.stringify(item));
+    } catch (error) {
+      this.refuse(errorMessage(error));
+      throw error;
+    }
+    this.refusedWhy = undefined;
     this.waiting += 1;
     if (failed) {
-      this.hold(Number(lastInsertRowid));
+      this.hold(seq);
       this.options.onHeld?.(item, failed.error);
     }
     return true;
+  }
+
+  /**
+   * Commit one entry: to the SQLite file, or, when that fails (a full disk) or the reserve already holds entries
+   * (they keep their place ahead of it), to the reserve. Returns its seq.
+   */
+  private write(json: string): number {
+    const reserve = this.reserve;
+    if (reserve && reserve.size > 0 && !this.moveReserve()) return this.toReserve(reserve, json);
+    try {
+      return Number(this.insert.run(json).lastInsertRowid);
+    } catch (error) {
+      if (!reserve) throw error;
+      return this.toReserve(reserve, json, error);
+    }
+  }
+
+  private toReserve(reserve: JournalReserve, json: string, cause?: unknown): number {
+    const offset = reserve.append(json);
+    if (offset !== undefined) return -(offset + 1);
+    const why = cause === undefined ? 'the journal file cannot take entries' : errorMessage(cause);
+    throw new Error(
+      `${why}, and the room reserved for the journal (${reserve.file}, ${Math.round(reserve.bytes / 1024)} KB) is full`,
+      { cause },
+    );
+  }
+
+  /**
+   * Move the reserve's entries into the SQLite file in one transaction (at most once a second), so later entries go
+   * there again; true when the reserve is empty afterwards. A crash between the commit and the reserve's reset
+   * leaves an entry in both: sent twice, it lands once (sending is idempotent by id).
+   */
+  private moveReserve(): boolean {
+    const reserve = this.reserve;
+    if (!reserve || reserve.size === 0) return true;
+    const now = this.now();
+    if (now - this.reserveMovedAt < MOVE_RETRY_MS) return false;
+    this.reserveMovedAt = now;
+    const entries = reserve.entries();
+    let seqs: number[];
+    try {
+      seqs = this.db.transaction(() => entries.map(({ item }) => Number(this.insert.run(item).lastInsertRowid)))();
+    } catch {
+      return false;
+    }
+    entries.forEach(({ offset }, index) => {
+      const held = this.held.get(-(offset + 1));
+      if (!held) return;
+      this.held.delete(-(offset + 1));
+      this.held.set(seqs[index]!, held);
+    });
+    try {
+      reserve.done(entries.map(({ offset }) => offset));
+    } catch {
+      return false; // still in the reserve too: sent twice, landed once
+    }
+    return true;
+  }
+
+  private refuse(why: string): void {
+    this.refusedCount += 1;
+    this.refusedWhy = why;
+  }
+
+  private countAll(): number {
+    return (this.count.get()?.n ?? 0) + (this.reserve?.size ?? 0);
   }
 
   /**
@@ -146,9 +287,11 @@ export class LedgerQueue {
   takeAll(): QueuedAppend[] {
     const rows = this.oldest.all(-1);
     this.db.prepare('DELETE FROM journal').run();
+    const reserved = this.reserve?.entries() ?? [];
+    this.reserve?.done(reserved.map(({ offset }) => offset));
     this.waiting = 0;
     this.held.clear();
-    return rows.map((row) => JSON.parse(row.item) as QueuedAppend);
+    return [...rows, ...reserved].map((row) => JSON.parse(row.item) as QueuedAppend);
   }
 
   /** Close the journal (what is in a file stays there for the next start). */
@@ -156,6 +299,7 @@ export class LedgerQueue {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+    this.reserve?.close();
   }
 
   /** Hold `seq` (again): its next try waits 1 s after the first failure, doubling up to 60 s. */
@@ -172,37 +316,49 @@ export class LedgerQueue {
   private async drain(send: (item: QueuedAppend) => Promise<unknown>, batchSize: number): Promise<boolean> {
     let cursor = 0; // entries held in this flush stay behind the cursor: each is tried once per flush
     let released = 0;
+    let landed = 0;
+    let stopped = false;
     for (;;) {
       if (this.closed) return false;
       const rows = this.after.all(cursor, batchSize);
       if (rows.length === 0) break;
-      const now = this.now();
-      // A held entry whose wait has not run out is passed over (and stays where it is).
-      const due = rows.filter((row) => (this.held.get(row.seq)?.nextAt ?? 0) <= now);
       cursor = rows.at(-1)!.seq;
-      if (due.length === 0) continue;
-      const batch = due.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
-      const results = await Promise.allSettled(batch.map(({ item }) => send(item)));
-      if (this.closed) return false;
-      let failed = false;
-      this.db.transaction(() => {
-        batch.forEach(({ seq, item }, index) => {
-          const result = results[index];
-          if (result?.status === 'rejected') {
-            if (this.options.isTransient?.(result.reason) ?? true) {
-              failed = true; // this one and the rest stay, in order
-              return;
-            }
-            if (!this.held.has(seq)) this.options.onHeld?.(item, result.reason);
-            this.hold(seq);
-            return;
-          }
-          if (this.held.delete(seq)) released += 1;
-          this.remove.run(seq);
-        });
-      })();
-      this.waiting = this.count.get()?.n ?? 0;
-      if (failed) break;
+      const outcome = await this.sendBatch(rows, send);
+      if (outcome === undefined) return false;
+      released += outcome.released;
+      landed += outcome.landed.length;
+      try {
+        this.db.transaction(() => {
+          for (const seq of outcome.landed) this.remove.run(seq);
+        })();
+      } catch {
+        // The journal cannot delete now (a full disk): what landed stays and is sent again later, landing once.
+        return false;
+      }
+      this.waiting = this.countAll();
+      if (outcome.stopped) {
+        stopped = true;
+        break;
+      }
+    }
+    // The reserve's entries came after every row of the file (see write): sent once the file's rows are.
+    const reserve = this.reserve;
+    if (!stopped && reserve && reserve.size > 0) {
+      const entries = reserve.entries();
+      for (let start = 0; start < entries.length; start += batchSize) {
+        const rows = entries.slice(start, start + batchSize).map(({ offset, item }) => ({ seq: -(offset + 1), item }));
+        const outcome = await this.sendBatch(rows, send);
+        if (outcome === undefined) return false;
+        released += outcome.released;
+        landed += outcome.landed.length;
+        try {
+          reserve.done(outcome.landed.map((seq) => -seq - 1));
+        } catch {
+          return false; // an I/O error: what landed is sent again later (and lands once)
+        }
+        this.waiting = this.countAll();
+        if (outcome.stopped) break;
+      }
     }
     if (released > 0) this.options.onReleased?.(released);
     if (this.waiting > this.held.size) return false;
@@ -210,6 +366,63 @@ export class LedgerQueue {
       this.options.onDrained?.(this.dropped);
       this.dropped = 0;
     }
+    // Entries left the journal: there is room again for what was refused (the store takes writes, too).
+    if (landed > 0 || this.waiting === 0) this.refusedWhy = undefined;
     return this.waiting === 0;
   }
+
+  /**
+   * Send the due entries of `rows` at once; which landed (to delete), how many of them had been held, and whether a
+   * failure of the backend as a whole stopped the flush. Undefined when the queue was closed meanwhile.
+   */
+  private async sendBatch(
+    rows: Row[],
+    send: (item: QueuedAppend) => Promise<unknown>,
+  ): Promise<{ landed: number[]; released: number; stopped: boolean } | undefined> {
+    const now = this.now();
+    // A held entry whose wait has not run out is passed over (and stays where it is).
+    const due = rows.filter((row) => (this.held.get(row.seq)?.nextAt ?? 0) <= now);
+    if (due.length === 0) return { landed: [], released: 0, stopped: false };
+    const batch = due.map((row) => ({ seq: row.seq, item: JSON.parse(row.item) as QueuedAppend }));
+    const results = await Promise.allSettled(batch.map(({ item }) => send(item)));
+    if (this.closed) return undefined;
+    const landed: number[] = [];
+    let released = 0;
+    let stopped = false;
+    batch.forEach(({ seq, item }, index) => {
+      const result = results[index];
+      if (result?.status === 'rejected') {
+        if (this.options.isTransient?.(result.reason) ?? true) {
+          stopped = true; // this one and the rest stay, in order
+          return;
+        }
+        if (!this.held.has(seq)) this.options.onHeld?.(item, result.reason);
+        this.hold(seq);
+        return;
+      }
+      if (this.held.delete(seq)) released += 1;
+      landed.push(seq);
+    });
+    return { landed, released, stopped };
+  }
+}
+
+/** What /health says of a queue's journal. */
+export function journalHealth(queue: LedgerQueue): LedgerHealth {
+  const reserve = queue.reserved;
+  const refusing = queue.refusing;
+  return { refused: queue.refused, ...(refusing ? { refusing } : {}), ...(reserve ? { reserve } : {}) };
+}
+
+/** The health detail's words for the journal: records refused now, the reserved room in use. */
+export function journalReasons(ledger: LedgerHealth): string[] {
+  const reasons: string[] = [];
+  if (ledger.refusing)
+    reasons.push(`ledger records are refused (answered 503), neither written nor journaled: ${ledger.refusing}`);
+  const reserve = ledger.reserve;
+  if (reserve && reserve.entries > 0)
+    reasons.push(
+      `the journal file cannot take records (disk full?): ${reserve.entries} are in its reserved room (${reserve.used} of ${reserve.bytes} bytes used)`,
+    );
+  return reasons;
 }

@@ -39,6 +39,7 @@ import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
+import { journalReasons } from './ledger-queue.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */
@@ -57,6 +58,8 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
   flushRetryMs?: number;
   /** Durable journal (SQLite file) for ledger writes made while Redis is away; default in memory. */
   journalFile?: string;
+  /** Bytes reserved on disk for the journal (LEDGER_JOURNAL_RESERVE_KB). */
+  journalReserveBytes?: number;
 }
 
 /**
@@ -109,6 +112,7 @@ export class RedisStateStore implements StateStore {
       flushRetryMs: options.flushRetryMs,
       backlogWaitMs: Math.max(options.timeoutMs, 100),
       journalFile: options.journalFile,
+      journalReserveBytes: options.journalReserveBytes,
       // Half the call's bound, so the WAIT answers (with a count) before the call times out.
       ...(topology.kind !== 'single' ? { replicaWaitMs: Math.max(10, Math.floor(options.timeoutMs / 2)) } : {}),
     });
@@ -345,16 +349,19 @@ export class RedisStateStore implements StateStore {
   health(): StoreHealth {
     const queued = this.streams.queued;
     const hanging = this.lastTimeoutAt > this.lastAnswerAt;
-    const ok = !this.closed && this.client.status === 'ready' && !hanging && queued === 0;
+    const ledger = this.streams.ledgerHealth;
+    const ok = !this.closed && this.client.status === 'ready' && !hanging && queued === 0 && !ledger.refusing;
     const reasons = [
       ...(hanging ? [`not answering (${this.lastTimeout})`] : []),
       ...(queued > 0 ? [`${queued} ledger writes wait in the journal`] : []),
+      ...journalReasons(ledger),
     ];
     return {
       backend: 'redis',
       ok,
       detail: `${this.where} ${this.closed ? 'closed' : this.client.status}${reasons.length > 0 ? `; ${reasons.join('; ')}` : ''}`,
       queued,
+      ledger,
       topology: this.describeTopology(),
     };
   }

@@ -5,7 +5,8 @@ import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
-import { LedgerQueue, type QueuedAppend } from './ledger-queue.js';
+import { journalHealth, LedgerQueue, type QueuedAppend } from './ledger-queue.js';
+import type { LedgerHealth } from '../types.js';
 import { USAGE_STREAM, userUsageStream, type RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
 import { recordLedgerScript, recordUserCopyScript } from './cluster-scripts.js';
@@ -32,6 +33,8 @@ export interface RedisStreamStoreOptions {
   queueMax: number;
   /** The durable journal file for writes made while Redis is away; default in memory (lost on exit). */
   journalFile?: string;
+  /** Bytes reserved on disk for the journal (LEDGER_JOURNAL_RESERVE_KB; see LedgerQueueOptions.reserveBytes). */
+  journalReserveBytes?: number;
   /** How often a non-empty queue retries while connected (default 1000 ms). */
   flushRetryMs?: number;
   /**
@@ -74,6 +77,7 @@ export class RedisStreamStore {
     this.queue = new LedgerQueue({
       max: options.queueMax,
       file: options.journalFile,
+      reserveBytes: options.journalReserveBytes,
       onFull: (max) =>
         logger.error(
           { backend: 'redis', queueMax: max },
@@ -116,6 +120,11 @@ export class RedisStreamStore {
   /** Appends accepted but not yet in Redis. */
   get queued(): number {
     return this.queue.size;
+  }
+
+  /** Records refused and the journal's reserved room, for /health. */
+  get ledgerHealth(): LedgerHealth {
+    return journalHealth(this.queue);
   }
 
   /** True when accepted writes survive a process exit while Redis is away. */
@@ -164,7 +173,9 @@ export class RedisStreamStore {
       return accepted;
     }
     try {
-      return await this.options.call('append', (client) => this.send(client, item));
+      const added = await this.options.call('append', (client) => this.send(client, item));
+      this.queue.accepted();
+      return added;
     } catch (error) {
       // It may or may not have landed; replaying is safe because appends are idempotent by id.
       if (isUnavailable(error)) return this.enqueue(item);

@@ -17,6 +17,7 @@ import type {
 } from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
+import { journalReasons } from '../redis/ledger-queue.js';
 import { UsageQueryThread } from './usage-query-thread.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { errorMessage } from '../../core/util/error-message.js';
@@ -38,6 +39,8 @@ export interface SqliteStateStoreOptions {
   /** Most records the journal holds (LEDGER_QUEUE_MAX; default 1,000,000). */
   journalMax?: number;
   journalRetryMs?: number;
+  /** Bytes reserved on disk for the journal (LEDGER_JOURNAL_RESERVE_KB; default 4 MiB). */
+  journalReserveBytes?: number;
 }
 
 /**
@@ -63,7 +66,12 @@ export class SqliteStateStore implements StateStore {
     this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), {
       queries,
       logger: options.logger,
-      journal: { file: options.journalFile, max: options.journalMax ?? 1_000_000, retryMs: options.journalRetryMs },
+      journal: {
+        file: options.journalFile,
+        max: options.journalMax ?? 1_000_000,
+        retryMs: options.journalRetryMs,
+        reserveBytes: options.journalReserveBytes,
+      },
     });
     this.channel = new LocalChannel((error, channel) =>
       options.logger.error({ err: error, channel }, 'state subscriber threw'),
@@ -258,12 +266,17 @@ export class SqliteStateStore implements StateStore {
 
   health(): StoreHealth {
     const queued = this.usage.journalSize;
-    const waiting = queued > 0 ? `; ${queued} ledger records wait in the journal for a retry` : '';
+    const ledger = this.usage.ledgerHealth;
+    const reasons = [
+      ...(queued > 0 ? [`${queued} ledger records wait in the journal for a retry`] : []),
+      ...journalReasons(ledger),
+    ];
     return {
       backend: 'sqlite',
-      ok: !this.closed && queued === 0,
-      detail: `${this.options.file}${this.closed ? ' closed' : ''}${waiting}`,
+      ok: !this.closed && queued === 0 && !ledger.refusing,
+      detail: `${this.options.file}${this.closed ? ' closed' : ''}${reasons.map((reason) => `; ${reason}`).join('')}`,
       queued,
+      ledger,
     };
   }
 

@@ -29,7 +29,8 @@ import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thr
 import { storedRecord } from '../../domain/usage/stored-record.js';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
-import { LedgerQueue } from '../redis/ledger-queue.js';
+import { journalHealth, LedgerQueue } from '../redis/ledger-queue.js';
+import type { LedgerHealth } from '../types.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
@@ -57,7 +58,7 @@ export interface SqliteUsageStoreOptions {
    * written to the ledger by a retry every `journalRetryMs` (default 1000) until it lands; kept across restarts when
    * the journal is a file. Without it such a record is the caller's error.
    */
-  journal?: { file?: string; max: number; retryMs?: number };
+  journal?: { file?: string; max: number; retryMs?: number; reserveBytes?: number };
   /** For the journal's lines (one when records start going there, one when they have landed). */
   logger?: Logger;
 }
@@ -187,6 +188,11 @@ export class SqliteUsageStore implements UsageStore {
     return this.journal?.size ?? 0;
   }
 
+  /** Records refused and the journal's reserved room, for /health. */
+  get ledgerHealth(): LedgerHealth {
+    return this.journal ? journalHealth(this.journal) : { refused: 0 };
+  }
+
   /** Write what the journal holds into the ledger now (also every second while it holds something); true when empty. */
   retryJournal(): Promise<boolean> {
     const journal = this.journal;
@@ -215,6 +221,7 @@ export class SqliteUsageStore implements UsageStore {
     } catch {
       written = undefined;
     }
+    if (written) this.journal?.accepted();
     for (const [index, entry] of batch.entries()) {
       if (written) {
         entry.resolve(written[index]!);
@@ -222,6 +229,7 @@ export class SqliteUsageStore implements UsageStore {
       }
       try {
         entry.resolve(this.run(() => this.recordTransaction(entry.record)));
+        this.journal?.accepted();
       } catch (error) {
         try {
           entry.resolve(this.toJournal(entry.record, error));
@@ -232,12 +240,13 @@ export class SqliteUsageStore implements UsageStore {
     }
   }
 
-  private openJournal(options: { file?: string; max: number; retryMs?: number }): LedgerQueue {
+  private openJournal(options: { file?: string; max: number; retryMs?: number; reserveBytes?: number }): LedgerQueue {
     const logger = this.options.logger;
     const every = options.retryMs ?? 1000;
     const journal: LedgerQueue = new LedgerQueue({
       max: options.max,
       file: options.file,
+      reserveBytes: options.reserveBytes,
       // A failure of the whole database (full disk, I/O error, locked, read-only) ends this retry: the next one comes
       // in a second (no need to try every record against a full disk). Anything else (a constraint) is the record's
       // own: it waits for the next retry and the others land.

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run-cli.js';
 import { createTestRuntime, repoRoot, type TestRuntime } from '../../helpers/create-test-runtime.js';
+import { serverEnv } from '../../../bench/lib/server-env.js';
 
 const SHIPPED = ['accounting.ts', 'context.ts', 'spend-limit.ts', 'system-prefix.ts', 'turn-limit.ts'];
 
@@ -14,7 +15,7 @@ function eunoe(args: string[], env: Record<string, string>): Promise<{ code: num
     execFile(
       process.execPath,
       [path.join(repoRoot, 'bin/eunoe.mjs'), ...args],
-      { env: { ...process.env, ...env }, timeout: 60_000 },
+      { env: serverEnv(env), timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

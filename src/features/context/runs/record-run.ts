@@ -8,7 +8,7 @@ import type { CompressedContext } from '../compress/plan-and-compress.js';
 import type { ContextUserValves, ContextValves } from '../context-valves.js';
 import { budgetSource } from './budget-source.js';
 import { buildRunRecord } from './run-record.js';
-import { newRunId, type RunStore } from './run-store.js';
+import { newRunId, RUN_ID, type RunStore } from './run-store.js';
 
 /** What one inlet hands to `recordRun`. */
 export interface RunContext {
@@ -34,7 +34,8 @@ export function recordRun(run: RunContext): string | undefined {
   const { valves, runs } = run;
   if (!runs || valves.inspect === 'off') return undefined;
   const { plan } = run.context.result;
-  const id = newRunId(run.started);
+  // The plan's id (the inlet gives it one of newRunId's) is the id its log lines carry.
+  const id = RUN_ID.test(plan.runId) ? plan.runId : newRunId(run.started);
   const record = buildRunRecord({
     id,
     time: run.started,
