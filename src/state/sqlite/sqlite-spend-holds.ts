@@ -5,6 +5,7 @@ import {
   endsHold,
   hasRoom,
   nanoToDecimal,
+  settledByChat,
   toNano,
   REQUEST_HOLD_PREFIX,
   type HoldChat,
@@ -95,7 +96,7 @@ export class SqliteSpendHolds implements SpendHolds {
     for (const id of ids) dropped += this.drop(user, id);
     if (dropped === 0 && options.orChat) {
       for (const [id, hold] of user.byId) {
-        if (hold.chat?.id === options.orChat && hold.nano > 0n) {
+        if (hold.nano > 0n && settledByChat(hold.chat, options.orChat, options.model)) {
           dropped = this.drop(user, id);
           break;
         }
