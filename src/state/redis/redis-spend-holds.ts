@@ -21,9 +21,9 @@ const KEY_SLACK_MS = 60_000;
  * script), the user's hold hash (`sum`, `h:<id>` → nano-dollars, and for a hold made in a chat `c:<id>` → chat id,
  * `t:<id>` → turn, `m:<id>` → model), the user's hold expiry index (zset id → expiresAt). ARGV: now, id, amount
  * (nano), expiresAt, key TTL ms, n caps, chat id ('' = none), turn, model ('' = none), then n × (period, limit in
- * nano). Drops expired holds; with a chat and
- * no hold ended by a turn pending (`e:<id>`), settles to 0 the oldest hold of that chat made for another turn and marks
- * it `e:<id>` (see HoldChat; it keeps its id until its reply is recorded or it expires). Then a cap has room when
+ * nano). Drops expired holds; with a chat and no hold ended by a turn pending (`e:<id>`), settles to 0 the oldest hold
+ * of that chat made for another turn and marks it `e:<id>` (see HoldChat; it keeps its id until its reply is recorded
+ * or it expires). Then a cap has room when
  * spent + held < limit and spent + held + amount <= limit (spent = hi + lo / 1e9 nano-dollars; doubles are exact to
  * the nano-dollar below $9M); when all have room, the hold is added (to a hold of the same id, if any: a reused id
  * must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano after the call, then hi, lo of each
