@@ -140,5 +140,24 @@ export function runSpendHoldsContract(name: string, open: () => Promise<UsageBac
       await hold('a', '0.1', forModel('c3', 'q1', 'openai/gpt-4o'));
       expect(await hold('b', '0.1', forModel('c3', 'q2', 'llama3'))).toMatchObject({ held: '0.1' });
     });
+
+    it("a late reply under another id settles its chat's hold ended by a turn, not the next turn's in flight", async () => {
+      const forModel = (turn: string) => ({ ...wide, chat: { id: 'c1', turn, model: 'openai/gpt-4o' } });
+      await hold('a', '0.3', forModel('q1'));
+      await hold('b', '0.3', forModel('q2')); // the next turn: a is ended (its reply runs unheld)
+      expect(await held()).toBe('0.3');
+      // a's reply comes after that turn, reported under another id: it settles a, and b's reply stays held.
+      expect(await holds.release('u1', ['a-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.3');
+      // No ended hold pending any more: the next turn ends b; b's late reply under another id settles b's $0 hold.
+      expect(await hold('c', '0.3', forModel('q3'))).toMatchObject({ held: '0.3' });
+      expect(await holds.release('u1', ['b-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.3');
+      // A reply of another model settles no ended hold of this one: c's hold stays, as does its room.
+      expect(await hold('d', '0.1', forModel('q4'))).toMatchObject({ held: '0.1' }); // c ended
+      expect(await holds.release('u1', ['other'], { orChat: 'c1', model: 'llama3' })).toBe(0);
+      expect(await holds.release('u1', ['c-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.1');
+    });
   });
 }

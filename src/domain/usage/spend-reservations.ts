@@ -101,8 +101,9 @@ export interface ReleaseOptions {
    */
   orOldestRequestHold?: boolean;
   /**
-   * When none of the ids is held, release the user's oldest hold (holding more than $0) made in this chat first:
-   * a recorded reply of a chat whose message id is not the one its inlet held (an outlet that reports another id)
+   * When none of the ids is held, release one hold of the user made in this chat (for `model`) first: the one a turn
+   * ended, if any (its turn is over, so a late reply is most likely its), else the oldest holding more than $0. A
+   * recorded reply of a chat whose message id is not the one its inlet held (an outlet that reports another id)
    * settles one hold of that chat. Tried before `orOldestRequestHold`.
    */
   orChat?: string;

@@ -102,9 +102,9 @@ return {blocked, string.format('%.0f', held), unpack(out)}`,
 
 /**
  * Drop holds by id. KEYS: hold hash, expiry index; ARGV: a request-id prefix ('' = none), a chat id ('' = none),
- * the reply's model ('' = any), then the ids. When none of the ids is held: with a chat, the oldest hold of that chat
- * holding more than 0 made for that model (or without a model) goes; else, with the prefix, the oldest hold whose id
- * starts with it. Returns how many were dropped.
+ * the reply's model ('' = any), then the ids. When none of the ids is held: with a chat, of the holds of that chat made
+ * for that model (or without a model), the one ended by a turn (`e:<id>`) goes, else the oldest holding more than 0;
+ * else, with the prefix, the oldest hold whose id starts with it. Returns how many were dropped.
  */
 export const releaseHoldsScript = new LuaScript(
   'releaseHolds',
@@ -124,12 +124,17 @@ end
 local dropped = 0
 for i = 4, #ARGV do dropped = dropped + drop(ARGV[i]) end
 if dropped == 0 and ARGV[2] ~= '' then
+  local oldest = false
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    if redis.call('HGET', KEYS[1], 'c:' .. id) == ARGV[2] and tonumber(redis.call('HGET', KEYS[1], 'h:' .. id) or '0') > 0 then
+    if redis.call('HGET', KEYS[1], 'c:' .. id) == ARGV[2] then
       local model = redis.call('HGET', KEYS[1], 'm:' .. id)
-      if ARGV[3] == '' or not model or model == ARGV[3] then return drop(id) end
+      if ARGV[3] == '' or not model or model == ARGV[3] then
+        if redis.call('HEXISTS', KEYS[1], 'e:' .. id) == 1 then return drop(id) end
+        if not oldest and tonumber(redis.call('HGET', KEYS[1], 'h:' .. id) or '0') > 0 then oldest = id end
+      end
     end
   end
+  if oldest then return drop(oldest) end
 end
 if dropped == 0 and ARGV[1] ~= '' then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
