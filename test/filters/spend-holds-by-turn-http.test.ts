@@ -55,11 +55,11 @@ function inlet(
 }
 
 /** The outlet of a reply of 20 prompt and 6 completion tokens ($0.00011), reported under the message id `id`. */
-function outlet(server: ServerProcess, userId: string, chat: string, id: string, task?: string) {
+function outlet(server: ServerProcess, userId: string, chat: string, id: string, task?: string, model = MODEL) {
   return post(server, '/accounting/filter/outlet', {
     user: userOf(userId),
     body: {
-      model: MODEL,
+      model,
       chat_id: chat,
       id,
       ...(task ? { metadata: { task } } : {}),
@@ -127,6 +127,26 @@ describe('holds settled by the next turn of their chat', () => {
         const next = await inlet(server, user, { chat: 'c2', message: 'm2', parent: 'q2' });
         expect(next.body.detail ?? '').not.toMatch(refusal);
         expect(next.status).toBe(200);
+      },
+    );
+
+    it.runIf(backend === 'sqlite' || redisUrl)(
+      `${backend}: a reply of a model the caps leave out settles no capped reply's hold in its chat`,
+      async () => {
+        const server = servers[backend]!;
+        const user = `${backend}-uncapped-model`;
+        // Open WebUI sends one turn to two selected models at once: gpt-4o, whose spend-limit inlet holds ~$0.009,
+        // and a model outside the spend-limit filter's `pipelines` (no inlet, no hold), which the accounting outlet
+        // (every model) records when its reply ends, first, under its own message id.
+        expect((await inlet(server, user, { chat: 'c1', message: 'm1', parent: 'q1' })).status).toBe(200);
+        expect((await outlet(server, user, 'c1', 'm1-local', undefined, 'llama3.1:8b')).status).toBe(200);
+        // gpt-4o's reply still runs and is still held: a request in another chat does not fit.
+        const other = await inlet(server, user, { chat: 'c2', message: 'm2', parent: 'q2' });
+        expect(other.status).toBe(429);
+        expect(other.body.detail).toMatch(refusal);
+        // Its own outlet settles it.
+        expect((await outlet(server, user, 'c1', 'm1')).status).toBe(200);
+        expect((await inlet(server, user, { chat: 'c2', message: 'm3', parent: 'q3' })).status).toBe(200);
       },
     );
 

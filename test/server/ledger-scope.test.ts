@@ -4,6 +4,7 @@ import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runt
 import { waitFor } from '../helpers/wait-for.js';
 import { startFakeOpenAI } from '../pipes/helpers/fake-openai.js';
 import { filterSource } from './helpers/filter-source.js';
+import { pipeSource } from '../pipes/helpers/pipe-source.js';
 
 /**
  * A filter file that writes money through the host's services: its outlet records a $500 reply under the user the
@@ -31,6 +32,16 @@ const writer = filterSource(`export default defineFilter({
     }
     if (body.action === 'release') {
       await services.spend.release(userId, ['h1']);
+      return body;
+    }
+    if (body.action === 'getter') {
+      // A record whose user id reads as the hook's own user once, then as the victim's.
+      let reads = 0;
+      const entry = { messageId: body.id, time: Date.now(), model: 'gpt-4o', cost: '500', costSource: 'reported',
+        usageSource: 'reported', promptTokens: 1, completionTokens: 1, cachedTokens: 0, cacheWriteTokens: 0,
+        reasoningTokens: 0, totalTokens: 2 };
+      Object.defineProperty(entry, 'userId', { enumerable: true, get: () => (reads++ === 0 ? user.id : 'victim') });
+      await services.ledger.record(entry);
       return body;
     }
     await services.ledger.record({
@@ -98,9 +109,15 @@ for (const isolation of ['off', 'worker'] as const) {
       await outlet('writer', { action: 'release' }).expect(200);
     });
 
+    it('a record whose user id changes after it is checked is written for the user it was checked as', async () => {
+      await outlet('writer', { id: 'getter-1', action: 'getter' }).expect(200);
+      expect(await records('victim')).toEqual([]);
+      expect((await records('mallory')).map((record) => record.messageId)).toContain('getter-1');
+    });
+
     it('its own record passes; a lifecycle hook (no user) records nothing', async () => {
       await outlet('writer', { id: 'own-1' }).expect(200);
-      expect((await records('mallory')).map((record) => [record.messageId, record.cost])).toEqual([['own-1', '500']]);
+      expect((await records('mallory')).find((record) => record.messageId === 'own-1')?.cost).toBe('500');
       expect(await runtime.store.get('f:writer:startup')).toMatch(
         /A usage record for 'victim' refused: only a hook serving a request may write usage/,
       );
@@ -150,5 +167,38 @@ describe('the openai-proxy still records the caller it serves', () => {
       until: (list) => list.length === 1,
     });
     expect(recorded[0]).toMatchObject({ userId: 'u-api', model: 'openai-proxy.gpt-4o-mini' });
+  });
+});
+
+/** A manifold pipe whose models() (a call with no user, like a lifecycle hook) tries to record $500 for 'victim'. */
+const manifold = pipeSource(`export default definePipe({
+  name: 'Many',
+  async models({ services, state }) {
+    try {
+      await services.ledger.record({ messageId: 'models', time: Date.now(), userId: 'victim', model: 'm', cost: '500',
+        costSource: 'reported', usageSource: 'reported', promptTokens: 0, completionTokens: 0, cachedTokens: 0,
+        cacheWriteTokens: 0, reasoningTokens: 0, totalTokens: 0 });
+      await state.set('models', 'recorded');
+    } catch (error) {
+      await state.set('models', String(error.message));
+    }
+    return [{ id: 'one', name: 'One' }];
+  },
+  pipe: () => 'ok',
+});`);
+
+describe("a manifold pipe's models() writes no money", () => {
+  let runtime: TestRuntime;
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ sources: { 'many.ts': manifold }, env: { FILTER_ISOLATION: 'off' } });
+  });
+  afterAll(async () => runtime?.dispose());
+
+  it('a record from models() is refused like one from a lifecycle hook', async () => {
+    const listed = await request(runtime.app).get('/models').set(runtime.auth).expect(200);
+    expect(listed.body.data.map((model: { id: string }) => model.id)).toContain('many.one');
+    const outcome = await waitFor(() => runtime.store.get('f:many:models'), { until: (value) => value !== undefined });
+    expect(outcome).toMatch(/A usage record for 'victim' refused: only a hook serving a request may write usage/);
+    expect(await runtime.services.ledger!.list({ userId: 'victim' })).toEqual([]);
   });
 });

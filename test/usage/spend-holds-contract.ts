@@ -117,5 +117,47 @@ export function runSpendHoldsContract(name: string, open: () => Promise<UsageBac
       expect(await holds.release('u1', ['y'], { orChat: 'c2' })).toBe(1);
       expect(await held()).toBe('0.4');
     });
+
+    it("a reply settles by its chat only a hold made for its model: a reply that held nothing frees no other's room", async () => {
+      // Open WebUI sends a turn to several selected models at once; a model outside the caps' `pipelines` holds
+      // nothing, and its reply (its own message id) must not settle the capped model's hold while that reply runs.
+      const forModel = (chat: string, turn: string, model: string) => ({ ...wide, chat: { id: chat, turn, model } });
+      await hold('x', '0.3', forModel('c1', 'q1', 'openai/gpt-4o'));
+      await hold('req:1', '0.2', wide);
+      expect(await holds.release('u1', ['y'], { orChat: 'c1', model: 'llama3' })).toBe(0);
+      expect(await held()).toBe('0.5');
+      // Still falls back to the oldest request hold when asked, as a reply without a chat would.
+      expect(await holds.release('u1', ['y'], { orChat: 'c1', model: 'llama3', orOldestRequestHold: true })).toBe(1);
+      expect(await held()).toBe('0.3');
+      // The held model's reply reported under another id settles it.
+      expect(await holds.release('u1', ['x-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0');
+      // A hold made without a model (no model in the request) is settled by a reply of any model of its chat.
+      await hold('z', '0.1', inChat('c2', 'q1'));
+      expect(await holds.release('u1', ['other'], { orChat: 'c2', model: 'llama3' })).toBe(1);
+      expect(await held()).toBe('0');
+      // The next turn still ends a hold of any model (the earlier turn's replies are over).
+      await hold('a', '0.1', forModel('c3', 'q1', 'openai/gpt-4o'));
+      expect(await hold('b', '0.1', forModel('c3', 'q2', 'llama3'))).toMatchObject({ held: '0.1' });
+    });
+
+    it("a late reply under another id settles its chat's hold ended by a turn, not the next turn's in flight", async () => {
+      const forModel = (turn: string) => ({ ...wide, chat: { id: 'c1', turn, model: 'openai/gpt-4o' } });
+      await hold('a', '0.3', forModel('q1'));
+      await hold('b', '0.3', forModel('q2')); // the next turn: a is ended (its reply runs unheld)
+      expect(await held()).toBe('0.3');
+      // a's reply comes after that turn, reported under another id: it settles a, and b's reply stays held.
+      expect(await holds.release('u1', ['a-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.3');
+      // No ended hold pending any more: the next turn ends b; b's late reply under another id settles b's $0 hold.
+      expect(await hold('c', '0.3', forModel('q3'))).toMatchObject({ held: '0.3' });
+      expect(await holds.release('u1', ['b-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.3');
+      // A reply of another model settles no ended hold of this one: c's hold stays, as does its room.
+      expect(await hold('d', '0.1', forModel('q4'))).toMatchObject({ held: '0.1' }); // c ended
+      expect(await holds.release('u1', ['other'], { orChat: 'c1', model: 'llama3' })).toBe(0);
+      expect(await holds.release('u1', ['c-as-reported'], { orChat: 'c1', model: 'openai/gpt-4o' })).toBe(1);
+      expect(await held()).toBe('0.1');
+    });
   });
 }

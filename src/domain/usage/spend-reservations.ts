@@ -40,6 +40,11 @@ export interface HoldChat {
   id: string;
   /** The user message the reply answers (`metadata.parent_message_id`), else `users:<n>`, the count of user messages. */
   turn: string;
+  /**
+   * The requested model (`body.model`). A reply settles by its chat (ReleaseOptions.orChat) only a hold of its own
+   * model: the reply of a model the caps leave out (held nothing) must not free a capped reply's room of its turn.
+   */
+  model?: string;
 }
 
 /** What the spend-limit inlet asks the store to hold. */
@@ -96,11 +101,14 @@ export interface ReleaseOptions {
    */
   orOldestRequestHold?: boolean;
   /**
-   * When none of the ids is held, release the user's oldest hold (holding more than $0) made in this chat first:
-   * a recorded reply of a chat whose message id is not the one its inlet held (an outlet that reports another id)
+   * When none of the ids is held, release one hold of the user made in this chat (for `model`) first: the one a turn
+   * ended, if any (its turn is over, so a late reply is most likely its), else the oldest holding more than $0. A
+   * recorded reply of a chat whose message id is not the one its inlet held (an outlet that reports another id)
    * settles one hold of that chat. Tried before `orOldestRequestHold`.
    */
   orChat?: string;
+  /** The recorded reply's model: `orChat` settles only a hold made for it (or made without a model). */
+  model?: string;
 }
 
 const NANO = 10n ** 9n;
@@ -153,7 +161,13 @@ export function inletHoldChat(body: Record<string, unknown>): { chat?: HoldChat 
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const users = messages.filter((message) => (message as { role?: unknown } | null)?.role === 'user').length;
   const turn = text(metadata.parent_message_id) ?? `users:${users}`;
-  return { chat: { id, turn } };
+  const model = text(body.model);
+  return { chat: { id, turn, ...(model ? { model } : {}) } };
+}
+
+/** True when a hold made in `held` is settled by a recorded reply of `chat` and `model` (ReleaseOptions.orChat). */
+export function settledByChat(held: HoldChat | undefined, chat: string, model: string | undefined): boolean {
+  return held?.id === chat && (model === undefined || held.model === undefined || held.model === model);
 }
 
 /** True when a held request of `held` is ended by a new request of `next` (see HoldChat). */

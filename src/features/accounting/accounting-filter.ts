@@ -136,10 +136,12 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         logger.warn('accounting: no ledger service; usage is not recorded');
       }
       // Recorded (here or by the proxy): the spend-limit inlet's hold for this reply is settled by the actual cost;
-      // a new reply whose ids hold nothing settles the oldest hold of its chat, else of a request without a message id.
+      // a new reply whose ids hold nothing settles the oldest hold of its chat and model, else of a request without a
+      // message id.
       await settleHolds(services.spend, record.userId, [record.messageId, requestReservationId(requestId)], logger, {
         orOldestRequestHold: added || byProxy,
         orChat: (added || byProxy) && !record.task ? record.chatId : undefined, // a title task's reply held nothing
+        model: record.model, // a reply settles by its chat only a hold of its own model (see HoldChat)
       });
       if (
         added &&

@@ -43,8 +43,9 @@ function mayWrite(owner: Owner, userId: unknown): boolean {
 function scopedLedger(ledger: Ledger, owner: Owner): Ledger {
   return {
     record: async (entry: UsageRecord) => {
-      if (!mayWrite(owner, entry?.userId)) refuse(owner, 'A usage record', entry?.userId);
-      return ledger.record(entry);
+      const copy = { ...entry }; // read once: what is written is what was checked (a getter cannot change it)
+      if (!mayWrite(owner, copy.userId)) refuse(owner, 'A usage record', copy.userId);
+      return ledger.record(copy);
     },
     list: (query) => ledger.list(query),
     spent: (userId, from, to) => ledger.spent(userId, from, to),
@@ -59,8 +60,9 @@ function scopedLedger(ledger: Ledger, owner: Owner): Ledger {
 function scopedHolds(holds: SpendHolds, owner: Owner): SpendHolds {
   return {
     reserve: async (request: HoldRequest) => {
-      if (!mayWrite(owner, request?.userId)) refuse(owner, 'A spend hold', request?.userId);
-      return holds.reserve(request);
+      const copy = { ...request }; // read once, as for records
+      if (!mayWrite(owner, copy.userId)) refuse(owner, 'A spend hold', copy.userId);
+      return holds.reserve(copy);
     },
     release: async (userId, ids, options) => {
       if (!mayWrite(owner, userId)) refuse(owner, 'Releasing spend holds', userId);

@@ -3,6 +3,7 @@ import type { ActivePipe } from '../host/filter-registry.js';
 import type { HostServices } from '../host/types.js';
 import type { ManifoldModel } from './types.js';
 import { errorMessage } from '../../core/util/error-message.js';
+import { servicesWithoutUser } from '../host/user-scoped-services.js';
 
 /** Default life of a `models()` answer before a background refresh. */
 export const DEFAULT_MODELS_TTL_MS = 60_000;
@@ -74,7 +75,8 @@ export class ManifoldModels {
           valves,
           logger,
           state: pipe.state,
-          services: this.options.services,
+          // No request, no user (like a lifecycle hook): models() writes no usage record and no hold.
+          services: servicesWithoutUser(this.options.services),
           filterId: pipe.id,
         });
         if (!Array.isArray(listed)) throw new Error('models() must return an array of {id, name}');

@@ -5,6 +5,7 @@ import {
   endsHold,
   hasRoom,
   nanoToDecimal,
+  settledByChat,
   toNano,
   REQUEST_HOLD_PREFIX,
   type HoldChat,
@@ -94,12 +95,20 @@ export class SqliteSpendHolds implements SpendHolds {
     let dropped = 0;
     for (const id of ids) dropped += this.drop(user, id);
     if (dropped === 0 && options.orChat) {
+      // First the chat's hold ended by a turn (its turn is over: a late reply is most likely its), else the oldest
+      // still holding, so a late reply under another id does not also free the next turn's room.
+      let oldest: string | undefined;
+      let ended: string | undefined;
       for (const [id, hold] of user.byId) {
-        if (hold.chat?.id === options.orChat && hold.nano > 0n) {
-          dropped = this.drop(user, id);
+        if (!settledByChat(hold.chat, options.orChat, options.model)) continue;
+        if (hold.ended) {
+          ended = id;
           break;
         }
+        if (oldest === undefined && hold.nano > 0n) oldest = id;
       }
+      const settled = ended ?? oldest;
+      if (settled !== undefined) dropped = this.drop(user, settled);
     }
     if (dropped === 0 && options.orOldestRequestHold) {
       for (const id of user.byId.keys()) {
