@@ -12,7 +12,6 @@ import { getSystemErrorName } from 'node:util';
 
 /** Raised when filter code calls a refused function; the hook fails with it (a 500 naming the filter). */
 export class RefusedCallError extends Error {
-  readonly code = 'ERR_FILTER_REFUSED_CALL';
   constructor(filter: string, call: string, why: string) {
     super(
       `Filter ${filter} called ${call}, which filters in worker threads may not use: ${why} (see docs/security.md)`,
