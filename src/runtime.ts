@@ -126,6 +126,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     filtersDir: registry.uploadDir,
     bodyLimit: config.BODY_LIMIT,
     jsonMaxDepth: config.JSON_MAX_DEPTH,
+    jsonMaxKeys: config.JSON_MAX_KEYS,
+    jsonMaxMessages: config.JSON_MAX_MESSAGES,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     pipeFilters: config.PIPE_FILTERS,
