@@ -72,6 +72,9 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const metrics = new Metrics({
     storeHealth: () => store.health(),
     pricingAgeSeconds: () => pricing.status().ageSeconds,
+    knownModels: config.METRICS_MODELS?.split(',')
+      .map((model) => model.trim())
+      .filter(Boolean),
   });
   const ledger = createLedger(store);
   const pending = new PendingWork();

@@ -94,6 +94,11 @@ const envSchema = z.object({
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
   /** `GET /metrics` on the main port without the API key (default: the key is needed). */
   METRICS_PUBLIC: bool.default(false),
+  /**
+   * Model ids labelled as themselves in the usage metrics besides the price table's (comma list: local or workspace
+   * models); any other model not in the price table is counted as `other`.
+   */
+  METRICS_MODELS: z.string().optional(),
   /** Also serve `GET /metrics`, without a key, on this port (on HOST), for a port only Prometheus reaches. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
