@@ -4,20 +4,22 @@
  * probe's p50/max is printed with the request's status and time. Bodies:
  * - a chat of `EVENTLOOP_MESSAGES` (500,000) short messages (≈ 22.6 MB) and a body whose `metadata` holds an object
  *   of `EVENTLOOP_KEYS` (1,000,000) keys: past the default limits (JSON_MAX_MESSAGES, JSON_MAX_KEYS), answered 413;
- * - the largest accepted bodies: a chat of exactly JSON_MAX_MESSAGES messages, and `metadata` with keys up to
- *   JSON_MAX_KEYS in all;
+ * - the largest accepted bodies: a chat of exactly JSON_MAX_MESSAGES short messages, `metadata` with keys up to
+ *   JSON_MAX_KEYS in all, and a chat of JSON_MAX_MESSAGES messages of 4,800 characters each (48 MB, under BODY_LIMIT);
  * each through a filter in the server's thread that passes the body on (system-prefix without a prefix), the context
- * filter, and an uploaded pass-through filter in a worker thread (FILTER_ISOLATION=auto, as deployed).
+ * filter in the server's thread (as shipped), an uploaded pass-through filter in a worker thread (FILTER_ISOLATION=auto,
+ * as deployed), and the context filter in a worker thread (a copy of it in FILTERS_DIR).
  * BENCH_CODE_ROOT runs it against another checkout (before/after figures); EVENTLOOP_ROUNDS (2) rounds each.
  * Run: npm run bench:load:eventloop (npm run bench:load runs it last)
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { markdownTable } from './lib/table.js';
 import { startBenchServer } from './lib/load/bench-server.js';
 import { startProbe, type LoadResult } from './lib/load/run-load.js';
+import { pseudoText } from './lib/pseudo-text.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const codeRoot = path.resolve(process.env.BENCH_CODE_ROOT ?? repoRoot);
@@ -33,21 +35,25 @@ const PASS_THROUGH = `import { defineFilter } from 'eunoe';
 export default defineFilter({ name: 'Pass-through', inlet: ({ body }) => body, outlet: ({ body }) => body });
 `;
 
-/** `count` short messages, alternating user and assistant, the last one from the user. */
-function chat(count: number): Array<{ role: string; content: string }> {
+/**
+ * `count` messages, alternating user and assistant, the last one from the user: short ones, or `size` characters
+ * each of distinct pseudo-words (a long chat of pasted text).
+ */
+function chat(count: number, size = 0): Array<{ role: string; content: string }> {
+  const text = size > 0 ? pseudoText(count * size) : '';
   return Array.from({ length: count }, (_, index) => ({
     role: (count - index) % 2 === 1 ? 'user' : 'assistant',
-    content: `message number ${index}`,
+    content: size > 0 ? text.slice(index * size, (index + 1) * size) : `message number ${index}`,
   }));
 }
 
 /** An inlet envelope: `messages`, and `metadata` with `keys` keys of its own (besides the chat id). */
-function envelope(messages: number, keys = 0): string {
+function envelope(messages: number | Array<{ role: string; content: string }>, keys = 0): string {
   const metadata: Record<string, unknown> = { chat_id: 'eventloop' };
   for (let index = 0; index < keys; index++) metadata[`k${index}`] = index;
   return JSON.stringify({
     user: { id: 'bench-eventloop', role: 'user' },
-    body: { model: 'gpt-4o', messages: chat(messages), metadata },
+    body: { model: 'gpt-4o', messages: typeof messages === 'number' ? chat(messages) : messages, metadata },
   });
 }
 
@@ -74,6 +80,8 @@ const root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-bench-eventloop-'));
 const filtersDir = path.join(root, 'filters');
 mkdirSync(filtersDir, { recursive: true });
 writeFileSync(path.join(filtersDir, 'pass-through.ts'), PASS_THROUGH);
+// The shipped context filter, as a file of the user's: FILTER_ISOLATION=auto runs it in a worker thread.
+copyFileSync(path.join(codeRoot, 'filters/context.ts'), path.join(filtersDir, 'context-worker.ts'));
 const server = await startBenchServer(codeRoot, {
   PIPELINES_API_KEY: KEY,
   SHIPPED_FILTERS: 'context,system-prefix',
@@ -98,6 +106,7 @@ try {
     ['system-prefix (main thread)', 'system-prefix'],
     ['context', 'context'],
     ['pass-through (worker)', 'pass-through'],
+    ['context (worker)', 'context-worker'],
   ] as const;
   // Warm-up: each filter once with a small body (the context filter loads its token ranks, the worker starts).
   for (const [, filter] of filters) {
@@ -112,6 +121,10 @@ try {
   // Keys up to the limit in all: the envelope's own entries, the messages' and metadata's, then metadata's own keys.
   const base = countEntries(envelope(2, 0));
   bodies.push([`${MAX_KEYS.toLocaleString('en')} entries (largest accepted)`, envelope(2, MAX_KEYS - base)]);
+  bodies.push([
+    `${MAX_MESSAGES.toLocaleString('en')} messages of 4,800 characters (largest accepted)`,
+    envelope(chat(MAX_MESSAGES, 4_800)),
+  ]);
   const rows: string[][] = [];
   for (const [label, body] of bodies) {
     for (const [filterLabel, filter] of filters) {
