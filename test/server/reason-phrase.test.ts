@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,31 @@ describe('a refusal carries its text in the HTTP reason phrase', () => {
     expect(detail).toMatch(/^Your daily budget of \$0\.01 is used up; it resets /);
     expect(statusMessage).toBe(reasonPhrase(detail));
     expect(statusMessage).toMatch(/^Your daily budget of \$0\.01 is used up; it resets /);
+  });
+
+  it('a Python client reads it as the error’s reason (urllib, as aiohttp’s raise_for_status puts it in e.message)', async () => {
+    const script = `
+import json, sys, urllib.request, urllib.error
+payload = json.dumps({"body": {"model": "m", "messages": []}, "user": {"id": "u"}}).encode()
+request = urllib.request.Request(sys.argv[1], data=payload, method="POST",
+    headers={"Authorization": sys.argv[2], "Content-Type": "application/json"})
+try:
+    urllib.request.urlopen(request)
+except urllib.error.HTTPError as error:
+    print(json.dumps({"status": error.code, "reason": error.reason, "detail": json.loads(error.read())["detail"]}))
+`;
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'python3',
+        ['-c', script, `${server.origin}/budget/filter/inlet`, runtime.auth.Authorization],
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    );
+    expect(JSON.parse(output)).toEqual({
+      status: 429,
+      reason: 'Your daily budget of $0.10 is used up... it resets at midnight (UTC). Ask your admin for more.',
+      detail: BUDGET,
+    });
   });
 
   it('reasonPhrase: control characters and line breaks become one space; the result is ASCII', () => {
