@@ -108,9 +108,10 @@ try {
     ['pass-through (worker)', 'pass-through'],
     ['context (worker)', 'context-worker'],
   ] as const;
-  // Warm-up: each filter once with a small body (the context filter loads its token ranks, the worker starts).
+  // Warm-up: each filter once with a chat over the context filter's budget (it loads its token ranks and term
+  // neighbours on the first chat that needs them, about 0.45 s once per process; the workers start).
   for (const [, filter] of filters) {
-    const warm = await inlet(filter, envelope(3));
+    const warm = await inlet(filter, envelope(2_000));
     if (warm.status !== 200) throw new Error(`${filter} warm-up answered ${warm.status}`);
   }
   const bodies = [

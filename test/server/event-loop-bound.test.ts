@@ -82,7 +82,9 @@ describe('one request cannot hold the event loop (a real server process)', () =>
     return { ...answer, maxMs };
   }
 
-  it('warms both filters (the context filter loads its token ranks on first use)', async () => {
+  // A chat over the context filter's budget: it loads its token ranks and its term neighbours (about 0.45 s, once per
+  // process) on the first chat that needs them, a start-up cost the waits below must not include.
+  it('warms both filters (the context filter loads its tables on first use)', async () => {
     for (const filter of ['context', 'system-prefix'])
       expect((await inlet(filter, envelope(chat(3)))).status).toBe(200);
   }, 60_000);
