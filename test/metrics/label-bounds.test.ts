@@ -118,4 +118,23 @@ describe('metric labels stay bounded whatever callers send', () => {
     expect(labels.has('other')).toBe(true);
     expect(rejections.reduce((sum, sample) => sum + sample.value, 0)).toBe(codes);
   }, 60_000);
+
+  it('paths and filter ids callers make up add no series: routes are patterns, filters the loaded ones', async () => {
+    const before = (await scrape()).samples.length;
+    await inParallel(500, async (index) => {
+      const unknownPath = await fetch(`${server.origin}/made-up-${index}`, { headers: runtime.auth });
+      await unknownPath.arrayBuffer();
+      expect(unknownPath.status).toBe(404);
+      const unknownFilter = await post(`/made-up-${index}/filter/inlet`, { user, body: { model: 'm', messages: [] } });
+      await unknownFilter.arrayBuffer();
+      expect(unknownFilter.status).toBe(404);
+    });
+    const { samples } = await scrape();
+    const labels = (name: string, label: string) =>
+      new Set(samples.filter((sample) => sample.name.startsWith(name)).map((sample) => sample.labels[label]));
+    expect([...labels('eunoe_http_requests_total', 'route')].some((route) => route?.includes('made-up'))).toBe(false);
+    expect([...labels('eunoe_hook_duration_seconds', 'filter')].some((id) => id?.includes('made-up'))).toBe(false);
+    // At most the new 404 series of the two route labels they fall under (`unmatched`, the hook route).
+    expect(samples.length).toBeLessThanOrEqual(before + 2);
+  }, 60_000);
 });
