@@ -77,7 +77,9 @@ export function jsonBody(options: JsonBodyLimits): RequestHandler {
       request.off('error', onError);
       request.off('aborted', onAborted);
       request.off('end', onEnd);
-      next(error);
+      // A large body's route runs in a later turn (its listeners gone already, so nothing calls next twice).
+      if (error === undefined && received >= YIELD_AFTER_BYTES) setImmediate(next);
+      else next(error);
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
@@ -96,8 +98,7 @@ export function jsonBody(options: JsonBodyLimits): RequestHandler {
         done(error);
         return;
       }
-      if (received >= YIELD_AFTER_BYTES) setImmediate(done);
-      else done();
+      done();
     };
     request.on('data', onData);
     request.on('error', onError);
