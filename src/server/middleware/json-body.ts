@@ -14,7 +14,7 @@ export interface JsonBodyLimits {
   maxMessages: number;
 }
 
-/** Bodies from this size on are answered in a later turn of the event loop than the one that parsed them. */
+/** Bodies from this size on go to their route in a later turn of the event loop than the one that parsed them. */
 const YIELD_AFTER_BYTES = 1024 * 1024;
 
 /**
@@ -23,8 +23,8 @@ const YIELD_AFTER_BYTES = 1024 * 1024;
  * raw bytes before `JSON.parse`, so a hostile body (200k nested arrays: 400; a million small values: 413) never
  * reaches recursive code (zod, JSON.stringify) that would overflow, nor the parse, validation and copies whose
  * time grows with its values while every other request waits; the message count right after the parse (413).
- * A body of a megabyte or more is handed on in the next turn of the event loop, so its parse and its route's work
- * are two pauses, not one. Mounted after the API key check: an unauthenticated body is never read.
+ * A body of a megabyte or more is handed on after the event loop polled for I/O once more, so its parse and its
+ * route's work are two pauses, not one, with the requests that arrived meanwhile answered in between. Mounted after the API key check: an unauthenticated body is never read.
  *
  * What Open WebUI sends — UTF-8 JSON with a Content-Length within the limit, not compressed —
  * is read here directly (chunks, one native UTF-8 decode, `JSON.parse`); express.json takes
@@ -77,8 +77,9 @@ export function jsonBody(options: JsonBodyLimits): RequestHandler {
       request.off('error', onError);
       request.off('aborted', onAborted);
       request.off('end', onEnd);
-      // A large body's route runs in a later turn (its listeners gone already, so nothing calls next twice).
-      if (error === undefined && received >= YIELD_AFTER_BYTES) setImmediate(next);
+      // A large body's route runs after the event loop polled for I/O twice, so requests that arrived during the parse
+      // are answered first. Its listeners are gone already: nothing calls next twice.
+      if (error === undefined && received >= YIELD_AFTER_BYTES) afterPolls(2, next);
       else next(error);
     };
     const onData = (chunk: Buffer) => {
@@ -105,6 +106,15 @@ export function jsonBody(options: JsonBodyLimits): RequestHandler {
     request.on('aborted', onAborted);
     request.on('end', onEnd);
   };
+}
+
+/**
+ * Calls `then` once the event loop has polled for I/O `polls` times. Each `setImmediate` runs in a check phase, after
+ * the poll phase of its turn, so the first one runs before any new I/O is read: a request on a kept-alive connection
+ * needs one more poll (its bytes are read), one on a new connection two (accepted, then read).
+ */
+function afterPolls(polls: number, then: () => void): void {
+  setImmediate(() => (polls === 0 ? then() : afterPolls(polls - 1, then)));
 }
 
 /** Throws a 400 for a body nested deeper than `maxDepth`, a 413 for one with more than `maxKeys` keys and elements. */
