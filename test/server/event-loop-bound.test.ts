@@ -12,7 +12,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
  * most 1 s meanwhile (unbounded, those bodies were answered 200 and held it for 2–18 s). The largest bodies the
  * defaults accept (10,000 messages through the context filter, 200,000 keys and elements through a filter that
  * passes the body on) are answered 200 with `GET /` held to a liveness bound of 5 s: their wait is 0.2–0.4 s on this
- * 2-core machine at a load average of 10, 1.1–1.7 s when other jobs push it to 17, 2.0–2.7 s with a CPU hog besides;
+ * 2-core machine at a load average of 10, 1.1–1.7 s when other jobs push it to 17, 2.0–3.8 s with a CPU hog besides;
  * the benchmark (`npm run bench:load:eventloop`) gives the figures.
  */
 const KEY = 'event-loop-key';
