@@ -41,6 +41,10 @@ export interface AppDeps {
   bodyLimit: number;
   /** Deepest JSON nesting accepted in a body (default 100). */
   jsonMaxDepth?: number;
+  /** Most keys and array elements in a JSON body, in all (default 200,000). */
+  jsonMaxKeys?: number;
+  /** Most messages in a chat in a body (default 10,000). */
+  jsonMaxMessages?: number;
   uploadLimit: number;
   hookTimeoutMs: number;
   addTimeoutMs: number;
@@ -91,7 +95,14 @@ export function createApp(deps: AppDeps): Express {
     requireApiKey(deps.apiKey, { readOnlyKey: deps.dashboardApiKey, readOnly: isDashboardRead }),
     sendContinue,
   );
-  routes.use(jsonBody({ limit: deps.bodyLimit, maxDepth: deps.jsonMaxDepth ?? 100 }));
+  routes.use(
+    jsonBody({
+      limit: deps.bodyLimit,
+      maxDepth: deps.jsonMaxDepth ?? 100,
+      maxKeys: deps.jsonMaxKeys ?? 200_000,
+      maxMessages: deps.jsonMaxMessages ?? 10_000,
+    }),
+  );
   // 503 while the store is not healthy (unreachable, hanging, ledger writes waiting in the journal), like /readyz.
   routes.get('/health', async (_request, response) => {
     const store = await checkStoreHealth(deps.store);

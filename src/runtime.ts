@@ -72,6 +72,9 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const metrics = new Metrics({
     storeHealth: () => store.health(),
     pricingAgeSeconds: () => pricing.status().ageSeconds,
+    knownModels: config.METRICS_MODELS?.split(',')
+      .map((model) => model.trim())
+      .filter(Boolean),
   });
   const ledger = createLedger(store);
   const pending = new PendingWork();
@@ -126,6 +129,8 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     filtersDir: registry.uploadDir,
     bodyLimit: config.BODY_LIMIT,
     jsonMaxDepth: config.JSON_MAX_DEPTH,
+    jsonMaxKeys: config.JSON_MAX_KEYS,
+    jsonMaxMessages: config.JSON_MAX_MESSAGES,
     uploadLimit: config.UPLOAD_LIMIT,
     hookTimeoutMs: config.HOOK_TIMEOUT_MS,
     pipeFilters: config.PIPE_FILTERS,

@@ -46,6 +46,10 @@ const envSchema = z.object({
   PIPELINES_FILTERS: z.enum(['on', 'off']).default('on'),
   /** Deepest array/object nesting accepted in a JSON body (checked on the raw text, before parsing). */
   JSON_MAX_DEPTH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Most keys and array elements a JSON body may hold in all, at every level (counted on the raw text; more: 413). */
+  JSON_MAX_KEYS: z.coerce.number().int().min(1).default(200_000),
+  /** Most messages a chat in a body may have (`messages`, or `body.messages` in a hook call; more: 413). */
+  JSON_MAX_MESSAGES: z.coerce.number().int().min(1).default(10_000),
   /** Time for a client to send a request's headers (Node's `server.headersTimeout`). */
   HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Time for a client to send a whole request, body included (a 50 MB body at ~1 Mbit/s takes ~7 min). */
@@ -97,6 +101,11 @@ const envSchema = z.object({
   FILTER_WORKER_MAX_MB: z.coerce.number().int().min(16).default(256),
   /** `GET /metrics` on the main port without the API key (default: the key is needed). */
   METRICS_PUBLIC: bool.default(false),
+  /**
+   * Model ids labelled as themselves in the usage metrics besides the price table's (comma list: local or workspace
+   * models); any other model not in the price table is counted as `other`.
+   */
+  METRICS_MODELS: z.string().optional(),
   /** Also serve `GET /metrics`, without a key, on this port (on HOST), for a port only Prometheus reaches. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });

@@ -3,6 +3,7 @@ import { EunoeError } from './eunoe-error.js';
 export { EunoeError } from './eunoe-error.js';
 export { ERROR_CODES, type ErrorCode } from './codes.js';
 export { FilterError } from './filter-error.js';
+export { reasonPhrase, REASON_PHRASE_MAX } from './reason-phrase.js';
 
 /** 400: a request body or valve values failed validation. `fields` lists the issues. */
 export class ValidationError extends EunoeError {

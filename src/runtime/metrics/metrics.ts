@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ERROR_CODES } from '../../core/errors/index.js';
 import type { StoreHealth } from '../../state/types.js';
 
 /** What the context filter reports for one planned inlet (see ContextMetrics). */
@@ -22,6 +23,32 @@ export interface MetricsSources {
   storeHealth?: () => StoreHealth;
   /** Age of the price table in seconds. */
   pricingAgeSeconds?: () => number;
+  /** Model ids the admin wants as labels of their own besides the price table's (METRICS_MODELS). */
+  knownModels?: readonly string[];
+}
+
+/** The label value every model, error code or cost source outside the known ones is counted under. */
+export const OTHER_LABEL = 'other';
+/** At most this many distinct model labels, whatever the price table holds (a backstop: then `other`). */
+export const MAX_MODEL_LABELS = 1_000;
+/** At most this many distinct error codes of filters' own (beyond Eunoe's catalogue); the rest are `other`. */
+export const MAX_FILTER_CODE_LABELS = 50;
+
+const COST_SOURCES = new Set(['reported', 'computed', 'estimated', 'unpriced']);
+
+/**
+ * Label values from a set that grows to `max` distinct values, then answers `other` for any new one: a label
+ * fed by what callers send can never add series without end.
+ */
+class BoundedLabels {
+  private readonly seen = new Set<string>();
+  constructor(private readonly max: number) {}
+  value(candidate: string): string {
+    if (this.seen.has(candidate)) return candidate;
+    if (this.seen.size >= this.max) return OTHER_LABEL;
+    this.seen.add(candidate);
+    return candidate;
+  }
 }
 
 /** Codes the host gives a hook that failed (threw a plain error, crashed its worker, returned no body). */
@@ -33,6 +60,11 @@ const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
  * Eunoe's Prometheus metrics on their own registry (several runtimes in one process never clash):
  * HTTP requests, hook durations and failures, context plans, usage and cost, pricing age, state
  * backend health, and Node's default process metrics. Scrape text with `registry.metrics()`.
+ *
+ * Every label has a bounded set of values, whatever callers send: routes are patterns, filters the loaded ones,
+ * statuses numbers; a model is labelled with the price-table id it resolved to (or its own id when the admin lists
+ * it in METRICS_MODELS), any other model is `other`; error codes are Eunoe's catalogue plus the first
+ * MAX_FILTER_CODE_LABELS codes of filters' own, then `other`.
  */
 export class Metrics implements ContextMetrics {
   readonly registry = new Registry();
@@ -48,8 +80,12 @@ export class Metrics implements ContextMetrics {
   private readonly usageCost: Counter<'model'>;
   private readonly usageRecords: Counter<'model' | 'cost_source'>;
   private readonly ledgerUnrecorded: Counter;
+  private readonly knownModels: ReadonlySet<string>;
+  private readonly modelLabels = new BoundedLabels(MAX_MODEL_LABELS);
+  private readonly codeLabels = new BoundedLabels(MAX_FILTER_CODE_LABELS);
 
   constructor(sources: MetricsSources = {}) {
+    this.knownModels = new Set(sources.knownModels ?? []);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Counter({
@@ -161,7 +197,7 @@ export class Metrics implements ContextMetrics {
   observeHook(filter: string, hook: string, seconds: number, error?: { code?: string; status?: number }): void {
     this.hookDuration.observe({ filter, hook }, seconds);
     if (!error) return;
-    const code = error.code ?? 'ERR_FILTER_FAILED';
+    const code = this.codeLabel(error.code ?? 'ERR_FILTER_FAILED');
     if (code === 'ERR_FILTER_TIMEOUT') this.filterTimeouts.inc({ filter, hook });
     else if (HOOK_FAILURES.has(code) || error.status === undefined) this.filterErrors.inc({ filter, hook, code });
     // Any other coded error with a status is the filter's own answer (FilterError: 429 spend limit, 403, 503…).
@@ -171,6 +207,22 @@ export class Metrics implements ContextMetrics {
   /** One ledger record the store refused (neither written nor journaled). */
   usageUnrecorded(): void {
     this.ledgerUnrecorded.inc();
+  }
+
+  /**
+   * The model label of a ledger record: the model as sent when the admin lists it (METRICS_MODELS) or it is a
+   * price-table id itself, else the price-table id it resolved to, else `other` (`unknown` when it had none).
+   */
+  private modelLabel(model: string, pricedAs: string | undefined): string {
+    if (!model) return 'unknown';
+    if (this.knownModels.has(model)) return this.modelLabels.value(model);
+    if (pricedAs) return this.modelLabels.value(pricedAs);
+    return OTHER_LABEL;
+  }
+
+  /** An error code as a label: Eunoe's own always, a filter's own while there are few. */
+  private codeLabel(code: string): string {
+    return Object.hasOwn(ERROR_CODES, code) ? code : this.codeLabels.value(code);
   }
 
   contextPlan(sample: ContextPlanSample): void {
@@ -186,6 +238,8 @@ export class Metrics implements ContextMetrics {
   /** One new ledger record (a repeated message id is not counted twice: the caller passes new ones only). */
   usageRecorded(record: {
     model: string;
+    /** The price-table id the model resolved to, when it did. */
+    pricedAs?: string;
     cost: string;
     costSource: string;
     promptTokens: number;
@@ -193,8 +247,9 @@ export class Metrics implements ContextMetrics {
     cachedTokens: number;
     reasoningTokens: number;
   }): void {
-    const model = record.model || 'unknown';
-    this.usageRecords.inc({ model, cost_source: record.costSource });
+    const model = this.modelLabel(record.model, record.pricedAs);
+    const costSource = COST_SOURCES.has(record.costSource) ? record.costSource : OTHER_LABEL;
+    this.usageRecords.inc({ model, cost_source: costSource });
     const count = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0);
     this.usageTokens.inc({ model, kind: 'prompt' }, count(record.promptTokens));
     this.usageTokens.inc({ model, kind: 'completion' }, count(record.completionTokens));

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { EunoeError, NotFoundError, ValidationError } from '../../core/errors/index.js';
+import { EunoeError, NotFoundError, reasonPhrase, ValidationError } from '../../core/errors/index.js';
 
 /** A request that announced a body not (yet) fully received. */
 function hasUnreadBody(request: Parameters<ErrorRequestHandler>[1]): boolean {
@@ -12,7 +12,9 @@ export const notFound: RequestHandler = (_request, _response, next) => next(new 
 
 /**
  * Every error becomes `{"detail": "..."}` JSON with its status: typed errors keep theirs,
- * body-parser failures map to 400/413, anything else is a 500 with a generic message.
+ * body-parser failures map to 400/413, anything else is a 500 with a generic message. The detail is also the
+ * status line's reason phrase (ASCII, one line, bounded: `reasonPhrase`), because that is all a client that checks
+ * the status before reading the body shows: Open WebUI's Pipelines client, for a filter's refusal (`FilterError`).
  */
 export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
   let status = 500;
@@ -51,5 +53,7 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
   // Answered before its body was read (a 401, an oversized Content-Length): close the connection
   // after the answer instead of letting Node read and discard the rest of the body.
   if (hasUnreadBody(request)) response.setHeader('Connection', 'close');
+  const phrase = reasonPhrase(detail);
+  if (phrase) response.statusMessage = phrase;
   response.status(status).json({ detail, ...extra });
 };

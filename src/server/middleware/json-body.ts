@@ -1,12 +1,30 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { UnsupportedMediaTypeError, ValidationError } from '../../core/errors/index.js';
-import { jsonDepthExceeds } from '../../core/util/json-depth.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../core/errors/index.js';
+import { jsonLimitExceeded } from '../../core/util/json-depth.js';
+
+/** What one JSON body may hold: bytes, nesting, keys and array elements in all, chat messages. */
+export interface JsonBodyLimits {
+  /** Bytes (BODY_LIMIT). */
+  limit: number;
+  /** Nesting of arrays and objects (JSON_MAX_DEPTH). */
+  maxDepth: number;
+  /** Keys and array elements at every level, in all (JSON_MAX_KEYS). */
+  maxKeys: number;
+  /** Entries of a chat's `messages`, at the top (`/chat/completions`) or in `body` (filter hooks) (JSON_MAX_MESSAGES). */
+  maxMessages: number;
+}
+
+/** Bodies from this size on go to their route in a later turn of the event loop than the one that parsed them. */
+const YIELD_AFTER_BYTES = 1024 * 1024;
 
 /**
- * The JSON body parser: at most `limit` bytes, and nested at most `maxDepth` arrays/objects
- * deep. Depth is checked on the raw bytes before `JSON.parse`, so a hostile body (200k nested
- * arrays) is a 400 and never reaches recursive code (zod, JSON.stringify) that would overflow.
- * Mounted after the API key check: an unauthenticated body is never read.
+ * The JSON body parser: at most `limit` bytes, nested at most `maxDepth` arrays/objects deep, at most `maxKeys`
+ * keys and array elements in all, and a chat of at most `maxMessages` messages. Depth and keys are checked on the
+ * raw bytes before `JSON.parse`, so a hostile body (200k nested arrays: 400; a million small values: 413) never
+ * reaches recursive code (zod, JSON.stringify) that would overflow, nor the parse, validation and copies whose
+ * time grows with its values while every other request waits; the message count right after the parse (413).
+ * A body of a megabyte or more is handed on after the event loop polled for I/O once more, so its parse and its
+ * route's work are two pauses, not one, with the requests that arrived meanwhile answered in between. Mounted after the API key check: an unauthenticated body is never read.
  *
  * What Open WebUI sends — UTF-8 JSON with a Content-Length within the limit, not compressed —
  * is read here directly (chunks, one native UTF-8 decode, `JSON.parse`); express.json takes
@@ -14,14 +32,27 @@ import { jsonDepthExceeds } from '../../core/util/json-depth.js';
  * both answer malformed JSON the same way. A body sent with another Content-Type (curl's default form encoding,
  * `text/plain`) or none is a 415 naming it; multipart bodies (uploads) pass on to their route.
  */
-export function jsonBody(options: { limit: number; maxDepth: number }): RequestHandler {
-  const general = express.json({
+export function jsonBody(options: JsonBodyLimits): RequestHandler {
+  const parsed = express.json({
     limit: options.limit,
     verify: (_request, _response, raw, encoding) => {
       const text = encoding && !/^utf-?8$/i.test(encoding) ? decode(raw, encoding) : raw;
-      if (jsonDepthExceeds(text, options.maxDepth)) throw tooDeep(options.maxDepth);
+      checkShape(text, options);
     },
   });
+  // express.json's bodies get the message count checked too.
+  const general: RequestHandler = (request, response, next) =>
+    parsed(request, response, (error?: unknown) => {
+      if (error === undefined && request.body !== undefined) {
+        try {
+          checkMessages(request.body, options.maxMessages);
+        } catch (tooMany) {
+          next(tooMany);
+          return;
+        }
+      }
+      next(error);
+    });
   return (request, response, next) => {
     // Read already (the routes are mounted at `/` and at `/v1`, so this runs again on a fall-through), or gone.
     if (request.readableEnded || request.destroyed) {
@@ -46,7 +77,10 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
       request.off('error', onError);
       request.off('aborted', onAborted);
       request.off('end', onEnd);
-      next(error);
+      // A large body's route runs after the event loop polled for I/O twice, so requests that arrived during the parse
+      // are answered first. Its listeners are gone already: nothing calls next twice.
+      if (error === undefined && received >= YIELD_AFTER_BYTES) afterPolls(2, next);
+      else next(error);
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
@@ -58,8 +92,9 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
     const onEnd = () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       try {
-        if (jsonDepthExceeds(raw, options.maxDepth)) throw tooDeep(options.maxDepth);
+        checkShape(raw, options);
         request.body = parseStrictJson(raw.toString('utf8'));
+        checkMessages(request.body, options.maxMessages);
       } catch (error) {
         done(error);
         return;
@@ -73,8 +108,43 @@ export function jsonBody(options: { limit: number; maxDepth: number }): RequestH
   };
 }
 
-const tooDeep = (maxDepth: number) =>
-  new ValidationError(`JSON body nested deeper than ${maxDepth} levels (JSON_MAX_DEPTH)`);
+/**
+ * Calls `then` once the event loop has polled for I/O `polls` times. Each `setImmediate` runs in a check phase, after
+ * the poll phase of its turn, so the first one runs before any new I/O is read: a request on a kept-alive connection
+ * needs one more poll (its bytes are read), one on a new connection two (accepted, then read).
+ */
+function afterPolls(polls: number, then: () => void): void {
+  setImmediate(() => (polls === 0 ? then() : afterPolls(polls - 1, then)));
+}
+
+/** Throws a 400 for a body nested deeper than `maxDepth`, a 413 for one with more than `maxKeys` keys and elements. */
+function checkShape(text: Uint8Array | string, limits: JsonBodyLimits): void {
+  const past = jsonLimitExceeded(text, { maxDepth: limits.maxDepth, maxEntries: limits.maxKeys });
+  if (past === 'depth')
+    throw new ValidationError(`JSON body nested deeper than ${limits.maxDepth} levels (JSON_MAX_DEPTH)`);
+  if (past === 'entries') {
+    throw new PayloadTooLargeError(
+      `JSON body has more than ${limits.maxKeys} keys and array elements in all (JSON_MAX_KEYS; the admin can raise it)`,
+    );
+  }
+}
+
+/** Throws a 413 when the body's chat (`messages`, or `body.messages` in a hook's envelope) has more than `max` messages. */
+function checkMessages(body: unknown, max: number): void {
+  if (body === null || typeof body !== 'object') return;
+  const { messages, body: inner } = body as { messages?: unknown; body?: unknown };
+  const nested = inner !== null && typeof inner === 'object' ? (inner as { messages?: unknown }).messages : undefined;
+  for (const [path, list] of [
+    ['messages', messages],
+    ['body.messages', nested],
+  ] as const) {
+    if (Array.isArray(list) && list.length > max) {
+      throw new PayloadTooLargeError(
+        `${path} has ${list.length} messages, more than ${max} (JSON_MAX_MESSAGES; the admin can raise it)`,
+      );
+    }
+  }
+}
 
 /** The body's Content-Length when it is plain UTF-8 JSON of a known length, not compressed; else undefined. */
 function plainJsonLength(request: Request): number | undefined {
