@@ -105,7 +105,9 @@ describe('process-ending calls are refused to filters in worker threads', () => 
       const { detail } = (await response.json()) as { detail: string };
       expect(detail).toMatch(named);
       if (call !== 'redefine')
-        expect(detail).toMatch(/^Filter killer \w+ failed: Filter killer called .* which filters in worker threads may not use/);
+        expect(detail).toMatch(
+          /^Filter killer \w+ failed: Filter killer called .* which filters in worker threads may not use/,
+        );
       expect(await alive()).toBe(200);
       // The same worker serves the next call (nothing ended it).
       expect((await postInlet(server, KEY, 'killer', { call: 'none' })).status).toBe(200);
