@@ -1,5 +1,5 @@
 // Module resolution hook (node:module register) for filter files outside this package:
-// - `eunoe` and `eunoe/…` resolve to this package from any folder (a FILTERS_DIR outside the
+// - `eunoe`, `eunoe/shipped` and `eunoe/…` resolve to this package from any folder (a FILTERS_DIR outside the
 //   repository, a mounted volume): resolved as if imported from this package's own package.json,
 //   they go through its `exports` (self-reference), so every filter shares the host's single copy
 //   of the SDK and zod;
@@ -9,13 +9,21 @@
 import { existsSync } from 'node:fs';
 
 const anchor = new URL('../../../package.json', import.meta.url).href;
-// Compiled (dist/), `eunoe` is the compiled SDK beside this file: the host's own copy, whatever package.json exports.
-const compiledSdk = new URL('../../sdk.js', import.meta.url);
-const sdk = existsSync(compiledSdk) ? compiledSdk.href : undefined;
+// Compiled (dist/), the package's entries are the compiled files beside this one: the host's own copies, whatever
+// package.json exports says (`eunoe` → sdk.js, `eunoe/shipped` → sdk-shipped.js).
+const compiledEntries = new Map(
+  [
+    ['eunoe', new URL('../../sdk.js', import.meta.url)],
+    ['eunoe/shipped', new URL('../../sdk-shipped.js', import.meta.url)],
+  ]
+    .filter(([, url]) => existsSync(url))
+    .map(([specifier, url]) => [specifier, url.href]),
+);
 
 /** @type {import('node:module').ResolveHook} */
 export async function resolve(specifier, context, nextResolve) {
-  if (specifier === 'eunoe' && sdk) return { url: sdk, format: 'module', shortCircuit: true };
+  const compiled = compiledEntries.get(specifier);
+  if (compiled) return { url: compiled, format: 'module', shortCircuit: true };
   if (specifier === 'eunoe' || specifier.startsWith('eunoe/')) {
     return nextResolve(specifier, { ...context, parentURL: anchor });
   }
