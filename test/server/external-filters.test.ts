@@ -40,7 +40,7 @@ export default defineFilter({
 });
 `;
 
-/** A user's own spend-limit filter from the shipped factory, as plain JavaScript (ESM: a package.json says so). */
+/** A user's own spend-limit filter from the shipped factory, as plain JavaScript (no package.json says it is ESM). */
 const mySpendLimit = `import { createSpendLimitFilter } from 'eunoe/shipped';
 
 export default { ...createSpendLimitFilter(), name: 'My Spend Limit' };
@@ -213,12 +213,8 @@ describe('filters outside the repository', () => {
     expect(((await response.json()) as { greeting: string }).greeting).toBe('hello');
   });
 
-  it('the real server process: `.ts` and `.js` user filters import `eunoe/shipped` from an outside folder, in worker threads', async () => {
-    const { filtersDir, root } = outsideFolder({
-      'package.json': '{"type":"module"}\n',
-      'context-aware.ts': contextAware,
-      'my-spend-limit.js': mySpendLimit,
-    });
+  it('the real server process: `.ts` and `.js` user filters import `eunoe/shipped` from a bare outside folder, in worker threads', async () => {
+    const { filtersDir, root } = outsideFolder({ 'context-aware.ts': contextAware, 'my-spend-limit.js': mySpendLimit });
     const server = await startServerProcess({
       PIPELINES_API_KEY: KEY,
       FILTERS_DIR: filtersDir,

@@ -4,7 +4,8 @@
 //   they go through its `exports` (self-reference), so every filter shares the host's single copy
 //   of the SDK and zod;
 // - a `.ts` file outside node_modules is an ES module even when no package.json says
-//   `"type": "module"` (a bare mounted folder), as filters are written.
+//   `"type": "module"`, as filters are written; so is a `.js` file with no package.json above it at all (a bare
+//   mounted folder: Node would guess its format and then resolve its imports without these hooks).
 // Plain JS: hooks load before tsx compiles anything.
 import { existsSync } from 'node:fs';
 
@@ -31,10 +32,34 @@ export async function resolve(specifier, context, nextResolve) {
   if (
     resolved.format === 'commonjs' &&
     resolved.url.startsWith('file:') &&
-    /\.ts(?:\?|$)/.test(resolved.url) &&
-    !resolved.url.includes('/node_modules/')
+    !resolved.url.includes('/node_modules/') &&
+    (/\.ts(?:\?|$)/.test(resolved.url) || (/\.js(?:\?|$)/.test(resolved.url) && !underPackageJson(resolved.url)))
   ) {
     return { ...resolved, format: 'module' };
   }
   return resolved;
+}
+
+/** Folders already looked up: does a package.json sit in it or above it? */
+const packageJsonAbove = new Map();
+
+/** True when a package.json sits in the folder of `url` or above it (it then says what a `.js` file is). */
+function underPackageJson(url) {
+  const seen = [];
+  let found = false;
+  for (let dir = new URL('.', url); ; dir = new URL('..', dir)) {
+    const known = packageJsonAbove.get(dir.href);
+    if (known !== undefined) {
+      found = known;
+      break;
+    }
+    seen.push(dir.href);
+    if (existsSync(new URL('package.json', dir))) {
+      found = true;
+      break;
+    }
+    if (dir.pathname === '/') break;
+  }
+  for (const dir of seen) packageJsonAbove.set(dir, found);
+  return found;
 }
