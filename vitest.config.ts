@@ -15,9 +15,12 @@ export default defineConfig({
   cacheDir: 'node_modules/.cache/eunoe-vite',
   resolve: {
     // In the test process, filter files imported in the main thread go through Vite's resolver, not
-    // Node's: this mirrors src/runtime/host/sdk-resolve-hooks.mjs (`eunoe` → this package's SDK from any folder).
-    // Worker threads and spawned servers resolve through the real hook and package.json `exports`.
-    alias: [{ find: /^eunoe$/, replacement: fileURLToPath(new URL('./src/sdk.ts', import.meta.url)) }],
+    // Node's: this mirrors src/runtime/host/sdk-resolve-hooks.mjs (`eunoe` and `eunoe/shipped` → this package's entries
+    // from any folder). Worker threads and spawned servers resolve through the real hook and package.json `exports`.
+    alias: [
+      { find: /^eunoe\/shipped$/, replacement: fileURLToPath(new URL('./src/sdk-shipped.ts', import.meta.url)) },
+      { find: /^eunoe$/, replacement: fileURLToPath(new URL('./src/sdk.ts', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

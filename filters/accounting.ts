@@ -1,5 +1,4 @@
-import { createAccountingFilter } from 'eunoe';
+import { createAccountingFilter } from 'eunoe/shipped';
 
-/** The shipped accounting filter (real clock). The logic lives in `src/features/accounting/`; tests build their own with an injected clock. */
-export { createAccountingFilter };
+/** The accounting filter: records each reply's usage and cost in the ledger. The logic lives in `src/features/accounting/`. */
 export default createAccountingFilter();

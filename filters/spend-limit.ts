@@ -1,5 +1,4 @@
-import { createSpendLimitFilter } from 'eunoe';
+import { createSpendLimitFilter } from 'eunoe/shipped';
 
-/** The shipped spend-limit filter (real clock). The logic lives in `src/features/spend-limit/`; tests build their own with an injected clock. */
-export { createSpendLimitFilter };
+/** The spend-limit filter: refuses a request over a user's, group's or model's caps. The logic lives in `src/features/spend-limit/`. */
 export default createSpendLimitFilter();

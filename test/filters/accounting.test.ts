@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountingFilter } from '../../filters/accounting.js';
+import { createAccountingFilter } from 'eunoe/shipped';
 import accountingDefault from '../../filters/accounting.js';
 import type { HostServices, FilterBody } from '../../src/runtime/host/types.js';
 import type { StateStore } from '../../src/state/types.js';

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createAccountingFilter } from '../../filters/accounting.js';
-import { createSpendLimitFilter } from '../../filters/spend-limit.js';
+import { createAccountingFilter, createSpendLimitFilter } from 'eunoe/shipped';
 import { FilterError } from '../../src/core/errors/index.js';
 import type { FilterBody } from '../../src/runtime/host/types.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { SHIPPED_FILTER_FILES } from '../../src/runtime/host/isolation/shipped-filters.js';
+import { createTestRuntime, repoRoot, type TestRuntime } from '../helpers/create-test-runtime.js';
 import {
   chatInletBody,
   legacyOutletBody,
@@ -8,6 +11,48 @@ import {
   openWebUiUser,
   taskInletBody,
 } from '../fixtures/openwebui-bodies.js';
+
+/**
+ * Every shipped file is written one way: imports from `eunoe` and `eunoe/shipped` only, one default export and nothing
+ * else — a feature's factory called with its defaults (`export default createContextFilter()`) or, for the examples,
+ * `export default defineFilter({...})` as a user writes one.
+ */
+describe('every shipped filter', () => {
+  it.each(SHIPPED_FILTER_FILES)('%s imports only the SDK entries and has a single default export', (name) => {
+    const source = readFileSync(path.join(repoRoot, 'filters', name), 'utf8');
+    const specifiers = [...source.matchAll(/^import\s[^;]*?from\s+'([^']+)';/gms)].map((match) => match[1]);
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((specifier) => specifier !== 'eunoe' && specifier !== 'eunoe/shipped')).toEqual([]);
+    expect(source.match(/^export\s/gm)).toEqual(['export ']);
+    expect(source).toMatch(/^export default (create\w+\(\)|defineFilter\(\{)/m);
+  });
+
+  it('loads from a folder outside the package through the real loader, as a filter or a pipe', async () => {
+    const runtime = await createTestRuntime({ filters: [...SHIPPED_FILTER_FILES] });
+    try {
+      const list = (await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200)).body.data as Array<{
+        id: string;
+        status: string;
+      }>;
+      expect(list.map((entry) => [entry.id, entry.status]).sort()).toEqual(
+        SHIPPED_FILTER_FILES.map((name) => [name.replace(/\.ts$/, ''), 'loaded']).sort(),
+      );
+      const kinds = Object.fromEntries(
+        SHIPPED_FILTER_FILES.map((name) => name.replace(/\.ts$/, '')).map((id) => [id, runtime.registry.get(id)?.kind]),
+      );
+      expect(kinds).toEqual({
+        accounting: 'filter',
+        context: 'filter',
+        'openai-proxy': 'pipe',
+        'spend-limit': 'filter',
+        'system-prefix': 'filter',
+        'turn-limit': 'filter',
+      });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
 
 /** The shipped example filters, through the real loader and HTTP, with Open WebUI's bodies. */
 describe('shipped filters', () => {

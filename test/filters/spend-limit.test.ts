@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSpendLimitFilter } from '../../filters/spend-limit.js';
+import { createSpendLimitFilter } from 'eunoe/shipped';
 import spendLimitDefault from '../../filters/spend-limit.js';
 import { rejection } from './helpers/rejection.js';
 import type { PipelineUser } from '../../src/runtime/host/types.js';

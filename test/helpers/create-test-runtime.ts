@@ -95,7 +95,7 @@ export async function createTestRuntime(
  */
 export const SDK_SPECIFIER = 'eunoe';
 
-/** Copy `filters/<name>` into `dir` (shipped filters import only `eunoe`, which resolves from any folder). */
+/** Copy `filters/<name>` into `dir` (shipped filters import only `eunoe` and `eunoe/shipped`, which resolve from any folder). */
 export function copyShippedFilter(name: string, dir: string): void {
   copyFileSync(path.join(repoRoot, 'filters', name), path.join(dir, name));
 }

@@ -61,7 +61,7 @@ describe("the proxy's upstream connection pools", () => {
       runtime = await createTestRuntime({
         filters: ['openai-proxy.ts'],
         sources: {
-          'second-proxy.ts': `import { createOpenAIProxy } from ${JSON.stringify(SDK_SPECIFIER)};\nexport default createOpenAIProxy();\n`,
+          'second-proxy.ts': `import { createOpenAIProxy } from ${JSON.stringify(`${SDK_SPECIFIER}/shipped`)};\nexport default createOpenAIProxy();\n`,
         },
       });
       for (const id of ['openai-proxy', 'second-proxy'])

@@ -29,6 +29,23 @@ const myTurnLimit = `import { defineFilter } from 'eunoe';
 export default defineFilter({ name: 'My Turn Limit', inlet: ({ body }) => ({ ...body, mine: true }) });
 `;
 
+/** A user's filter built on a shipped feature's parts, as TypeScript: both entries by package name. */
+const contextAware = `import { defineFilter } from 'eunoe';
+import { contextValves } from 'eunoe/shipped';
+
+const defaults = contextValves.parse({});
+export default defineFilter({
+  name: 'Context Aware',
+  inlet: ({ body }) => ({ ...body, contextPriority: defaults.priority }),
+});
+`;
+
+/** A user's own spend-limit filter from the shipped factory, as plain JavaScript (no package.json says it is ESM). */
+const mySpendLimit = `import { createSpendLimitFilter } from 'eunoe/shipped';
+
+export default { ...createSpendLimitFilter(), name: 'My Spend Limit' };
+`;
+
 const KEY = 'external-filters-key-1';
 const auth = { Authorization: `Bearer ${KEY}` };
 const SHIPPED_IDS = SHIPPED_FILTER_FILES.map((name) => name.replace(/\.ts$/, '')).sort();
@@ -194,5 +211,40 @@ describe('filters outside the repository', () => {
     });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { greeting: string }).greeting).toBe('hello');
+  });
+
+  it('the real server process: `.ts` and `.js` user filters import `eunoe/shipped` from a bare outside folder, in worker threads', async () => {
+    const { filtersDir, root } = outsideFolder({ 'context-aware.ts': contextAware, 'my-spend-limit.js': mySpendLimit });
+    const server = await startServerProcess({
+      PIPELINES_API_KEY: KEY,
+      FILTERS_DIR: filtersDir,
+      DATA_DIR: path.join(root, 'data'),
+      VALVES_DIR: path.join(root, 'valves'),
+      FILTER_ISOLATION: 'worker',
+      WATCH_FILTERS: 'false',
+    });
+    cleanups.push(() => server.stop());
+    const list = (await (await fetch(`${server.url}/pipelines`, { headers: auth })).json()) as {
+      data: Array<Record<string, unknown>>;
+    };
+    expect(
+      list.data.map((entry) => [entry.id, entry.name, entry.status, entry.origin, entry.isolation]).sort(),
+    ).toEqual([
+      ['context-aware', 'Context Aware', 'loaded', 'user', 'worker'],
+      ['my-spend-limit', 'My Spend Limit', 'loaded', 'user', 'worker'],
+    ]);
+    const inlet = (id: string) =>
+      fetch(`${server.url}/${id}/filter/inlet`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ body: chat, user: { id: 'u1', role: 'user' } }),
+      });
+    const aware = await inlet('context-aware');
+    expect(aware.status).toBe(200);
+    expect(((await aware.json()) as { contextPriority: unknown }).contextPriority).toEqual(expect.any(Number));
+    // No cap is set: the shipped spend-limit inlet, run from the user's file, lets the chat through unchanged.
+    const limited = await inlet('my-spend-limit');
+    expect(limited.status).toBe(200);
+    expect(await limited.json()).toMatchObject(chat);
   });
 });

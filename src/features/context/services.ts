@@ -7,10 +7,10 @@ import { createContextStats, type ContextStats } from '../../runtime/usage/conte
 import type { ContextMetrics } from '../../runtime/metrics/metrics.js';
 import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
+import { contextMetricsService, contextStatsService } from '../../runtime/host/shipped-service-keys.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 
-export const contextStatsService = serviceKey<ContextStats>('context.stats');
-export const contextMetricsService = serviceKey<ContextMetrics>('context.metrics');
+export { contextStatsService, contextMetricsService };
 /** The run inspector's records: the filter records each inlet's plan, the `/runs` routes read them. */
 export const contextRunsService = serviceKey<RunStore>('context.runs');
 

@@ -4,9 +4,10 @@ import { RUNNING_COMPILED } from '../../core/util/running-compiled.js';
 let registered: Promise<void> | undefined;
 
 /**
- * Make filter files importable in this thread: `import … from 'eunoe'` resolves to this package from any folder
- * (see sdk-resolve-hooks.mjs), and `.ts` filters compile (tsx). Compiled, the SDK is imported first, so the modules
- * the host and its filters share load without the hooks in front of them. Idempotent; called before a filter file
+ * Make filter files importable in this thread: `import … from 'eunoe'` (and `'eunoe/shipped'`) resolves to this
+ * package from any folder (see sdk-resolve-hooks.mjs), and `.ts` filters compile (tsx). Compiled, the SDK is imported
+ * first, so the modules the host and its filters share load without the hooks in front of them; `eunoe/shipped` is
+ * not (it loads the features: only the filters that import it pay for them). Idempotent; called before a filter file
  * is imported (main thread, each filter worker, the CLI).
  */
 export function registerSdkResolution(): Promise<void> {
