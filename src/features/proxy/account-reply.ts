@@ -6,7 +6,7 @@ import type { UsageRecord } from '../../domain/usage/types.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
 import { provided } from '../../runtime/host/service-registry.js';
-import { replyClaimsService } from '../accounting/services.js';
+import { replyClaimsService } from '../../runtime/host/shipped-service-keys.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /**
