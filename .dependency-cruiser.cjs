@@ -22,6 +22,14 @@ module.exports = {
   forbidden: [
     ...upward,
     {
+      name: 'feature-imports-feature',
+      comment:
+        'a feature (src/features/<name>/) must not import another feature: what two features share moves down a layer',
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/' },
+      to: { path: '^src/features/', pathNot: '^src/features/$1/' },
+    },
+    {
       name: 'no-circular',
       comment: 'a file must not import itself back through other files',
       severity: 'error',
