@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   // The runtime (the store, every feature, express) is imported only now: a start refused above (bad configuration,
   // data folder held, port in use) exits without loading it, in a fraction of the time.
   const [{ createRuntime }, { listenHttp }, { listenMetrics }] = await Promise.all([
-    import('./runtime.js'),
+    import('./compose.js'),
     import('./server/http-server.js'),
     import('./runtime/metrics/listen-metrics.js'),
   ]);

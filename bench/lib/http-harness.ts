@@ -14,7 +14,7 @@ export interface HttpTarget {
 }
 
 /**
- * Starts the real runtime (src/runtime.ts, the repo's filters/) on an ephemeral port with
+ * Starts the real runtime (src/compose.ts, the repo's filters/) on an ephemeral port with
  * the context filter's admin valves set to `valves`. Returns a reason instead when the
  * server cannot be built (e.g. not written yet).
  */
@@ -28,7 +28,7 @@ export async function startHttpTarget(valves: Record<string, unknown>): Promise<
     writeFileSync(path.join(valvesDir, 'context.json'), JSON.stringify(valves));
     const apiKey = 'bench-key';
     const { loadConfig } = await import('../../src/core/config.js');
-    const { createRuntime } = await import('../../src/runtime.js');
+    const { createRuntime } = await import('../../src/compose.js');
     const { createLogger } = await import('../../src/core/util/logger.js');
     const config = loadConfig({
       PIPELINES_API_KEY: apiKey,

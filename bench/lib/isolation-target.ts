@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serveRuntime } from './serve-runtime.js';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 
 const SDK = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../src/sdk.js');

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Runtime } from '../../src/runtime.js';
+import type { Runtime } from '../../src/compose.js';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
 
 /** A runtime listening on 127.0.0.1, a keep-alive client for it, and one close for both (and its temp directory). */

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { deletePrefixedKeys } from '../../src/state/redis/delete-prefixed-keys.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { copyShippedFilter, TEST_API_KEY } from '../helpers/create-test-runtime.js';

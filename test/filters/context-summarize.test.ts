@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planContext } from '../../src/domain/engine/index.js';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { createLogger } from '../../src/core/util/logger.js';
 import { copyShippedFilter, TEST_API_KEY } from '../helpers/create-test-runtime.js';
 import {

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { createLogger, silentLogger } from '../../src/core/util/logger.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { ScopedState } from '../../src/state/scoped-state.js';

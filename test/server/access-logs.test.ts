@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { createLogger } from '../../src/core/util/logger.js';
 import { prettyLine } from '../../src/core/util/pretty-stream.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';

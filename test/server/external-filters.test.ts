@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { SHIPPED_FILTER_FILES } from '../../src/runtime/host/isolation/shipped-filters.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/compose.js';
 import { createLogger } from '../../src/core/util/logger.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { noopFilter, filterSource } from './helpers/filter-source.js';

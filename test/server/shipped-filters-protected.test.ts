@@ -8,7 +8,7 @@ import { copyPackage } from '../helpers/package-copy.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { repoRoot } from '../helpers/create-test-runtime.js';
 import { loadConfig } from '../../src/core/config.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createRuntime } from '../../src/compose.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 
 /** A user's own filter under a shipped filter's name. */
