@@ -1,4 +1,10 @@
 import express, { Router, type Express } from 'express';
+import type { Ledger } from './domain/usage/types.js';
+import type { Feature, RouteHost } from './runtime/feature.js';
+import type { ServiceRegistry } from './runtime/host/service-registry.js';
+import type { PricingService } from './runtime/pricing/pricing-service.js';
+import { pricingRouter } from './server/routes/pricing.js';
+import { usageRouter } from './server/routes/usage.js';
 import type { Logger } from './core/util/logger.js';
 import type { StateStore } from './state/types.js';
 import type { FilterRegistry } from './runtime/host/filter-registry.js';
@@ -60,8 +66,14 @@ export interface AppDeps {
   listFilters?: boolean;
   /** The manifolds' `models()` cache (built here when absent). */
   manifolds?: ManifoldModels;
-  /** More authenticated routes (pricing, usage), mounted at `/` and `/v1` too. */
-  extraRouters?: Router[];
+  /** The ledger: `GET /usage`, and what the features' routes read. */
+  ledger?: Ledger;
+  /** The price table: `GET /pricing/status`, `GET /pricing/<model>`. */
+  pricing?: PricingService;
+  /** The features (src/runtime/feature.ts): their routes are mounted here, after the host's. */
+  features?: readonly Feature[];
+  /** What the features provided, for their routes to read by key. */
+  provided?: Pick<ServiceRegistry, 'get'>;
 }
 
 /**
@@ -124,7 +136,17 @@ export function createApp(deps: AppDeps): Express {
   routes.use(chatCompletionsRouter({ ...deps, manifolds, mailbox }));
   routes.use(openWebuiRouter({ ...deps }));
   routes.use(managementRouter(deps));
-  for (const router of deps.extraRouters ?? []) routes.use(router);
+  if (deps.pricing) routes.use(pricingRouter({ pricing: deps.pricing }));
+  if (deps.ledger) routes.use(usageRouter({ ledger: deps.ledger }));
+  // Every feature's routes, here and nowhere else.
+  const host: RouteHost = {
+    store: deps.store,
+    registry: deps.registry,
+    ledger: deps.ledger,
+    pricing: deps.pricing,
+    provided: deps.provided ?? { get: () => undefined },
+  };
+  for (const feature of deps.features ?? []) feature.routes?.(routes, host);
   routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));
   // Read from the routers above, once: a known path with another method is a 405, not a 404.
   routes.use(methodNotAllowed(routeTable(routes)));

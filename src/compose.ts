@@ -15,12 +15,13 @@ import { createLedger } from './runtime/usage/ledger.js';
 import { spendHoldsService } from './domain/usage/spend-reservations.js';
 import { createTokenCorrections } from './runtime/usage/token-corrections.js';
 import { ServiceRegistry } from './runtime/host/service-registry.js';
-import { provideContextServices } from './features/context/services.js';
-import { provideAccountingServices } from './features/accounting/services.js';
-import { pricingRouter } from './server/routes/pricing.js';
-import { usageRouter } from './server/routes/usage.js';
-import { dashboardDataRouter } from './server/routes/dashboard-data.js';
-import { runsRouter } from './server/routes/runs.js';
+import type { Feature } from './runtime/feature.js';
+import { contextFeature } from './features/context/feature.js';
+import { accountingFeature } from './features/accounting/feature.js';
+import { spendLimitFeature } from './features/spend-limit/feature.js';
+import { proxyFeature } from './features/proxy/feature.js';
+import { dashboardFeature } from './features/dashboard/feature.js';
+import { openWebuiFeature } from './features/integrations/open-webui/feature.js';
 import { createFilterLoader } from './runtime/host/isolation/filter-loader.js';
 import { parseOverrides } from './runtime/host/isolation/isolation-settings.js';
 import { ShippedFilters } from './runtime/host/isolation/shipped-filters.js';
@@ -29,6 +30,18 @@ import { uploadDirFor } from './runtime/host/filter-sources.js';
 import { Metrics } from './runtime/metrics/metrics.js';
 import { instrumentLedger } from './runtime/metrics/instrument-ledger.js';
 import { PendingWork } from './runtime/pipes/pending-work.js';
+
+/** The features, in the order their services are provided and their routes mounted (src/runtime/feature.ts). */
+function shippedFeatures(): Feature[] {
+  return [
+    contextFeature(),
+    accountingFeature(),
+    spendLimitFeature(),
+    proxyFeature(),
+    dashboardFeature(),
+    openWebuiFeature(),
+  ];
+}
 
 /** Longest wait at shutdown for work requests left running (a ledger write after `[DONE]`). */
 const PENDING_WORK_LIMIT_MS = 5_000;
@@ -78,10 +91,10 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   });
   const ledger = createLedger(store);
   const pending = new PendingWork();
-  // What features provide (their own keys, in their own folders); the host's services are the fields below.
+  // What features provide (by keys declared below them); the host's services are the fields below.
   const provided = new ServiceRegistry();
-  const context = provideContextServices(provided, { store, metrics, logger });
-  provideAccountingServices(provided, { store });
+  const features = shippedFeatures();
+  for (const feature of features) feature.services?.({ store, logger, metrics, provided });
   const services: HostServices = {
     pending: { track: (work) => void pending.track(work) },
     pricing: pricing.lookup,
@@ -139,13 +152,12 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     addAllowPrivate: config.ADD_URL_ALLOW_PRIVATE,
     metrics,
     metricsPublic: config.METRICS_PUBLIC,
-    extraRouters: [
-      pricingRouter({ pricing }),
-      usageRouter({ ledger }),
-      dashboardDataRouter({ ledger, contextStats: context.stats, registry, store, pricing }),
-      runsRouter({ runs: context.runs }),
-    ],
+    ledger,
+    pricing,
+    features,
+    provided,
   });
+  for (const feature of features) await feature.start?.();
 
   return {
     app,
@@ -163,8 +175,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
       // Streams the filters' shutdown cut are recorded too; then nothing writes any more.
       await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       // After the filters stopped (no inlet records any more), before the store closes.
-      await context.stats.flush();
-      await context.runs.flush();
+      for (const feature of [...features].reverse()) await feature.close?.();
       await store.close();
     },
   };

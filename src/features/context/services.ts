@@ -14,10 +14,16 @@ export { contextStatsService, contextMetricsService };
 /** The run inspector's records: the filter records each inlet's plan, the `/runs` routes read them. */
 export const contextRunsService = serviceKey<RunStore>('context.runs');
 
+/** The context feature's services, as its feature object keeps them (to mount the runs routes, to flush at close). */
+export interface ContextServices {
+  stats: ContextStats;
+  runs: RunStore;
+}
+
 export function provideContextServices(
   registry: ServiceRegistry,
   deps: { store: StateStore; metrics?: ContextMetrics; logger?: Logger },
-): { stats: ContextStats; runs: RunStore } {
+): ContextServices {
   const stats = registry.provide(contextStatsService, createContextStats(deps.store));
   const runs = registry.provide(contextRunsService, createRunStore(deps.store, { logger: deps.logger }));
   if (deps.metrics) registry.provide(contextMetricsService, deps.metrics);

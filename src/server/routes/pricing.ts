@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { NotFoundError } from '../../core/errors/index.js';
 import type { PricingService } from '../../runtime/pricing/pricing-service.js';
-import { knownQuery } from '../middleware/known-query.js';
+import { knownQuery } from '../../runtime/http/known-query.js';
 
 /**
  * `GET /pricing/status` (source snapshot|last-good|live|custom, loadedAt, age, model count,

@@ -5,7 +5,7 @@ import type { Ledger, UsageRecord } from '../../domain/usage/types.js';
 import { csvLines, toCsv } from '../../domain/usage/to-csv.js';
 import { parseCursor } from '../../domain/usage/usage-cursor.js';
 import type { UsageQuery } from '../../domain/usage/usage-store.js';
-import { knownQuery } from '../middleware/known-query.js';
+import { knownQuery } from '../../runtime/http/known-query.js';
 
 const instant = z.string().transform((value, context) => {
   const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value);

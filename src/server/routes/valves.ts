@@ -4,7 +4,7 @@ import type { ActiveModule, FilterRegistry } from '../../runtime/host/filter-reg
 import type { ValvesRepository } from '../../runtime/host/valves-repository.js';
 import { mergeSavedValves, mergeValvesUpdate } from '../../runtime/host/coerce-valves.js';
 import { keepMaskedSecrets, maskSecrets } from '../../runtime/host/secret-valves.js';
-import { knownQuery } from '../middleware/known-query.js';
+import { knownQuery } from '../../runtime/http/known-query.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */

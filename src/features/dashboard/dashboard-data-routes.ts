@@ -2,10 +2,10 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { ValidationError } from '../../core/errors/index.js';
 import type { ContextStats } from '../../runtime/usage/context-stats.js';
-import { capsView } from '../../features/dashboard/caps-view.js';
-import { parseDayRange } from '../../features/dashboard/range-query.js';
-import { withFreshness } from '../../features/dashboard/price-freshness.js';
-import { unpricedView } from '../../features/dashboard/unpriced-view.js';
+import { capsView } from './caps-view.js';
+import { parseDayRange } from './range-query.js';
+import { withFreshness } from './price-freshness.js';
+import { unpricedView } from './unpriced-view.js';
 import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
 import type { PricingService } from '../../runtime/pricing/pricing-service.js';
 import type { StateStore } from '../../state/types.js';
@@ -13,7 +13,7 @@ import { buildDailySeries } from '../../domain/usage/daily-series.js';
 import type { Ledger } from '../../domain/usage/types.js';
 import { VERSION } from '../../core/version.js';
 import { moduleTypeOf } from '../../runtime/host/declared-kind.js';
-import { knownQuery } from '../middleware/known-query.js';
+import { knownQuery } from '../../runtime/http/known-query.js';
 
 /** The day-range parameters (`parseDayRange`). */
 const RANGE = ['from', 'to', 'days', 'month'];

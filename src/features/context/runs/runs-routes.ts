@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../core/errors/index.js';
-import type { RunStore } from '../../features/context/runs/run-store.js';
-import { RUN_ID } from '../../features/context/runs/run-store.js';
-import { knownQuery } from '../middleware/known-query.js';
+import { NotFoundError, ValidationError } from '../../../core/errors/index.js';
+import type { RunStore } from './run-store.js';
+import { RUN_ID } from './run-store.js';
+import { knownQuery } from '../../../runtime/http/known-query.js';
 
 /** Runs per page unless `limit` says otherwise, and the most one page holds. */
 export const RUNS_PAGE = 50;

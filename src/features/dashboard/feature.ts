@@ -1,0 +1,25 @@
+/**
+ * The dashboard feature: its JSON routes (`/usage/daily`, `/usage/context`, `/usage/unpriced`, `/usage/caps`,
+ * `/status`). It reads the context filter's statistics through their service key, never through the context feature.
+ */
+import type { Feature } from '../../runtime/feature.js';
+import { contextStatsService } from '../../runtime/host/shipped-service-keys.js';
+import { dashboardDataRouter } from './dashboard-data-routes.js';
+
+export function dashboardFeature(): Feature {
+  return {
+    name: 'dashboard',
+    routes(router, host) {
+      if (!host.ledger) return; // an app built without the host's ledger has nothing to show
+      router.use(
+        dashboardDataRouter({
+          ledger: host.ledger,
+          contextStats: host.provided.get(contextStatsService),
+          registry: host.registry,
+          store: host.store,
+          pricing: host.pricing,
+        }),
+      );
+    },
+  };
+}
