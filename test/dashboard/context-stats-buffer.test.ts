@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContextStats } from '../../src/runtime/usage/context-stats.js';
+import { createContextStats } from '../../src/features/context/stats/context-stats.js';
 import type { StateStore } from '../../src/state/types.js';
 import { tempSqliteStore } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';

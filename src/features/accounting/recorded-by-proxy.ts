@@ -2,7 +2,8 @@ import type { ScopedState } from '../../state/scoped-state.js';
 import type { FilterBody, HostServices, PipelineUser } from '../../runtime/host/types.js';
 import { lastAssistantMessage } from '../../domain/usage/find-usage.js';
 import { contentText } from '../../domain/usage/estimate-tokens.js';
-import { replyFingerprint, REPLY_CLAIM_TTL_MS } from '../../runtime/usage/reply-claims.js';
+import { replyFingerprint } from '../../domain/usage/reply-fingerprint.js';
+import { REPLY_CLAIM_TTL_MS } from './reply-claims.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { replyClaimsService } from './services.js';
 

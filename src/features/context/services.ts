@@ -3,11 +3,16 @@
  * days) and the Prometheus samples of its plans. Provided once at startup by `provideContextServices`.
  */
 import { serviceKey, type ServiceRegistry } from '../../runtime/host/service-registry.js';
-import { createContextStats, type ContextStats } from '../../runtime/usage/context-stats.js';
-import type { ContextMetrics } from '../../runtime/metrics/metrics.js';
+import { createContextStats } from './stats/context-stats.js';
+import { createContextMetrics } from './stats/context-metrics.js';
+import type { Metrics } from '../../runtime/metrics/metrics.js';
 import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
-import { contextMetricsService, contextStatsService } from '../../runtime/host/shipped-service-keys.js';
+import {
+  contextMetricsService,
+  contextStatsService,
+  type ContextStats,
+} from '../../runtime/host/shipped-service-keys.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 
 export { contextStatsService, contextMetricsService };
@@ -22,10 +27,10 @@ export interface ContextServices {
 
 export function provideContextServices(
   registry: ServiceRegistry,
-  deps: { store: StateStore; metrics?: ContextMetrics; logger?: Logger },
+  deps: { store: StateStore; metrics?: Metrics; logger?: Logger },
 ): ContextServices {
   const stats = registry.provide(contextStatsService, createContextStats(deps.store));
   const runs = registry.provide(contextRunsService, createRunStore(deps.store, { logger: deps.logger }));
-  if (deps.metrics) registry.provide(contextMetricsService, deps.metrics);
+  if (deps.metrics) registry.provide(contextMetricsService, createContextMetrics(deps.metrics.registry));
   return { stats, runs };
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ValidationError } from '../../core/errors/index.js';
-import type { ContextStats } from '../../runtime/usage/context-stats.js';
+import type { ContextStats } from '../../runtime/host/shipped-service-keys.js';
 import { capsView } from './caps-view.js';
 import { parseDayRange } from './range-query.js';
 import { withFreshness } from './price-freshness.js';

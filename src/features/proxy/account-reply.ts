@@ -1,7 +1,7 @@
 import type { PipeArgs } from '../../runtime/pipes/types.js';
 import type { ReplyAssembler } from '../../runtime/pipes/reply-assembler.js';
 import { buildUsageRecord } from '../../domain/usage/build-usage-record.js';
-import { replyFingerprint } from '../../runtime/usage/reply-claims.js';
+import { replyFingerprint } from '../../domain/usage/reply-fingerprint.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import { storeOutage } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';

@@ -1,12 +1,64 @@
 /**
- * The keys of the services the shipped features provide, declared apart from the features: a filter reads one with
- * `provided(services, contextStatsService)` through `eunoe` without loading the feature behind it. The features
- * provide them at startup (src/features/context/services.ts, src/features/accounting/services.ts).
+ * The services the shipped features provide, their keys and their types, declared apart from the features: a filter
+ * reads one with `provided(services, contextStatsService)` through `eunoe` without loading the feature behind it, and
+ * a feature reads another's (the dashboard the context statistics, the proxy the reply claims) without importing it.
+ * The features provide them at startup (src/features/context/feature.ts, src/features/accounting/feature.ts).
  */
 import { serviceKey } from './service-registry.js';
-import type { ContextStats } from '../usage/context-stats.js';
-import type { ContextMetrics } from '../metrics/metrics.js';
-import type { ReplyClaims } from '../usage/reply-claims.js';
+
+/** What one context inlet did, in numbers only (never chat text). */
+export interface ContextInletStats {
+  tokensBefore: number;
+  tokensAfter: number;
+  kept: number;
+  summarized: number;
+  dropped: number;
+  summarizerCalls: number;
+  cacheHits: number;
+}
+
+/** One UTC day of context statistics: the sums of its inlets. */
+export interface ContextStatsDay extends ContextInletStats {
+  day: string;
+  inlets: number;
+}
+
+/** Per-day context statistics: the context filter records, the dashboard reads. */
+export interface ContextStats {
+  /** Add one inlet's numbers to its UTC day (buffered; written to the store's atomic counters by `flush`). */
+  record(stats: ContextInletStats, time?: number): Promise<void>;
+  /** Every UTC day in [fromDay, toDay), oldest first, zero-filled (what is buffered is written first). */
+  daily(fromDay: string, toDay: string): Promise<ContextStatsDay[]>;
+  /** Writes the buffered sums to the store now (at shutdown; reads do it themselves). */
+  flush(): Promise<void>;
+}
+
+/** What the context filter reports for one planned inlet (see ContextMetrics). */
+export interface ContextPlanSample {
+  tokensBefore: number;
+  tokensAfter: number;
+  kept: number;
+  summarized: number;
+  dropped: number;
+}
+
+/** The Prometheus samples of the context filter's plans. */
+export interface ContextMetrics {
+  /** One planned context (tokens before/after, messages kept/summarized/dropped). */
+  contextPlan(sample: ContextPlanSample): void;
+}
+
+/** Who accounts a proxied reply: the proxy pipe (when the reply ends) or the accounting filter's outlet. */
+export type ReplySide = 'proxy' | 'outlet';
+
+/**
+ * Pairs the two accountings of one proxied reply, so the ledger gets it once whichever comes first.
+ * Both sides name the reply by `replyFingerprint(user id, model id, reply text)` (src/domain/usage/reply-fingerprint.ts).
+ */
+export interface ReplyClaims {
+  /** `side` is about to record the reply: true when the other side already recorded it (record nothing). */
+  claim(fingerprint: string, side: ReplySide): Promise<boolean>;
+}
 
 /** The context filter's per-day statistics (the filter records each inlet, the dashboard reads the days). */
 export const contextStatsService = serviceKey<ContextStats>('context.stats');

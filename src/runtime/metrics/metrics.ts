@@ -2,21 +2,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { ERROR_CODES } from '../../core/errors/index.js';
 import type { StoreHealth } from '../../state/types.js';
 
-/** What the context filter reports for one planned inlet (see ContextMetrics). */
-export interface ContextPlanSample {
-  tokensBefore: number;
-  tokensAfter: number;
-  kept: number;
-  summarized: number;
-  dropped: number;
-}
-
-/** The part of the metrics a filter may feed (HostServices.metrics). */
-export interface ContextMetrics {
-  /** One planned context (tokens before/after, messages kept/summarized/dropped). */
-  contextPlan(sample: ContextPlanSample): void;
-}
-
 /** Where the metrics read gauges from at scrape time. */
 export interface MetricsSources {
   /** The state store's health (backend up/down, ledger writes queued while Redis is away). */
@@ -58,7 +43,7 @@ const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 
 /**
  * Eunoe's Prometheus metrics on their own registry (several runtimes in one process never clash):
- * HTTP requests, hook durations and failures, context plans, usage and cost, pricing age, state
+ * HTTP requests, hook durations and failures, usage and cost, pricing age, state
  * backend health, and Node's default process metrics. Scrape text with `registry.metrics()`.
  *
  * Every label has a bounded set of values, whatever callers send: routes are patterns, filters the loaded ones,
@@ -66,16 +51,13 @@ const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
  * it in METRICS_MODELS), any other model is `other`; error codes are Eunoe's catalogue plus the first
  * MAX_FILTER_CODE_LABELS codes of filters' own, then `other`.
  */
-export class Metrics implements ContextMetrics {
+export class Metrics {
   readonly registry = new Registry();
   private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
   private readonly hookDuration: Histogram<'filter' | 'hook'>;
   private readonly filterErrors: Counter<'filter' | 'hook' | 'code'>;
   private readonly filterTimeouts: Counter<'filter' | 'hook'>;
   private readonly filterRejections: Counter<'filter' | 'hook' | 'status' | 'code'>;
-  private readonly contextTokens: Counter<'stage'>;
-  private readonly contextMessages: Counter<'outcome'>;
-  private readonly contextPlans: Counter;
   private readonly usageTokens: Counter<'model' | 'kind'>;
   private readonly usageCost: Counter<'model'>;
   private readonly usageRecords: Counter<'model' | 'cost_source'>;
@@ -117,23 +99,6 @@ export class Metrics implements ContextMetrics {
       name: 'eunoe_filter_rejections_total',
       help: 'Requests a filter stopped on purpose (FilterError), by filter, hook, status and code (spend limit: code="ERR_SPEND_LIMIT")',
       labelNames: ['filter', 'hook', 'status', 'code'],
-      registers,
-    });
-    this.contextPlans = new Counter({
-      name: 'eunoe_context_plans_total',
-      help: 'Inlets the context filter planned',
-      registers,
-    });
-    this.contextTokens = new Counter({
-      name: 'eunoe_context_tokens_total',
-      help: 'Prompt tokens the context filter saw (stage="before") and sent on (stage="after")',
-      labelNames: ['stage'],
-      registers,
-    });
-    this.contextMessages = new Counter({
-      name: 'eunoe_context_messages_total',
-      help: 'Messages the context filter kept, summarized or dropped',
-      labelNames: ['outcome'],
       registers,
     });
     this.usageTokens = new Counter({
@@ -223,16 +188,6 @@ export class Metrics implements ContextMetrics {
   /** An error code as a label: Eunoe's own always, a filter's own while there are few. */
   private codeLabel(code: string): string {
     return Object.hasOwn(ERROR_CODES, code) ? code : this.codeLabels.value(code);
-  }
-
-  contextPlan(sample: ContextPlanSample): void {
-    for (const value of Object.values(sample)) if (!Number.isFinite(value) || value < 0) return;
-    this.contextPlans.inc();
-    this.contextTokens.inc({ stage: 'before' }, sample.tokensBefore);
-    this.contextTokens.inc({ stage: 'after' }, sample.tokensAfter);
-    this.contextMessages.inc({ outcome: 'kept' }, sample.kept);
-    this.contextMessages.inc({ outcome: 'summarized' }, sample.summarized);
-    this.contextMessages.inc({ outcome: 'dropped' }, sample.dropped);
   }
 
   /** One new ledger record (a repeated message id is not counted twice: the caller passes new ones only). */

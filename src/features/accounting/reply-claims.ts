@@ -1,33 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { StateStore } from '../../state/types.js';
-import { USAGE_LINE_PATTERN } from '../../domain/usage/format-usage-line.js';
-import { stripContextNotes } from '../../domain/engine/context-note.js';
-
-/** Who accounts a proxied reply: the proxy pipe (when the reply ends) or the accounting filter's outlet. */
-export type ReplySide = 'proxy' | 'outlet';
-
-/**
- * Pairs the two accountings of one proxied reply, so the ledger gets it once whichever comes first.
- * Both sides name the reply by `replyFingerprint(user id, model id, reply text)`.
- */
-export interface ReplyClaims {
-  /** `side` is about to record the reply: true when the other side already recorded it (record nothing). */
-  claim(fingerprint: string, side: ReplySide): Promise<boolean>;
-}
+import type { ReplyClaims, ReplySide } from '../../runtime/host/shipped-service-keys.js';
 
 /** How long one side's record waits for the other side's (an outlet comes seconds after the stream). */
 export const REPLY_CLAIM_TTL_MS = 60 * 60 * 1000;
-
-/**
- * sha256 of user id, model id and the reply's text without the lines Eunoe's outlets append
- * (usage line, context note) and surrounding blanks: the proxy and the outlet compute the same.
- */
-export function replyFingerprint(userId: string, model: string, text: string): string {
-  const withoutUsage = text.replace(USAGE_LINE_PATTERN, '');
-  const [reply] = stripContextNotes([{ role: 'assistant', content: withoutUsage }]);
-  const canonical = typeof reply?.content === 'string' ? reply.content : withoutUsage;
-  return createHash('sha256').update(`${userId}\n${model}\n${canonical.trim()}`).digest('hex');
-}
 
 interface Counts {
   proxy: number;

@@ -1,33 +1,7 @@
-import type { StateStore } from '../../state/types.js';
-import { daysBetween } from '../../domain/usage/day-range.js';
-import { utcDay } from '../../domain/usage/daily-usage.js';
-
-/** What one context inlet did, in numbers only (never chat text). */
-export interface ContextInletStats {
-  tokensBefore: number;
-  tokensAfter: number;
-  kept: number;
-  summarized: number;
-  dropped: number;
-  summarizerCalls: number;
-  cacheHits: number;
-}
-
-/** One UTC day of context statistics: the sums of its inlets. */
-export interface ContextStatsDay extends ContextInletStats {
-  day: string;
-  inlets: number;
-}
-
-/** Per-day context statistics, a host service: the context filter records, the dashboard reads. */
-export interface ContextStats {
-  /** Add one inlet's numbers to its UTC day (buffered; written to the store's atomic counters by `flush`). */
-  record(stats: ContextInletStats, time?: number): Promise<void>;
-  /** Every UTC day in [fromDay, toDay), oldest first, zero-filled (what is buffered is written first). */
-  daily(fromDay: string, toDay: string): Promise<ContextStatsDay[]>;
-  /** Writes the buffered sums to the store now (at shutdown; reads do it themselves). */
-  flush(): Promise<void>;
-}
+import type { StateStore } from '../../../state/types.js';
+import { daysBetween } from '../../../domain/usage/day-range.js';
+import { utcDay } from '../../../domain/usage/daily-usage.js';
+import type { ContextStats, ContextStatsDay } from '../../../runtime/host/shipped-service-keys.js';
 
 /** Buffered sums reach the store within this long (or at the next read, or at shutdown). */
 export const CONTEXT_STATS_FLUSH_MS = 1000;
