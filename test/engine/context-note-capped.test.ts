@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextNoteSchema, formatContextNote, stripContextNotes } from '../../src/domain/engine/context-note.js';
+import { contextNoteSchema, formatContextNote } from '../../src/features/context/note/context-note.js';
+import { stripContextNotes } from '../../src/domain/notes/context-note-line.js';
 import type { ChatMessage } from '../../src/core/messages/chat-message.js';
 
 const base = { before: 6_477, after: 461, messages: 101, leftOut: 94, summarized: 0 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatContextNote, stripContextNotes } from '../../src/domain/engine/context-note.js';
+import { formatContextNote } from '../../src/features/context/note/context-note.js';
+import { stripContextNotes } from '../../src/domain/notes/context-note-line.js';
 import type { ChatMessage } from '../../src/core/messages/chat-message.js';
 
 const base = { before: 20_712, after: 1_986, messages: 690, leftOut: 612, summarized: 2 };

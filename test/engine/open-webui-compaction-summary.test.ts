@@ -7,12 +7,8 @@ import {
   planContext,
   REPLY_PRIMING_TOKENS,
 } from '../../src/domain/engine/index.js';
-import {
-  contextNoteOf,
-  contextNoteSchema,
-  formatContextNote,
-  stripContextNotes,
-} from '../../src/domain/engine/context-note.js';
+import { contextNoteOf, contextNoteSchema, formatContextNote } from '../../src/features/context/note/context-note.js';
+import { stripContextNotes } from '../../src/domain/notes/context-note-line.js';
 import type { ChatMessage } from '../../src/core/messages/chat-message.js';
 
 /**

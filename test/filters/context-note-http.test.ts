@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { stripContextNotes } from '../../src/domain/engine/context-note.js';
+import { stripContextNotes } from '../../src/domain/notes/context-note-line.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { fillerText, promptTokens, SimulatedChat, SYSTEM, type Message } from './helpers/flag-chats.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { USAGE_LINE_PATTERN } from './format-usage-line.js';
-import { stripContextNotes } from '../engine/context-note.js';
+import { stripContextNotes } from '../notes/context-note-line.js';
 
 /**
  * sha256 of user id, model id and the reply's text without the lines Eunoe's outlets append

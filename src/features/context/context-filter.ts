@@ -27,8 +27,8 @@ import {
   contextNoteOf,
   contextNoteSchema,
   formatContextNote,
-  stripContextNotes,
-} from '../../domain/engine/context-note.js';
+} from './note/context-note.js';
+import { stripContextNotes } from '../../domain/notes/context-note-line.js';
 import { cappedText, contextOptions } from './context-options.js';
 import type { ContextUserValves, ContextValves } from './context-valves.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';

@@ -1,7 +1,12 @@
-import { stripFromReplies } from '../../core/messages/append-to-reply.js';
+/**
+ * The context note: what the context filter's inlet saw and sent for one chat turn (its status line), kept in the
+ * filter's state until the outlet appends it to the reply. Its wording is here; the pattern that recognizes an
+ * appended note (to strip it from the history, and from the text a reply's fingerprint is taken of) is
+ * src/domain/notes/context-note-line.ts, which the accounting feature reads too.
+ */
 import { z } from 'zod';
-import type { Plan } from './index.js';
-import type { ChatMessage } from '../../core/messages/chat-message.js';
+import type { Plan } from '../../../domain/engine/index.js';
+import type { ChatMessage } from '../../../core/messages/chat-message.js';
 
 /** What the inlet saw and sent for one chat turn, kept for the outlet's note. */
 export const contextNoteSchema = z.object({
@@ -91,13 +96,4 @@ function formatNoteCounts(note: ContextNote): string {
 /** The admin's switch, unless the user chose `on` or `off`. */
 export function contextNoteEnabled(admin: boolean, user: 'default' | 'on' | 'off' | undefined): boolean {
   return user === 'on' ? true : user === 'off' ? false : admin;
-}
-
-/** A note this module appended: its own line at the end of a reply (an accounting usage line may follow it). */
-const NOTE_LINE =
-  /\n{1,2}context: [\d,]+(?: → [\d,]+)? tokens · (?:all [\d,]+ messages sent|[\d,]+ of [\d,]+ messages left out(?: · [\d,]+ summarized)?)(?: · Open WebUI's summary kept \([\d,]+ tokens\))?(?: · \d+% of the prompt repeats the previous one)?(?: · [^\n]+? capped to (?:the admin's|your) budget of [\d,]+ tokens(?: \(max_cost_usd [\d.e-]+\))?)?(?: · run \S+)?(?=$|\n\n\*)/;
-
-/** The messages with earlier context notes removed from assistant replies (`stripFromReplies`). */
-export function stripContextNotes(messages: ChatMessage[]): ChatMessage[] {
-  return stripFromReplies(messages, NOTE_LINE);
 }
