@@ -49,7 +49,7 @@ export function isDashboardRead(request: Request): boolean {
 /**
  * `GET /dashboard`: the single-page dashboard, static files shipped in the package (no build
  * step, no CDN, works offline). Public: the page asks for the API key itself and sends it as a
- * Bearer header to the JSON endpoints (see dashboard-data.ts).
+ * Bearer header to the JSON endpoints (src/features/dashboard/dashboard-data-routes.ts).
  */
 export function dashboardPageRouter(): Router {
   const router = Router();
