@@ -56,13 +56,14 @@ export interface Runtime {
   logger: Logger;
   /** Prometheus metrics (GET /metrics; METRICS_PORT serves them apart). */
   metrics: Metrics;
-  /** Wait for work left running after answers (ledger writes, at most 5 s), then stop watchers, cron jobs, filters and the store. */
+  /** Wait for work left running after answers (ledger writes, at most 5 s), then stop watchers, cron jobs, filters, features and the store. */
   close(): Promise<void>;
 }
 
 /**
- * Compose Eunoe from a Config: state store, valves, flags, filters (loaded and started),
- * host services and the express app. Used by src/main.ts and by tests (no socket needed).
+ * Compose Eunoe from a Config: state store, host services, the features' services (shippedFeatures, in order),
+ * valves, flags, filters (loaded and started), then the express app with the features' routes. Used by src/main.ts
+ * and by tests (no socket needed).
  */
 export async function createRuntime(options: { config: Config; logger: Logger; watch?: boolean }): Promise<Runtime> {
   const { config, logger } = options;
