@@ -22,7 +22,7 @@ import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
-import { dashboardPageRouter, isDashboardRead } from './server/routes/dashboard-page.js';
+import { isDashboardRead } from './server/middleware/dashboard-reads.js';
 import { checkStoreHealth, probesRouter } from './server/routes/probes.js';
 import type { Metrics } from './runtime/metrics/metrics.js';
 import { httpMetrics } from './runtime/metrics/http-metrics.js';
@@ -91,8 +91,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.logger));
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
 
-  // The dashboard page and its static files are public (it asks for the key itself); its data is not.
-  app.use(dashboardPageRouter());
+  // The features' public routes: the dashboard page and its static files (it asks for the key itself); its data is not.
+  const pages = Router();
+  for (const feature of deps.features ?? []) feature.publicRoutes?.(pages);
+  app.use(pages);
   const root = Router();
   root.get('/', (_request, response) => {
     response.json({ status: true });

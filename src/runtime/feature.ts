@@ -9,8 +9,10 @@
  *    `provided(services, key)`. The keys a filter may read live below the features
  *    (src/runtime/host/shipped-service-keys.ts), so a feature never imports another to reach its service.
  * 2. The filters load (they get the services).
- * 3. `routes(router, host)`, for every feature, when the app is built (src/app.ts, the one place routes are mounted):
- *    authenticated routes, mounted at `/` and `/v1`, behind the API key and the JSON body limits.
+ * 3. When the app is built (src/app.ts, the one place routes are mounted), for every feature: `publicRoutes(router)`,
+ *    routes without the API key, before every other route (a page that asks for the key itself); then, after the
+ *    host's own routes, `routes(router, host)`: authenticated routes, mounted at `/` and `/v1`, behind the API key
+ *    and the JSON body limits.
  * 4. `start()`, for every feature, once the app is built.
  *
  * At shutdown, in reverse order, after the filters stopped and work left running settled, before the store closes:
@@ -55,6 +57,8 @@ export interface Feature {
   readonly name: string;
   /** Provide the feature's services, before the filters load. */
   services?(host: FeatureHost): void;
+  /** Add the feature's public routes to `router` (mounted at `/` before the API key check: static pages only). */
+  publicRoutes?(router: Router): void;
   /** Add the feature's authenticated routes to `router` (mounted at `/` and `/v1`). */
   routes?(router: Router, host: RouteHost): void;
   /** Once the app is built (the filters loaded, the routes mounted). */

@@ -1,14 +1,18 @@
 /**
- * The dashboard feature: its JSON routes (`/usage/daily`, `/usage/context`, `/usage/unpriced`, `/usage/caps`,
+ * The dashboard feature: its page (`GET /dashboard`, public: it asks for the key itself) and its JSON routes (`/usage/daily`, `/usage/context`, `/usage/unpriced`, `/usage/caps`,
  * `/status`). It reads the context filter's statistics through their service key, never through the context feature.
  */
 import type { Feature } from '../../runtime/feature.js';
 import { contextStatsService } from '../../runtime/host/shipped-service-keys.js';
 import { dashboardDataRouter } from './dashboard-data-routes.js';
+import { dashboardPageRouter } from './dashboard-page.js';
 
 export function dashboardFeature(): Feature {
   return {
     name: 'dashboard',
+    publicRoutes(router) {
+      router.use(dashboardPageRouter());
+    },
     routes(router, host) {
       if (!host.ledger) return; // an app built without the host's ledger has nothing to show
       router.use(

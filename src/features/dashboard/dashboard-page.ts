@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 
-const PUBLIC = new URL('../../features/dashboard/public/', import.meta.url);
+const PUBLIC = new URL('./public/', import.meta.url);
 
 /** The page's files: name → content type. Nothing else under /dashboard is served. */
 const FILES: Record<string, string> = {
@@ -24,39 +24,17 @@ const SECURITY_HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-/** GET paths (after a `/v1` mount) the read-only DASHBOARD_API_KEY may call. */
-const DASHBOARD_READS = new Set([
-  '/usage',
-  '/usage/daily',
-  '/usage/context',
-  '/usage/caps',
-  '/usage/unpriced',
-  '/status',
-  '/health',
-  '/pricing/status',
-  '/runs',
-  // The Open WebUI Function holds no secret (its key is a valve the admin fills in Open WebUI).
-  '/integrations/open-webui/function.py',
-]);
-
-/** True for a request the read-only dashboard key may make (GET of usage, caps, context statistics, runs, status). */
-export function isDashboardRead(request: Request): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  // One run's page (`/runs/:id`) is a read like the listing.
-  return DASHBOARD_READS.has(request.path) || /^\/runs\/[^/]+$/.test(request.path);
-}
-
 /**
  * `GET /dashboard`: the single-page dashboard, static files shipped in the package (no build
  * step, no CDN, works offline). Public: the page asks for the API key itself and sends it as a
- * Bearer header to the JSON endpoints (src/features/dashboard/dashboard-data-routes.ts).
+ * Bearer header to the JSON endpoints (dashboard-data-routes.ts). Mounted by the dashboard feature's `publicRoutes`.
  */
 export function dashboardPageRouter(): Router {
   const router = Router();
   const files = new Map(
     Object.entries(FILES).map(([name, type]) => [name, { type, body: readFileSync(new URL(name, PUBLIC)) }]),
   );
-  const send = (name: string) => (_request: Request, response: import('express').Response) => {
+  const send = (name: string) => (_request: Request, response: Response) => {
     const file = files.get(name)!;
     response.set(SECURITY_HEADERS).type(file.type).send(file.body);
   };
