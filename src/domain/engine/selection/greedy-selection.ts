@@ -1,4 +1,4 @@
-import { fillByWeight } from './fill-by-weight.js';
+import { fillByWeight, fillRanking } from './fill-by-weight.js';
 import { candidates, mandatoryOnly, type SelectionAlgorithm } from './selection-algorithm.js';
 
 /** Greedy by weight: best-scoring units first, equal weights favour newer messages. */
@@ -11,6 +11,7 @@ export const greedySelection: SelectionAlgorithm = {
       units.map((unit) => unit.weight),
       available,
       kept,
+      fillRanking(units),
     );
     return { kept, notes: [] };
   },

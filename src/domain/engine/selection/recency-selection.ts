@@ -1,4 +1,4 @@
-import { fillByWeight } from './fill-by-weight.js';
+import { fillByWeight, fillRanking } from './fill-by-weight.js';
 import { recencyWeights } from './recency-weights.js';
 import { candidates, mandatoryOnly, type SelectionAlgorithm } from './selection-algorithm.js';
 
@@ -7,7 +7,7 @@ export const recencySelection: SelectionAlgorithm = {
   name: 'recency',
   select({ units, available, options }) {
     const kept = mandatoryOnly(units);
-    fillByWeight(candidates(units), recencyWeights(units, options.recencyFactor), available, kept);
+    fillByWeight(candidates(units), recencyWeights(units, options.recencyFactor), available, kept, fillRanking(units));
     return { kept, notes: [] };
   },
 };
