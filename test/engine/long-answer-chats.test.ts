@@ -117,5 +117,9 @@ describe('chats with long assistant answers', () => {
     expect(fillRanking(chat(50, 149)).density).toBe(0);
     expect(fillRanking(chat(40, 36)).density).toBe(0);
     expect(fillRanking([...chat(50, 360), unit(3, 'assistant', 900, [3, 4])]).density).toBe(0);
+    // A question about what the assistant said: its answer is a long reply, ranked by weight alone.
+    expect(fillRanking(chat(50, 360), 'Can you remind me of the restaurant you recommended in Rome?').density).toBe(0);
+    expect(fillRanking(chat(50, 360), 'Which game did you say was played at powwows?').density).toBe(0);
+    expect(fillRanking(chat(50, 360), 'Can you recommend a show for tonight?').density).toBe(0.5);
   });
 });

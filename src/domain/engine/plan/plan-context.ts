@@ -2,6 +2,7 @@ import { markUnits } from '../constraints/mark-units.js';
 import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
 import { resolveBudget } from '../budget/resolve-budget.js';
+import { fillRanking } from '../selection/fill-by-weight.js';
 import { selectionByName } from '../selection/selection-by-name.js';
 import { grantedSummaryReserve, summaryReserve } from '../summarize/summary-reserve.js';
 import { countConversationTokens } from '../tokens/count-conversation-tokens.js';
@@ -65,6 +66,7 @@ export function planContext(input: PlanInput): PlanResult {
   );
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
+  const ranking = fillRanking(units, conversation.lastUserIndex >= 0 ? nodes[conversation.lastUserIndex]!.text : '');
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
   const reserveGuess =
     options.summarize && Number.isFinite(budget.aim)
@@ -85,6 +87,7 @@ export function planContext(input: PlanInput): PlanResult {
     options,
     ids,
     previousSequence: input.previousSequence,
+    ranking,
   });
   notes.push(...selection.notes);
   const kept = selection.kept;
@@ -95,7 +98,7 @@ export function planContext(input: PlanInput): PlanResult {
     budget.aim,
     options,
   );
-  refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder);
+  refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder, ranking);
   if (droppedForOrder.size > 0)
     notes.push(`${droppedForOrder.size} leading message(s) removed so the conversation starts with a user message`);
   const totals = selectionTotals(units, kept, options, fixed, budget.aim);

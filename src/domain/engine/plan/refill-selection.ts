@@ -1,4 +1,4 @@
-import { fillByWeight, fillRanking } from '../selection/fill-by-weight.js';
+import { fillByWeight, type FillRanking } from '../selection/fill-by-weight.js';
 import { recencyWeights } from '../selection/recency-weights.js';
 import { selectionByName } from '../selection/selection-by-name.js';
 import { candidates, type SelectionUnit } from '../selection/selection-algorithm.js';
@@ -26,10 +26,10 @@ export function refillSelection(
   aim: number,
   options: EngineOptions,
   droppedForOrder: Set<number>,
+  ranking?: FillRanking,
 ): void {
   if (selectionByName(options.algorithm).cachePrefix || !Number.isFinite(aim)) return;
   const weights = rankingWeights(units, options);
-  const ranking = fillRanking(units);
   for (let round = 0; round < 4; round += 1) {
     const totals = selectionTotals(units, kept, options, fixed, aim);
     const room = aim - fixed - totals.chat - totals.wanted;

@@ -1,5 +1,7 @@
 import { descendingOrder } from './descending-order.js';
-import type { SelectionUnit } from './selection-algorithm.js';
+import type { FillRanking, SelectionUnit } from './selection-algorithm.js';
+
+export type { FillRanking } from './selection-algorithm.js';
 
 /**
  * A chat whose replies are much longer than its questions (a user ↔ assistant chat with long answers): the mean
@@ -8,24 +10,24 @@ import type { SelectionUnit } from './selection-algorithm.js';
 export const LONG_ANSWER_RATIO = 3;
 
 /**
- * How units are ranked for the fill: by weight alone, or (`density` 0.5) by weight ÷ √tokens. `fillRanking`
- * picks per chat from what it sees.
+ * A question about what the assistant said earlier ("you mentioned…", "what did you recommend", "remind me…", "our
+ * previous conversation"): its answer is a reply, so even in a chat of long answers it is ranked by weight alone.
  */
-export interface FillRanking {
-  /** Exponent of the unit's tokens the weight is divided by (0: weight alone). */
-  density: number;
-}
+export const ASKS_ABOUT_REPLIES =
+  /\b(?:you|you've)\s+(?:said|mentioned|told|recommended|suggested|gave|listed|wrote|explained|described|provided|shared|named)\b|\bdid you\s+(?:say|mention|tell|recommend|suggest|give|list|write|explain|describe|call)\b|\bremind me\b|\bour (?:previous|last|earlier) (?:conversation|chat|discussion)\b/i;
 
 /**
  * The ranking for a chat, from its own message lengths: in a chat where replies are LONG_ANSWER_RATIO × longer
  * than user messages (assistant chats: lists, code, explanations), a long reply that borrows a question's score
  * from its neighbours would otherwise displace several short messages that carry the facts, so units compete by
- * weight ÷ √tokens (bench:recall:assistant, LongMemEval S dev, 2k / 8k / 32k: 78.8 → 88.0 %, 93.4 → 98.0 %, 96.9 → 100 %). In chats of short turns of similar
+ * weight ÷ √tokens (bench:recall:assistant, LongMemEval S dev, 2k / 8k / 32k: 78.8 → 91.3 %, 93.4 → 98.0 %, 96.9 → 100 %). In chats of short turns of similar
  * length (two people talking), weight alone: the fact-carrying messages are the longer ones there, and weight ÷
  * √tokens cost LoCoMo 3–5 points. A chat that calls tools keeps weight alone (generated coding chats: 90.7 → 72.1 % at
  * 2k by weight ÷ √tokens).
  */
-export function fillRanking(units: readonly SelectionUnit[]): FillRanking {
+export function fillRanking(units: readonly SelectionUnit[], query = ''): FillRanking {
+  // "Can you remind me what you recommended?": the answer is one of the long replies, which weight alone ranks well.
+  if (ASKS_ABOUT_REPLIES.test(query)) return { density: 0 };
   let userTokens = 0;
   let users = 0;
   let replyTokens = 0;
