@@ -65,6 +65,21 @@ describe('chats with long assistant answers', () => {
     expect(result.plan.tokensAfter).toBeLessThanOrEqual(budget);
   });
 
+  it('cache_stable picks its fresh share the same way: the short facts before the long answers', () => {
+    const { messages, facts, answers } = assistantChat();
+    const full = planContext({ messages, options: { maxTokens: 100_000, recent: 0 } }).plan.entries;
+    const tokenOf = (index: number) => full[index]!.tokens;
+    // The newest exchange (the core), then room for the best-matching long answer and one short message, not two.
+    const newest = tokenOf(messages.length - 2) + tokenOf(messages.length - 3);
+    const best = answers[0]!;
+    const budget = tokenOf(messages.length - 1) + 3 + newest + tokenOf(best) + 20;
+    const result = planContext({ messages, options: { maxTokens: budget, recent: 0, algorithm: 'cache_stable' } });
+    // "I adopted a cat from the shelter last week." and "I named her Miso.": short, both kept.
+    expect(result.plan.entries[answers[0]! - 1]!.disposition).toBe('keep');
+    expect(result.plan.entries[facts[0]!]!.disposition).toBe('keep');
+    expect(result.plan.tokensAfter).toBeLessThanOrEqual(budget);
+  });
+
   it('in a chat of short turns of similar length, weight alone decides (the longer fact-carrying message first)', () => {
     const messages: Message[] = [
       {
