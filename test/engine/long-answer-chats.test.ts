@@ -112,7 +112,7 @@ describe('chats with long assistant answers', () => {
     ]);
   });
 
-  it('the ranking is read from the chat: replies ≥ 3× the user messages → weight ÷ √tokens; similar turns or tool calls → weight', () => {
+  it('the ranking is read from the chat: replies ≥ 2× the user messages → weight ÷ √tokens; similar turns or tool calls → weight', () => {
     const unit = (position: number, role: string, tokens: number, members = [position]): SelectionUnit => ({
       position,
       members,
@@ -128,8 +128,8 @@ describe('chats with long assistant answers', () => {
       unit(2, 'user', user),
     ];
     expect(fillRanking(chat(50, 360)).density).toBe(0.5);
-    expect(fillRanking(chat(50, 150)).density).toBe(0.5);
-    expect(fillRanking(chat(50, 149)).density).toBe(0);
+    expect(fillRanking(chat(50, 100)).density).toBe(0.5);
+    expect(fillRanking(chat(50, 99)).density).toBe(0);
     expect(fillRanking(chat(40, 36)).density).toBe(0);
     expect(fillRanking([...chat(50, 360), unit(3, 'assistant', 900, [3, 4])]).density).toBe(0);
     // A question about what the assistant said: its answer is a long reply, ranked by weight alone.
