@@ -13,6 +13,7 @@ import type { ChatMessage } from '../../core/messages/chat-message.js';
 import { loadedFilters } from './pipe-catalog.js';
 import type { ReplyAssembler } from './reply-assembler.js';
 import { errorMessage } from '../../core/util/error-message.js';
+import type { Hook } from '../../core/messages/hooks.js';
 
 /** What running filters around a pipe needs from the host. */
 export interface FilterChainDeps {
@@ -54,7 +55,7 @@ function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
 async function runOne(
   deps: FilterChainDeps,
   filter: ActiveModule,
-  hook: 'inlet' | 'outlet',
+  hook: Hook,
   received: FilterBody,
   call: ChainCall,
   prepared?: Record<string, unknown>,
@@ -110,7 +111,7 @@ export interface FunctionChainOptions {
  */
 export async function runFunctionChain(
   deps: FilterChainDeps,
-  hook: 'inlet' | 'outlet',
+  hook: Hook,
   body: FilterBody,
   call: ChainCall,
   options: FunctionChainOptions = {},
@@ -131,7 +132,7 @@ export async function runFunctionChain(
 async function runSequence(
   deps: FilterChainDeps,
   modules: readonly ActiveModule[],
-  hook: 'inlet' | 'outlet',
+  hook: Hook,
   body: FilterBody,
   call: ChainCall,
   prepared?: readonly Record<string, unknown>[],

@@ -15,6 +15,7 @@ import type { ChatMessage } from '../../core/messages/chat-message.js';
 import { firstInvalidMessage } from '../../core/messages/chat-message-schema.js';
 import { pipeOwning } from '../../runtime/pipes/pipe-catalog.js';
 import { isPipeModel, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';
+import { HOOKS } from '../../core/messages/hooks.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -77,7 +78,7 @@ export interface FilterHooksDeps {
 export function filterHooksRouter(deps: FilterHooksDeps): Router {
   const router = Router();
   // One route per hook, so the route table names both and nothing else (`/{id}/filter/stream` is a 404).
-  for (const hook of ['inlet', 'outlet'] as const) {
+  for (const hook of HOOKS) {
     router.post(`/:id/filter/${hook}`, async (request, response) => {
       const id = request.params.id;
       // Open WebUI calls a pipe model's own inlet/outlet too (`/openai-proxy.gpt-4o/filter/inlet`): the pipe answers.

@@ -10,6 +10,7 @@ import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filt
 import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
 import { VERSION } from '../../core/version.js';
 import { checkedBody } from './filter-hooks.js';
+import { HOOKS } from '../../core/messages/hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
 export const FUNCTION_PATH = '/integrations/open-webui/function.py';
@@ -76,7 +77,7 @@ export function openWebuiRouter(deps: OpenWebuiDeps): Router {
     });
     response.type('text/x-python; charset=utf-8').send(text);
   });
-  for (const hook of ['inlet', 'outlet'] as const) {
+  for (const hook of HOOKS) {
     router.post(`/integrations/open-webui/${hook}`, async (request, response) => {
       // Errors answer `{detail, code}` (see error-handler.ts): the Function tells a filter's refusal from a failure.
       response.locals.errorCode = true;
