@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sampleValue, type Sample } from '../metrics/prometheus-text.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
+import { pipeSource } from './helpers/pipe-source.js';
 import { sseData } from './helpers/sse.js';
 
 /**
@@ -32,12 +33,32 @@ function statusLines(text: string): string[] {
   return lines;
 }
 
+/** A pipe with an inlet of its own that tells, in the reply, the `recent` flag and the last message it was given. */
+const flagPipe = pipeSource(`export default definePipe({
+  name: 'Flag pipe',
+  inlet: ({ body, flags }) => ({
+    ...body,
+    messages: [...body.messages, { role: 'user', content: 'recent=' + String(flags.get('recent')) }],
+  }),
+  pipe: ({ messages }) => messages.slice(-2).map((message) => message.content).join(' | '),
+});`);
+
 describe('one hook path for the Pipelines routes, the Function chain and pipes', () => {
   let runtime: TestRuntime;
   let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    runtime = await createTestRuntime({ filters: ['openai-proxy.ts', 'context.ts'] });
+    runtime = await createTestRuntime({
+      filters: ['openai-proxy.ts', 'context.ts'],
+      sources: { 'flag-pipe.ts': flagPipe },
+      env: { FILTER_ISOLATION: 'off' },
+    });
+    // The context filter targets the proxy's models only: the flag pipe's own inlet is the only hook before it.
+    await request(runtime.app)
+      .post('/context/valves/update')
+      .set(runtime.auth)
+      .send({ pipelines: [MODEL] })
+      .expect(200);
     await request(runtime.app)
       .post('/openai-proxy/valves/update')
       .set(runtime.auth)
@@ -107,5 +128,23 @@ describe('one hook path for the Pipelines routes, the Function chain and pipes',
       sampleValue(after, 'eunoe_hook_duration_seconds_count', labels) -
       sampleValue(before, 'eunoe_hook_duration_seconds_count', labels);
     expect(delta({ filter: 'context', hook: 'inlet' })).toBe(3);
+  });
+
+  it("a pipe's own inlet gets the turn's flags and a stripped body, through the Pipelines route and a pipe chain alike", async () => {
+    const inlet = await request(runtime.app)
+      .post('/flag-pipe/filter/inlet')
+      .set(runtime.auth)
+      .send({ user, body: { model: 'flag-pipe', messages: chat('!recent=3 Which bed for the kale?') } })
+      .expect(200);
+    expect(inlet.body.messages.slice(-2).map((message: { content: string }) => message.content)).toEqual([
+      'Which bed for the kale?',
+      'recent=3',
+    ]);
+    const direct = await request(runtime.app)
+      .post('/v1/chat/completions')
+      .set(runtime.auth)
+      .send({ model: 'flag-pipe', stream: false, user: 'u-pipe', messages: chat('!recent=3 Which bed for the kale?') })
+      .expect(200);
+    expect(direct.body.choices[0].message.content).toBe('Which bed for the kale? | recent=3');
   });
 });
