@@ -29,6 +29,7 @@ import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thr
 import { storedRecord } from '../../domain/usage/stored-record.js';
 import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
+import type { StoreOutageLog } from '../../core/util/store-outage.js';
 import { journalHealth, LedgerQueue } from '../redis/ledger-queue.js';
 import type { LedgerHealth } from '../types.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
@@ -61,6 +62,8 @@ export interface SqliteUsageStoreOptions {
   journal?: { file?: string; max: number; retryMs?: number; reserveBytes?: number };
   /** For the journal's lines (one when records start going there, one when they have landed). */
   logger?: Logger;
+  /** The state store's outage log: claims the StateUnavailableErrors raised here (see StoreOutageLog.claim). */
+  outage?: StoreOutageLog;
 }
 
 /**
@@ -292,14 +295,18 @@ export class SqliteUsageStore implements UsageStore {
         { error },
       );
     } catch (journalError) {
-      throw new StateUnavailableError(
-        `Ledger write failed (${errorMessage(error)}) and the journal ${journal.file} refused record ${record.messageId}: ${errorMessage(journalError)}`,
-        { cause: journalError },
+      throw this.claim(
+        new StateUnavailableError(
+          `Ledger write failed (${errorMessage(error)}) and the journal ${journal.file} refused record ${record.messageId}: ${errorMessage(journalError)}`,
+          { cause: journalError },
+        ),
       );
     }
     if (!pushed)
-      throw new StateUnavailableError(
-        `Ledger write failed (${errorMessage(error)}) and the journal is full; record ${record.messageId} was not accepted`,
+      throw this.claim(
+        new StateUnavailableError(
+          `Ledger write failed (${errorMessage(error)}) and the journal is full; record ${record.messageId} was not accepted`,
+        ),
       );
     return true;
   }
@@ -409,8 +416,12 @@ export class SqliteUsageStore implements UsageStore {
       return await answer;
     } catch (error) {
       if (error instanceof QueryThreadUnavailable) return here();
-      throw error;
+      throw this.claim(error);
     }
+  }
+
+  private claim<E>(error: E): E {
+    return this.options.outage ? this.options.outage.claim(error) : error;
   }
 
   private insertRecord(record: UsageRecord): boolean {
