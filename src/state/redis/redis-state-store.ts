@@ -39,7 +39,7 @@ import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
-import { journalReasons } from './ledger-queue.js';
+import { journalReasons } from '../journal/ledger-queue.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */

@@ -17,7 +17,7 @@ import type {
 } from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { journalReasons } from '../redis/ledger-queue.js';
+import { journalReasons } from '../journal/ledger-queue.js';
 import { UsageQueryThread } from './usage-query-thread.js';
 import { StoreOutageLog } from '../../core/util/store-outage.js';
 import { errorMessage } from '../../core/util/error-message.js';
