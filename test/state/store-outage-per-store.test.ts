@@ -10,6 +10,9 @@ import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { tempDir } from '../helpers/temp-store.js';
+import { readFlagState } from '../../src/runtime/flags/flag-store.js';
+import { ScopedState } from '../../src/state/scoped-state.js';
+import { hangingStore } from '../flags/helpers/flag-stores.js';
 
 /**
  * Each state store has its own outage log: two stores in one process (tests, tools) do not open, count or close each
@@ -98,5 +101,19 @@ describe('the outage log is per store', () => {
     });
     cleanups.push(() => third.close());
     expect(third.outage).toBe(handed);
+  });
+
+  it("a store that does not answer in the flags layer's time counts that fallback in its own outage log", async () => {
+    const outage = new StoreOutageLog();
+    const other = new StoreOutageLog();
+    const hung = Object.assign(hangingStore(), { outage });
+    const read = await readFlagState(new ScopedState(hung, 'flags:'), 'chat-1', {
+      timeoutMs: 20,
+      logger: silentLogger(),
+    });
+    expect(read.reachable).toBe(false);
+    expect(outage.isOpen).toBe(true);
+    expect(other.isOpen).toBe(false);
+    expect(outage.end()).toEqual({ 'flag state unavailable; replaying flags from the history': 1 });
   });
 });
