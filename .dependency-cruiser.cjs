@@ -30,6 +30,14 @@ module.exports = {
       to: { path: '^src/features/', pathNot: '^src/features/$1/' },
     },
     {
+      name: 'state-backends-apart',
+      comment:
+        'a state backend (src/state/sqlite, src/state/redis) does not import the other: what both use lives in src/state (journal/, …)',
+      severity: 'error',
+      from: { path: '^src/state/(sqlite|redis)/' },
+      to: { path: '^src/state/(sqlite|redis)/', pathNot: '^src/state/$1/' },
+    },
+    {
       name: 'no-circular',
       comment: 'a file must not import itself back through other files',
       severity: 'error',

@@ -30,7 +30,7 @@ import { metricsRouter } from './runtime/metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
 import { ManifoldModels } from './runtime/pipes/manifold-models.js';
 import { openWebuiRouter } from './server/routes/open-webui.js';
-import { PipeStatusMailbox } from './runtime/pipes/pipe-status.js';
+import { heldForPipeModels, PipeStatusMailbox } from './runtime/pipes/pipe-status.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -132,7 +132,7 @@ export function createApp(deps: AppDeps): Express {
   // The hot path (every chat turn calls it, often twice) before the other routers: no route of theirs is
   // `POST /{id}/filter/{inlet|outlet}`, so the order changes nothing but the routers a hook call walks through.
   const mailbox = new PipeStatusMailbox(deps.store);
-  routes.use(filterHooksRouter({ ...deps, mailbox }));
+  routes.use(filterHooksRouter({ ...deps, heldEvents: heldForPipeModels(mailbox, deps.registry) }));
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
   routes.use(modelsRouter({ registry: deps.registry, manifolds, listFilters: deps.listFilters ?? true }));
   routes.use(chatCompletionsRouter({ ...deps, manifolds, mailbox }));

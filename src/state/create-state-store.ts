@@ -1,6 +1,7 @@
 import type { Config, RedisSettingName } from '../core/config.js';
 import { ConfigError } from '../core/errors/index.js';
 import type { Logger } from '../core/util/logger.js';
+import { StoreOutageLog } from '../core/util/store-outage.js';
 import { describeTopology, redisTopology } from './redis/redis-topology.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
@@ -22,9 +23,12 @@ export type StateStoreConfig = Pick<Config, 'REDIS_PREFIX' | 'STATE_TIMEOUT_MS' 
 export async function createStateStore({
   config,
   logger,
+  outage = new StoreOutageLog(logger),
 }: {
   config: StateStoreConfig;
   logger: Logger;
+  /** The store's outage log (default: a new one; see StoreOutageLog). */
+  outage?: StoreOutageLog;
 }): Promise<StateStore> {
   const topology = redisTopology(config);
   if (topology) {
@@ -34,6 +38,7 @@ export async function createStateStore({
       topology,
       prefix: config.REDIS_PREFIX,
       logger,
+      outage,
       timeoutMs: config.STATE_TIMEOUT_MS,
       queueMax: config.LEDGER_QUEUE_MAX,
       journalFile: config.ledgerJournalPath,
@@ -60,6 +65,7 @@ export async function createStateStore({
     db,
     file: config.sqlitePath,
     logger,
+    outage,
     journalFile: config.ledgerJournalPath,
     journalMax: config.LEDGER_QUEUE_MAX,
     journalReserveBytes: reserveBytes(config),

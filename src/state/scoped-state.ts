@@ -8,6 +8,7 @@ import type {
   StoreHealth,
   StreamRecord,
 } from './types.js';
+import type { StoreOutageLog } from '../core/util/store-outage.js';
 
 /**
  * A view of a StateStore whose keys, streams, leases and channels all live under
@@ -21,6 +22,11 @@ export class ScopedState implements StateStore {
     readonly prefix: string,
   ) {
     this.backend = store.backend;
+  }
+
+  /** The outage log of the store underneath. */
+  get outage(): StoreOutageLog | undefined {
+    return this.store.outage;
   }
 
   /** A nested scope: `scope('chat:')` under `f:context:` gives `f:context:chat:`. */

@@ -10,6 +10,7 @@
  */
 
 import type { UsageStore } from '../domain/usage/usage-store.js';
+import type { StoreOutageLog } from '../core/util/store-outage.js';
 
 /** Options for a document write. */
 export interface SetOptions {
@@ -103,6 +104,8 @@ export interface StateStore {
   readonly backend: 'sqlite' | 'redis' | 'memory';
   /** The spend ledger with its counters (both real backends have one; createLedger needs it). */
   readonly usage?: UsageStore;
+  /** The store's outage log (both real backends have their own; see StoreOutageLog). */
+  readonly outage?: StoreOutageLog;
 
   /** Read a JSON document; undefined when absent or expired. */
   get<T = unknown>(key: string): Promise<T | undefined>;

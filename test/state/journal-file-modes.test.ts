@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LedgerQueue } from '../../src/state/redis/ledger-queue.js';
+import { LedgerQueue } from '../../src/state/journal/ledger-queue.js';
 import { sqliteFiles } from '../../src/core/util/private-files.js';
 import { tempDir } from '../helpers/temp-store.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { LedgerQueue, type QueuedAppend } from '../../src/state/redis/ledger-queue.js';
+import { LedgerQueue, type QueuedAppend } from '../../src/state/journal/ledger-queue.js';
 import { tempDir } from '../helpers/temp-store.js';
 
 const item = (id: string): QueuedAppend => ({ stream: 'ledger', id, time: 0, json: '{}' });

@@ -1,12 +1,12 @@
 import { StateUnavailableError } from '../errors/index.js';
-import { storeOutage } from './store-outage.js';
+import { reportDegraded } from './store-outage.js';
 import type { Logger } from './logger.js';
 import { errorMessage } from './error-message.js';
 
 /**
  * Logs a degraded dependency once per outage instead of once per request. A state store outage
- * (StateUnavailableError) is the process's one store outage (see StoreOutageLog): counted under `message`, reported
- * in its start and end lines. Any other failure: the first at `warn`, repeats at `debug`, and one `info` line when a
+ * (StateUnavailableError) is counted under `message` in the outage log of the store that raised it (see
+ * StoreOutageLog), reported in its start and end lines. Any other failure: the first at `warn`, repeats at `debug`, and one `info` line when a
  * later call succeeds again.
  */
 export class OutageNotice {
@@ -18,7 +18,7 @@ export class OutageNotice {
   /** A call failed: log it once per outage. */
   failed(logger: Logger, error: unknown, message: string): void {
     if (error instanceof StateUnavailableError) {
-      storeOutage.degraded(logger, message, error);
+      reportDegraded(logger, message, error);
       return;
     }
     const reason = errorMessage(error);

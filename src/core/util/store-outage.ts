@@ -5,12 +5,17 @@ import { errorMessage } from './error-message.js';
 /** How long a store must go without a failed call before one that answers closes the outage (no flapping lines). */
 const QUIET_MS = 1000;
 
+/** The outage log of the store that raised each StateUnavailableError (see StoreOutageLog.claim). */
+const owners = new WeakMap<object, StoreOutageLog>();
+
 /**
- * The state store's outages as the log shows them: one line when one starts, one when it ends with how often each
+ * A state store's outages as the log shows them: one line when one starts, one when it ends with how often each
  * feature fell back in between, instead of a warning per request and feature (a 10 s Redis outage under load wrote
- * thousands). One per process (a process has one store). Opened by the store (Redis connection lost) or by the first
- * feature that falls back (a Redis that hangs keeps its connection); closed when the connection is back, or when a
- * call answers after QUIET_MS without failures.
+ * thousands). Each store has its own, given to it by whoever builds it (createStateStore), so two stores in one
+ * process keep apart. Opened by the store (Redis connection lost) or by the first feature that falls back (a Redis
+ * that hangs keeps its connection); closed when the connection is back, or when a call answers after QUIET_MS
+ * without failures. A feature reports a fallback with `reportDegraded` and the error the store raised: the store
+ * claims the StateUnavailableErrors it raises, so the fallback is counted in that store's log.
  */
 export class StoreOutageLog {
   private open = false;
@@ -22,6 +27,19 @@ export class StoreOutageLog {
   /** True while an outage is open. */
   get isOpen(): boolean {
     return this.open;
+  }
+
+  constructor(logger?: Logger) {
+    this.logger = logger;
+  }
+
+  /**
+   * Mark `error`, when a StateUnavailableError, as raised by this log's store (a fallback reported with it is counted
+   * here); returns it. An error already claimed keeps its store.
+   */
+  claim<E>(error: E): E {
+    if (error instanceof StateUnavailableError && !owners.has(error)) owners.set(error, this);
+    return error;
   }
 
   /** The logger of the start and end lines (the store's); without one, the first reporter's. */
@@ -103,5 +121,25 @@ export function describeDegraded(degraded: Record<string, number>): string {
   return `fell back meanwhile: ${entries.map(([what, count]) => `${count} × ${what}`).join(', ')}`;
 }
 
-/** The process's one outage log. */
-export const storeOutage = new StoreOutageLog();
+/** The outage log of the store that raised `error` (see StoreOutageLog.claim), if any. */
+export function outageLogOf(error: unknown): StoreOutageLog | undefined {
+  return error instanceof StateUnavailableError ? owners.get(error) : undefined;
+}
+
+/**
+ * A feature fell back because a store call failed: counted in the outage log of the store that raised `error` (see
+ * StoreOutageLog.degraded). An error no store claimed is not an outage: logged at warn.
+ */
+export function reportDegraded(
+  logger: Logger | undefined,
+  what: string,
+  error: unknown,
+  fields: Record<string, unknown> = {},
+): void {
+  const log = outageLogOf(error);
+  if (log) log.degraded(logger, what, error, fields);
+  else logger?.warn({ ...fields, err: errorMessage(error) }, what);
+}
+
+/** `storeOutage.degraded(…)`: reportDegraded, for the callers that name it so. It holds no state of its own. */
+export const storeOutage = { degraded: reportDegraded } as const;

@@ -3,7 +3,7 @@ import type { ReplyAssembler } from '../../runtime/pipes/reply-assembler.js';
 import { buildUsageRecord } from '../../domain/usage/build-usage-record.js';
 import { replyFingerprint } from '../../domain/usage/reply-fingerprint.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
-import { storeOutage } from '../../core/util/store-outage.js';
+import { reportDegraded } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { replyClaimsService } from '../../runtime/host/shipped-service-keys.js';
@@ -80,7 +80,7 @@ async function claimedByOutlet(args: PipeArgs<unknown, unknown>, fingerprint: st
   try {
     return await replies.claim(fingerprint, 'proxy');
   } catch (error) {
-    storeOutage.degraded(args.logger, 'openai-proxy: reply claims unavailable; usage recorded by the proxy', error);
+    reportDegraded(args.logger, 'openai-proxy: reply claims unavailable; usage recorded by the proxy', error);
     return false;
   }
 }

@@ -12,6 +12,7 @@ import { FLAG_STORE_TIMEOUT_MS, readFlagState, writeFlagState, type FlagStateRea
 import { parseDefaultFlags } from '../../domain/flags/parse-default-flags.js';
 import { newestUserIndex, stripFlagBlocks } from '../../domain/flags/strip-flag-blocks.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
+import type { Hook } from '../../core/messages/hooks.js';
 
 /** Options of resolveFlags. */
 export interface ResolveFlagsOptions {
@@ -20,7 +21,7 @@ export interface ResolveFlagsOptions {
   registry: FlagRegistry;
   /** The host's flags namespace (a ScopedState); one JSON document per chat key. */
   store: StateStore;
-  hook: 'inlet' | 'outlet';
+  hook: Hook;
   /** TTL of a chat's flag state; refreshed on write. 0 = no expiry. */
   ttlMs: number;
   /** The user's default flag block from user valves, e.g. `+nosum,recent=6`. */

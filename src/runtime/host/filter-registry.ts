@@ -1,51 +1,21 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
 import { ScopedState } from '../../state/scoped-state.js';
 import type { FlagSpec } from '../../domain/flags/types.js';
 import type { HostServices, LifecycleArgs } from './types.js';
-import { kindOfSource, moduleTypeOf, type DeclaredKind } from './declared-kind.js';
-import {
-  FilterLoadError,
-  fileStem,
-  isFilterFileName,
-  loadFilterFile,
-  type LoadedFilter,
-  type LoadedModule,
-  type LoadedPipe,
-} from './load-filter-file.js';
-import { EunoeError, FilterExecutionError } from '../../core/errors/index.js';
+import { FilterLoadError, fileStem, loadFilterFile, type LoadedModule } from './load-filter-file.js';
 import { mergeSavedValves } from './coerce-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
-import { listFilterFiles, originOf, userDirs, type FilterOrigin, type FilterSources } from './filter-sources.js';
-import { errorMessage } from '../../core/util/error-message.js';
-import { servicesWithoutUser } from './user-scoped-services.js';
+import { userDirs, type FilterOrigin } from './filter-sources.js';
+import type { ActiveFilter, ActiveModule, FailedFilter } from './active-module.js';
+import { ModuleMap } from './module-map.js';
+import { FilterWatcher } from './filter-watcher.js';
+import { JobQueue } from './job-queue.js';
+import { ModuleLifecycle } from './module-lifecycle.js';
 
-/** A loaded, started filter with its current admin valves (which always have `pipelines` and `priority`). */
-export type ActiveFilter = LoadedFilter & {
-  valves: Record<string, unknown> & { pipelines: string[]; priority: number };
-  state: ScopedState;
-};
-
-/** A loaded, started pipe with its current valves (its own only: a model has no `pipelines` or `priority`). */
-export type ActivePipe = LoadedPipe & { valves: Record<string, unknown>; state: ScopedState };
-
-/** What the registry holds: a filter or a pipe, told apart by `kind`. */
-export type ActiveModule = ActiveFilter | ActivePipe;
-
-/** A file that failed to load or start; listed by GET /pipelines. */
-export interface FailedFilter {
-  id: string;
-  file: string;
-  error: string;
-  line?: number;
-  /** `package` (shipped with Eunoe) or `user` (the filters folder). */
-  origin?: FilterOrigin;
-  /** What the file declares itself to be (`unknown` when a broken file does not tell). */
-  kind: DeclaredKind;
-}
+export type { ActiveFilter, ActiveModule, ActivePipe, FailedFilter } from './active-module.js';
 
 export interface FilterRegistryOptions {
   /** The user's filters folder (FILTERS_DIR). */
@@ -67,64 +37,70 @@ export interface FilterRegistryOptions {
 }
 
 /**
- * Holds every filter from the filters directory: loads them in isolation (a broken file
- * never stops the others), runs lifecycle hooks in order, reloads on change.
+ * Holds every filter and pipe from the filter folders: loads them in isolation (a broken file never stops the
+ * others), runs lifecycle hooks in order, reloads on change. The pieces: the id → module map with the folders'
+ * precedence (ModuleMap), the folder watcher (FilterWatcher), the queue that serialises loads (JobQueue), and
+ * start-up, shut-down and valves (ModuleLifecycle); this class runs a full load and a one-file reload over them.
  */
 export class FilterRegistry {
-  private readonly active = new Map<string, ActiveModule>();
-  private readonly failed = new Map<string, FailedFilter>();
-  /** Files whose latest version failed to load while their last good version keeps serving (by file). */
-  private readonly loadErrors = new Map<string, FailedFilter>();
-  private readonly watchers: FSWatcher[] = [];
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private queue: Promise<void> = Promise.resolve();
-  /** Jobs queued by `serial` and not yet finished. */
-  private pendingJobs = 0;
-  /** While loadAll imports, requests are still served by the previous filters. */
-  private importing?: Map<string, ActiveModule>;
-  /** Content hash of each file as last loaded, so a watcher event for an unchanged file does nothing. */
-  private readonly fingerprints = new Map<string, string>();
+  private readonly modules: ModuleMap;
+  private readonly lifecycle: ModuleLifecycle;
+  private readonly watcher: FilterWatcher;
+  /** Every load/unload runs in this queue, so hooks never interleave. */
+  private readonly jobs = new JobQueue();
 
   /** True once the first loadAll has finished (GET /readyz). */
   loaded = false;
 
-  constructor(private readonly options: FilterRegistryOptions) {}
+  constructor(private readonly options: FilterRegistryOptions) {
+    this.modules = new ModuleMap({
+      sources: {
+        userDir: options.dir,
+        uploadDir: options.uploadDir,
+        packageDir: options.shipped?.dir,
+        shipped: options.shipped?.files,
+      },
+      logger: options.logger,
+    });
+    this.lifecycle = new ModuleLifecycle({
+      modules: this.modules,
+      valves: options.valves,
+      services: options.services,
+      logger: options.logger,
+      onFlags: options.onFlags,
+    });
+    this.watcher = new FilterWatcher({
+      logger: options.logger,
+      debounceMs: options.debounceMs,
+      onChange: (file) => void this.reloadFile(file),
+    });
+  }
 
   /** Active filters (and pipes: `kind`) in ascending priority (ties by id). Pipes have no priority: 0. */
   list(): ActiveModule[] {
-    const priority = (module: ActiveModule) => (module.kind === 'filter' ? module.valves.priority : 0);
-    return [...(this.importing ?? this.active).values()].sort(
-      (a, b) => priority(a) - priority(b) || a.id.localeCompare(b.id),
-    );
+    return this.modules.list();
   }
   failures(): FailedFilter[] {
-    return [...this.failed.values()].sort((a, b) => a.id.localeCompare(b.id));
+    return this.modules.failures();
   }
   get(id: string): ActiveModule | undefined {
-    return this.importing?.get(id) ?? this.active.get(id);
+    return this.modules.get(id);
   }
   /**
    * Why the latest version of a loaded filter's file does not load, while its last good version keeps serving
    * (undefined when the file loads as it is).
    */
   loadError(id: string): FailedFilter | undefined {
-    const file = this.get(id)?.file;
-    return file ? this.loadErrors.get(file) : undefined;
+    return this.modules.loadError(id);
   }
   /** The failure recorded for an id, if that file failed. */
   failure(id: string): FailedFilter | undefined {
-    return [...this.failed.values()].find((entry) => entry.id === id);
+    return this.modules.failure(id);
   }
 
   /** Filter files to load: the user's folders (sorted), then the shipped files they do not override. */
   files(): string[] {
-    const { files, overridden } = listFilterFiles(this.sources());
-    for (const { file, by, origin } of overridden)
-      this.options.logger.info(
-        { file, by },
-        `${origin === 'package' ? 'shipped filter' : 'filter'} ${fileStem(file)} is overridden by ${by}`,
-      );
-    return files;
+    return this.modules.files();
   }
 
   /** Where the API writes filter files (FILTERS_DIR, or DATA_DIR/filters when that is the package's folder). */
@@ -134,9 +110,7 @@ export class FilterRegistry {
 
   /** The file a loaded or failed filter id comes from (absolute path), if any. */
   fileOf(id: string): string | undefined {
-    const active = this.get(id)?.file;
-    if (active) return active;
-    return [...this.failed.entries()].find(([, entry]) => entry.id === id)?.[0];
+    return this.modules.fileOf(id);
   }
 
   /**
@@ -144,36 +118,12 @@ export class FilterRegistry {
    * failed to load while its last good version keeps serving.
    */
   failureOf(file: string): FailedFilter | undefined {
-    return this.failed.get(file) ?? this.loadErrors.get(file);
+    return this.modules.failureOf(file);
   }
 
   /** Where a loaded or failed file comes from (`package`: shipped with Eunoe; `user`: the filters folder). */
   origin(file: string): FilterOrigin {
-    return originOf(this.sources(), path.isAbsolute(file) ? file : path.join(this.options.dir, file));
-  }
-
-  private sources(): FilterSources {
-    return {
-      userDir: this.options.dir,
-      uploadDir: this.options.uploadDir,
-      packageDir: this.options.shipped?.dir,
-      shipped: this.options.shipped?.files,
-    };
-  }
-
-  /** Serialise every load/unload so hooks never interleave. */
-  private serial<T>(job: () => Promise<T>): Promise<T> {
-    this.pendingJobs++;
-    const run = this.queue.then(job, job);
-    this.queue = run.then(
-      () => {
-        this.pendingJobs--;
-      },
-      () => {
-        this.pendingJobs--;
-      },
-    );
-    return run;
+    return this.modules.origin(file);
   }
 
   /**
@@ -182,11 +132,7 @@ export class FilterRegistry {
    * shut down or not yet started.
    */
   async acquire(id: string, maxWaitMs = 10_000): Promise<ActiveModule | undefined> {
-    if (this.pendingJobs > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.queue, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
-      clearTimeout(timer);
-    }
+    await this.jobs.idle(maxWaitMs);
     return this.get(id);
   }
 
@@ -195,47 +141,26 @@ export class FilterRegistry {
    * then swap (the new set serves), shut the old ones down and start the new ones in priority order.
    */
   loadAll(): Promise<void> {
-    return this.serial(async () => {
-      const previous = this.list();
-      const previousById = new Map(this.active);
-      this.active.clear();
-      this.failed.clear();
-      this.loadErrors.clear();
-      this.importing = previousById;
+    return this.jobs.run(async () => {
+      const previous = this.modules.beginImport();
       try {
-        for (const file of this.files()) await this.importOne(file);
+        for (const file of this.modules.files()) await this.importOne(file);
       } finally {
-        this.importing = undefined;
+        this.modules.endImport();
       }
       // A file that no longer loads keeps its last good version serving (already started: no lifecycle call).
       const kept = new Set<ActiveModule>();
-      for (const filter of previous)
-        if (!this.active.has(filter.id) && this.keepLastGood(filter)) {
-          this.active.set(filter.id, filter);
-          kept.add(filter);
+      for (const module of previous)
+        if (!this.modules.has(module.id) && this.modules.keepLastGood(module)) {
+          this.modules.add(module);
+          kept.add(module);
         }
       // The new filters serve from here on; the previous ones are shut down after (never a moment with neither).
-      for (const filter of previous) if (!kept.has(filter)) await this.shutdown(filter, this.active.has(filter.id));
-      for (const filter of this.list()) if (!kept.has(filter)) await this.startup(filter);
+      for (const module of previous)
+        if (!kept.has(module)) await this.lifecycle.shutdown(module, this.modules.has(module.id));
+      for (const module of this.list()) if (!kept.has(module)) await this.lifecycle.startup(module);
       this.loaded = true;
     });
-  }
-
-  /**
-   * After `filter`'s file failed to load again: record the failure as the file's load error (listed on the
-   * loaded filter, logged) instead of a failed file, so the version already running keeps serving. False when
-   * the file did not fail (it was removed, or is overridden).
-   */
-  private keepLastGood(filter: ActiveModule): boolean {
-    const failure = this.failed.get(filter.file);
-    if (!failure) return false;
-    this.failed.delete(filter.file);
-    this.loadErrors.set(filter.file, failure);
-    this.options.logger.error(
-      { filter: filter.id, file: failure.file, line: failure.line, err: failure.error },
-      `filter ${filter.id}: the changed file does not load; its last good version keeps serving until it does`,
-    );
-    return true;
   }
 
   /**
@@ -244,152 +169,84 @@ export class FilterRegistry {
    * goes, what it replaced serves again.
    */
   reloadFile(file: string): Promise<void> {
-    return this.serial(async () => {
-      const activeFrom = (candidate: string) => [...this.active.values()].find((filter) => filter.file === candidate);
-      const previous = activeFrom(file);
-      this.failed.delete(file);
-      const { files } = listFilterFiles(this.sources());
+    return this.jobs.run(async () => {
+      const { modules, lifecycle } = this;
+      const previous = modules.activeFrom(file);
+      modules.clearFailure(file);
+      const files = modules.candidates();
       if (!existsSync(file)) {
-        if (previous) await this.shutdown(previous);
-        this.loadErrors.delete(file);
-        this.fingerprints.delete(file);
+        if (previous) await lifecycle.shutdown(previous);
+        modules.clearLoadError(file);
+        this.watcher.forget(file);
         this.options.logger.info({ file }, 'filter file removed');
         // What the file replaced (a file of its stem, or of the id it had) loads again.
         const stems = new Set([fileStem(file), previous?.id]);
         for (const other of files) {
-          if (!stems.has(fileStem(other)) || activeFrom(other) || this.failed.has(other)) continue;
+          if (!stems.has(fileStem(other)) || modules.activeFrom(other) || modules.hasFailed(other)) continue;
           const restored = await this.importOne(other);
-          if (restored) await this.startup(restored);
+          if (restored) await lifecycle.startup(restored);
         }
         return;
       }
       const winner = files.find((candidate) => fileStem(candidate) === fileStem(file));
       if (winner !== file) {
-        if (previous) await this.shutdown(previous);
-        this.loadErrors.delete(file);
+        if (previous) await lifecycle.shutdown(previous);
+        modules.clearLoadError(file);
         // A disabled shipped file, or one replaced by a file of the same stem in a folder above it.
         if (winner)
           this.options.logger.info({ file, by: winner }, `filter ${fileStem(file)} is overridden by ${winner}`);
         return;
       }
       // A replaced file's failure is no longer listed (it does not load while this one is there).
-      for (const other of [...this.failed.keys()])
-        if (other !== file && fileStem(other) === fileStem(file)) this.failed.delete(other);
-      const shadowed = [...this.active.values()].find(
-        (filter) => filter.file !== file && fileStem(filter.file) === fileStem(file),
-      );
+      modules.clearFailuresReplacedBy(file);
+      const shadowed = modules.shadowedBy(file);
       if (shadowed) {
         this.options.logger.info(
           { file: shadowed.file, by: file },
-          `${this.origin(shadowed.file) === 'package' ? 'shipped filter' : 'filter'} ${shadowed.id} is overridden by ${path.basename(file)}`,
+          `${modules.origin(shadowed.file) === 'package' ? 'shipped filter' : 'filter'} ${shadowed.id} is overridden by ${path.basename(file)}`,
         );
-        await this.shutdown(shadowed);
+        await lifecycle.shutdown(shadowed);
       }
       // The new version is imported while the previous one serves; it replaces it only once it loaded.
       const loaded = await this.importOne(file, true);
-      if (!loaded && previous && this.keepLastGood(previous)) return;
-      this.loadErrors.delete(file);
-      if (previous) await this.shutdown(previous, loaded?.id === previous.id);
-      if (loaded) await this.startup(loaded);
+      if (!loaded && previous && modules.keepLastGood(previous)) return;
+      modules.clearLoadError(file);
+      if (previous) await lifecycle.shutdown(previous, loaded?.id === previous.id);
+      if (loaded) await lifecycle.startup(loaded);
     });
   }
 
   /** Shut every filter down (server stop). */
   close(): Promise<void> {
-    for (const watcher of this.watchers.splice(0)) watcher.close();
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    return this.serial(async () => {
-      for (const filter of this.list()) await this.shutdown(filter);
-      this.active.clear();
+    this.watcher.close();
+    return this.jobs.run(async () => {
+      for (const module of this.list()) await this.lifecycle.shutdown(module);
+      this.modules.clearActive();
     });
   }
 
   /** Watch the user's folders (FILTERS_DIR and the upload folder) and reload changed files after `debounceMs`. */
   watch(): void {
-    if (this.watchers.length) return;
-    const dirs = userDirs(this.sources());
+    if (this.watcher.watching) return;
+    const dirs = userDirs(this.modules.sources);
     // The upload folder is made at the first upload; make it now so files copied into it by hand load too.
     if (this.options.uploadDir && dirs.includes(this.options.uploadDir))
       mkdirSync(this.options.uploadDir, { recursive: true, mode: 0o700 });
-    for (const dir of dirs) {
-      if (!existsSync(dir)) continue;
-      const watcher = watch(dir, (_event, name) => {
-        if (!name || !isFilterFileName(String(name))) return;
-        const file = path.join(dir, String(name));
-        clearTimeout(this.timers.get(file));
-        this.timers.set(
-          file,
-          setTimeout(() => {
-            this.timers.delete(file);
-            if (fingerprint(file) !== this.fingerprints.get(file)) void this.reloadFile(file);
-          }, this.options.debounceMs ?? 300),
-        );
-      });
-      watcher.on('error', (error) =>
-        this.options.logger.warn({ err: error.message, dir }, 'filter directory watch failed'),
-      );
-      this.watchers.push(watcher);
-    }
+    this.watcher.watch(dirs);
   }
 
   /** Replace a filter's admin valves (already validated) and call onValvesUpdated. */
-  async applyValves(id: string, values: Record<string, unknown>): Promise<void> {
-    const filter = this.active.get(id);
-    if (!filter) return;
-    filter.valves = values;
-    try {
-      await filter.definition.onValvesUpdated?.(this.lifecycleArgs(filter));
-    } catch (error) {
-      if (error instanceof EunoeError) throw error;
-      throw new FilterExecutionError(
-        id,
-        'onValvesUpdated',
-        errorMessage(error) || `Filter ${id} onValvesUpdated failed`,
-        { cause: error },
-      );
-    }
+  applyValves(id: string, values: Record<string, unknown>): Promise<void> {
+    return this.lifecycle.applyValves(id, values);
   }
 
   /** Re-read a filter's saved valves (another replica changed them). */
-  async refreshValves(id: string): Promise<void> {
-    const filter = this.active.get(id);
-    if (!filter) return;
-    const { values } = mergeSavedValves(filter.valvesSchema, await this.options.valves.loadAdmin(id));
-    try {
-      await this.applyValves(id, values as Record<string, unknown>);
-    } catch (error) {
-      this.options.logger.warn(
-        { filter: id, err: errorMessage(error) },
-        'onValvesUpdated failed after a change from another replica',
-      );
-    }
+  refreshValves(id: string): Promise<void> {
+    return this.lifecycle.refreshValves(id);
   }
 
-  lifecycleArgs(filter: ActiveModule): LifecycleArgs<Record<string, unknown>> {
-    return {
-      valves: filter.valves,
-      logger: this.options.logger.child({ filter: filter.id }),
-      state: filter.state,
-      // No request, no user: a lifecycle hook writes no usage record and no hold.
-      services: servicesWithoutUser(this.options.services),
-      filterId: filter.id,
-    };
-  }
-
-  private fail(file: string, id: string, error: unknown, loaded?: LoadedModule): void {
-    const entry: FailedFilter = {
-      id,
-      file: path.basename(file),
-      error: errorMessage(error),
-      line: error instanceof FilterLoadError ? error.line : undefined,
-      origin: this.origin(file),
-      kind:
-        (loaded && moduleTypeOf(loaded)) ??
-        (error instanceof FilterLoadError ? error.kind : undefined) ??
-        kindOfSource(file),
-    };
-    this.failed.set(file, entry);
-    this.options.logger.error({ file: entry.file, line: entry.line, err: entry.error }, 'filter failed to load');
+  lifecycleArgs(module: ActiveModule): LifecycleArgs<Record<string, unknown>> {
+    return this.lifecycle.args(module);
   }
 
   /**
@@ -397,88 +254,50 @@ export class FilterRegistry {
    * replaces it); with `takeOver`, a user file whose id an active shipped filter has replaces that one.
    */
   private async importOne(file: string, takeOver = false): Promise<ActiveModule | undefined> {
-    this.fingerprints.set(file, fingerprint(file));
+    this.watcher.remember(file);
     let loaded: LoadedModule | undefined;
     try {
       loaded = await (this.options.load ?? loadFilterFile)(file);
-      const clash = this.active.get(loaded.id);
-      if (clash && clash.file !== file && this.origin(file) === 'package' && this.origin(clash.file) === 'user') {
+      const clash = this.modules.clash(loaded.id, file, takeOver);
+      if (clash.verdict === 'overridden') {
         // The user's folder loads first: its filter with a shipped filter's id replaces the shipped one.
         this.options.logger.info(
-          { file, by: clash.file },
-          `shipped filter ${loaded.id} is overridden by ${path.basename(clash.file)}`,
+          { file, by: clash.by.file },
+          `shipped filter ${loaded.id} is overridden by ${path.basename(clash.by.file)}`,
         );
         await loaded.release?.();
         return undefined;
       }
-      if (
-        clash &&
-        clash.file !== file &&
-        takeOver &&
-        this.origin(file) === 'user' &&
-        this.origin(clash.file) === 'package'
-      ) {
+      if (clash.verdict === 'takes-over') {
         this.options.logger.info(
-          { file: clash.file, by: file },
-          `shipped filter ${clash.id} is overridden by ${path.basename(file)}`,
+          { file: clash.from.file, by: file },
+          `shipped filter ${clash.from.id} is overridden by ${path.basename(file)}`,
         );
-        await this.shutdown(clash);
-      } else if (clash && clash.file !== file)
-        throw new FilterLoadError(file, `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.file)})`);
+        await this.lifecycle.shutdown(clash.from);
+      } else if (clash.verdict === 'duplicate')
+        throw new FilterLoadError(
+          file,
+          `duplicate filter id "${loaded.id}" (also in ${path.basename(clash.with.file)})`,
+        );
       const { values, dropped } = mergeSavedValves(loaded.valvesSchema, await this.options.valves.loadAdmin(loaded.id));
       if (dropped.length)
         this.options.logger.warn({ filter: loaded.id, dropped }, 'saved valves fell back to defaults');
       const state = new ScopedState(this.options.store, `f:${loaded.id}:`);
-      const filter: ActiveModule =
+      const module: ActiveModule =
         loaded.kind === 'pipe'
           ? { ...loaded, valves: values, state }
           : { ...loaded, valves: values as ActiveFilter['valves'], state };
-      this.active.set(filter.id, filter);
-      this.options.onFlags?.(filter.id, filter.kind === 'filter' ? filter.definition.flags : undefined);
+      this.modules.add(module);
+      this.lifecycle.added(module);
       this.options.logger.info(
-        { filter: filter.id, file: path.basename(file), isolation: filter.isolation ?? 'main' },
+        { filter: module.id, file: path.basename(file), isolation: module.isolation ?? 'main' },
         'filter loaded',
       );
-      return filter;
+      return module;
     } catch (error) {
       await loaded?.release?.();
-      this.fail(file, fileStem(file), error, loaded);
+      this.modules.fail(file, fileStem(file), error, loaded);
       return undefined;
     }
-  }
-
-  private async startup(filter: ActiveModule): Promise<void> {
-    try {
-      await filter.definition.onStartup?.(this.lifecycleArgs(filter));
-    } catch (error) {
-      this.active.delete(filter.id);
-      this.options.onFlags?.(filter.id, undefined);
-      await filter.release?.();
-      this.fail(filter.file, filter.id, new Error(`onStartup failed: ${errorMessage(error) ?? error}`), filter);
-    }
-  }
-
-  private async shutdown(filter: ActiveModule, replaced = false): Promise<void> {
-    if (this.active.get(filter.id) === filter) this.active.delete(filter.id);
-    if (!replaced) this.options.onFlags?.(filter.id, undefined);
-    try {
-      await filter.definition.onShutdown?.(this.lifecycleArgs(filter));
-    } catch (error) {
-      this.options.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'onShutdown failed');
-    }
-    await filter
-      .release?.()
-      .catch((error: unknown) =>
-        this.options.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'releasing the filter failed'),
-      );
-  }
-}
-
-/** sha256 of a file's bytes ('' when it cannot be read). */
-function fingerprint(file: string): string {
-  try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
-  } catch {
-    return '';
   }
 }

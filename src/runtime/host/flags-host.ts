@@ -1,12 +1,13 @@
 import type { ActiveFlags } from '../../domain/flags/types.js';
 import type { FilterBody, PipelineUser } from './types.js';
+import type { Hook } from '../../core/messages/hooks.js';
 
 /** How the host gets the `!flag` state of a request (implemented on src/domain/flags). */
 export interface FlagsHost {
   resolve(options: {
     body: FilterBody;
     user: PipelineUser | null;
-    hook: 'inlet' | 'outlet';
+    hook: Hook;
     /** Per-user default flag block (a `default_flags` user valve), if any. */
     defaults?: string;
   }): Promise<{ flags: ActiveFlags; body: FilterBody }>;

@@ -2,6 +2,7 @@ import { EunoeError, FilterExecutionError, FilterTimeoutError } from '../../core
 import type { FilterBody, HookArgs } from './types.js';
 import type { ActiveModule } from './filter-registry.js';
 import { servicesForUser } from './user-scoped-services.js';
+import type { Hook } from '../../core/messages/hooks.js';
 
 /**
  * Run a filter's inlet or outlet with a deadline. A hook that throws becomes a JSON error
@@ -12,7 +13,7 @@ import { servicesForUser } from './user-scoped-services.js';
  */
 export async function runHook(options: {
   filter: ActiveModule;
-  hook: 'inlet' | 'outlet';
+  hook: Hook;
   args: Omit<HookArgs<unknown, unknown>, 'signal' | 'deadline'>;
   timeoutMs: number;
   /** Aborted when the client goes away. */

@@ -6,6 +6,7 @@ import type { PricingLookup } from '../../domain/pricing/types.js';
 import type { Ledger, TokenCorrections } from '../../domain/usage/types.js';
 import type { FilterBody, PipelineUser } from '../../core/messages/request.js';
 import type { SpendHolds } from '../../domain/usage/spend-reservations.js';
+import type { Hook } from '../../core/messages/hooks.js';
 
 /**
  * Valves every filter has. `pipelines` lists the model ids the filter applies to
@@ -74,7 +75,7 @@ export interface HookArgs<V, U> extends RequestArgs<V, U> {
   filterId: string;
   /** Epoch ms when the host answers 504 for this hook (`HOOK_TIMEOUT_MS`): slow work should stop before it. */
   deadline: number;
-  hook: 'inlet' | 'outlet';
+  hook: Hook;
 }
 
 /** Argument of `onStartup`, `onShutdown` and `onValvesUpdated`. */

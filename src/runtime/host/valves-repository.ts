@@ -5,7 +5,7 @@ import type { StateStore } from '../../state/types.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../../core/util/atomic-write.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/util/private-files.js';
-import { storeOutage } from '../../core/util/store-outage.js';
+import { reportDegraded } from '../../core/util/store-outage.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /**
@@ -80,7 +80,7 @@ export class ValvesRepository {
     try {
       return await this.options.store.get(`valves:user:${filterId}:${userId}`);
     } catch (error) {
-      storeOutage.degraded(this.options.logger, 'state store unavailable; user valves fall back to defaults', error, {
+      reportDegraded(this.options.logger, 'state store unavailable; user valves fall back to defaults', error, {
         filterId,
       });
       return undefined;

@@ -1,97 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { ActiveFilter, ActiveModule, ActivePipe, FilterRegistry } from '../host/filter-registry.js';
-import type { ValvesRepository } from '../host/valves-repository.js';
-import { noFlags, type FlagsHost } from '../host/flags-host.js';
-import type { ActiveFlags } from '../../domain/flags/types.js';
-import { describeFlags } from '../../domain/flags/describe-flags.js';
-import { lastUserText } from '../../core/messages/last-user-message.js';
-import { runHook } from '../host/run-hook.js';
-import type { FilterBody, FilterEvent, HostServices, PipelineUser } from '../host/types.js';
-import type { Logger } from '../../core/util/logger.js';
+import { callHook, type HookCall, type HookCallDeps } from '../host/hook-call.js';
 import { targets, userValvesFor } from '../host/user-valves.js';
+import type { FilterBody } from '../host/types.js';
 import type { ChatMessage } from '../../core/messages/chat-message.js';
+import type { Hook } from '../../core/messages/hooks.js';
 import { loadedFilters } from './pipe-catalog.js';
 import type { ReplyAssembler } from './reply-assembler.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** What running filters around a pipe needs from the host. */
-export interface FilterChainDeps {
+export interface FilterChainDeps extends HookCallDeps {
   registry: FilterRegistry;
-  valves: ValvesRepository;
-  services: HostServices;
-  flags?: FlagsHost;
-  hookTimeoutMs: number;
 }
 
-/** One request's view of the chain: who, which model, the request's log and signal. */
-export interface ChainCall {
-  user: PipelineUser | null;
-  logger: Logger;
-  signal: AbortSignal;
-  requestId: string;
-  /** Where the hooks' events go (FilterEvent); dropped when absent. */
-  emit?: (event: FilterEvent) => void;
-}
-
-/** Reports this turn's flags once per request: the flags in force after a `!flag` block, and rejected values. */
-function reportFlags(call: ChainCall, before: FilterBody, after: FilterBody, flags: ActiveFlags): void {
-  if (!call.emit || reported.has(call)) return;
-  // Flag blocks are stripped from the newest user message: a change there means this turn typed one.
-  const typed = lastUserText(before.messages ?? []) !== lastUserText(after.messages ?? []);
-  if (!typed && flags.notices.length === 0) return;
-  reported.add(call);
-  if (typed) call.emit({ type: 'status', data: { description: describeFlags(flags), done: true } });
-  if (flags.notices.length > 0)
-    call.emit({ type: 'status', data: { description: `⚠ ${flags.notices.join(' · ')}`, done: true } });
-}
-const reported = new WeakSet<ChainCall>();
+/** One request's view of the chain: who, the request's log and signal, where the hooks' events go (HookCall). */
+export type ChainCall = HookCall;
 
 /** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
 function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
   return loadedFilters(registry).filter((filter) => targets(filter, model));
-}
-
-async function runOne(
-  deps: FilterChainDeps,
-  filter: ActiveModule,
-  hook: 'inlet' | 'outlet',
-  received: FilterBody,
-  call: ChainCall,
-  prepared?: Record<string, unknown>,
-): Promise<FilterBody> {
-  let body = received;
-  const userValves = prepared ?? (await userValvesFor(filter, call.user, deps.valves, call.logger));
-  let flags = noFlags();
-  // A pipe declares no flags: only filters resolve them.
-  if (deps.flags && filter.kind !== 'pipe') {
-    const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
-    const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
-    flags = resolved.flags;
-    if (hook === 'inlet') {
-      reportFlags(call, body, resolved.body, flags);
-      body = resolved.body;
-    }
-  }
-  return runHook({
-    filter,
-    hook,
-    timeoutMs: deps.hookTimeoutMs,
-    parentSignal: call.signal,
-    args: {
-      body,
-      user: call.user,
-      valves: filter.valves,
-      userValves,
-      logger: call.logger.child({ filter: filter.id, hook }),
-      state: filter.state,
-      flags,
-      services: deps.services,
-      filterId: filter.id,
-      requestId: call.requestId,
-      hook,
-      emit: call.emit ?? (() => undefined),
-    },
-  });
 }
 
 /** What the Open WebUI Function asks of one chain run: which filters, and the user's valves per filter. */
@@ -110,7 +38,7 @@ export interface FunctionChainOptions {
  */
 export async function runFunctionChain(
   deps: FilterChainDeps,
-  hook: 'inlet' | 'outlet',
+  hook: Hook,
   body: FilterBody,
   call: ChainCall,
   options: FunctionChainOptions = {},
@@ -131,7 +59,7 @@ export async function runFunctionChain(
 async function runSequence(
   deps: FilterChainDeps,
   modules: readonly ActiveModule[],
-  hook: 'inlet' | 'outlet',
+  hook: Hook,
   body: FilterBody,
   call: ChainCall,
   prepared?: readonly Record<string, unknown>[],
@@ -139,11 +67,11 @@ async function runSequence(
   let current = body;
   for (const [index, module] of modules.entries()) {
     if (hook === 'inlet') {
-      current = await runOne(deps, module, hook, current, call, prepared?.[index]);
+      current = await callHook(deps, module, hook, current, call, prepared?.[index]);
       continue;
     }
     try {
-      current = await runOne(deps, module, hook, current, call, prepared?.[index]);
+      current = await callHook(deps, module, hook, current, call, prepared?.[index]);
     } catch (error) {
       call.logger.warn(
         { filter: module.id, err: errorMessage(error) },
@@ -215,7 +143,7 @@ export async function runOutletChain(
   for (const filter of filters) {
     const before = replyText(current);
     try {
-      current = await runOne(deps, filter, 'outlet', current, call);
+      current = await callHook(deps, filter, 'outlet', current, call);
     } catch (error) {
       call.logger.warn({ filter: filter.id, err: errorMessage(error) }, 'outlet filter failed on a pipe reply');
       continue;

@@ -6,6 +6,7 @@ import type { ChatMessage } from '../../core/messages/chat-message.js';
 import { lastUserMessage } from '../../core/messages/last-user-message.js';
 import type { StateStore } from '../../state/types.js';
 import type { FilterRegistry } from '../host/filter-registry.js';
+import type { HeldEvents } from '../host/hook-call.js';
 import { pipeOwning } from './pipe-catalog.js';
 import { callerIsOpenWebui, headerSwitch } from './runs-filters.js';
 
@@ -71,4 +72,12 @@ export class PipeStatusMailbox {
     if (!Array.isArray(value)) return [];
     return value.map(cleanEvent).filter((event): event is FilterEvent => event !== undefined);
   }
+}
+
+/** The events of Open WebUI's Pipelines inlets held in `mailbox` when the chat's model is one of Eunoe's pipes. */
+export function heldForPipeModels(mailbox: PipeStatusMailbox, registry: FilterRegistry): HeldEvents {
+  return {
+    hold: (user, model, body, events) =>
+      isPipeModel(registry, model) ? mailbox.post(user, body, events) : Promise.resolve(),
+  };
 }

@@ -18,6 +18,7 @@ import { invokePipe } from '../../runtime/pipes/invoke-pipe.js';
 import { sendJsonReply, sendStreamReply } from '../../runtime/pipes/send-reply.js';
 import { userValvesFor } from '../../runtime/host/user-valves.js';
 import { HookEvents } from '../../runtime/host/hook-events.js';
+import { clientSignal } from '../http/client-signal.js';
 import type { FilterEvent, PipelineUser } from '../../runtime/host/types.js';
 import type { Logger } from '../../core/util/logger.js';
 import { wantsEvents, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';
@@ -84,15 +85,12 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
     const target = await resolvePipeModel(deps.registry, deps.manifolds, body.model);
     if (!target) throw new NotFoundError(`Pipeline ${body.model} not found`);
     const stream = body.stream !== false;
-    const abort = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
-    });
+    const signal = clientSignal(response);
     const user = pipeUser(body, request.headers);
     const logger = request.log.child({ pipe: target.pipe.id, model: target.id });
     // Status lines (the context decision) go to Open WebUI as `{"event": …}` chunks before the reply; never to OpenAI clients.
     const events = stream && wantsEvents(body, request.headers) ? new HookEvents() : undefined;
-    const call = { user, logger, signal: abort.signal, requestId: request.id, emit: events?.emit };
+    const call = { user, logger, signal, requestId: request.id, emit: events?.emit };
     // Direct callers get the filters Open WebUI would run (inlet → pipe → outlet); Open WebUI's own calls do not.
     // The pipe's own inlet/outlet (a Python-style pipe may define them) run there too: inlet last, outlet first.
     const chained =
@@ -110,7 +108,7 @@ export function chatCompletionsRouter(deps: ChatCompletionsDeps): Router {
       user,
       userValves: await userValvesFor(target.pipe, user, deps.valves, logger),
       logger,
-      signal: abort.signal,
+      signal,
       services: deps.services,
       requestId: request.id,
     });

@@ -9,7 +9,9 @@ import { renderFunction } from '../../features/integrations/open-webui/render-fu
 import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filter-chain.js';
 import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
 import { VERSION } from '../../core/version.js';
-import { checkedBody } from './filter-hooks.js';
+import { checkedBody } from '../http/checked-body.js';
+import { clientSignal } from '../http/client-signal.js';
+import { HOOKS } from '../../core/messages/hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
 export const FUNCTION_PATH = '/integrations/open-webui/function.py';
@@ -76,7 +78,7 @@ export function openWebuiRouter(deps: OpenWebuiDeps): Router {
     });
     response.type('text/x-python; charset=utf-8').send(text);
   });
-  for (const hook of ['inlet', 'outlet'] as const) {
+  for (const hook of HOOKS) {
     router.post(`/integrations/open-webui/${hook}`, async (request, response) => {
       // Errors answer `{detail, code}` (see error-handler.ts): the Function tells a filter's refusal from a failure.
       response.locals.errorCode = true;
@@ -101,11 +103,13 @@ export function openWebuiRouter(deps: OpenWebuiDeps): Router {
       const body = checkedBody(parsed.data.body);
       const user = chainUser(parsed.data.user);
       const events = new HookEvents();
-      const abort = new AbortController();
-      response.on('close', () => {
-        if (!response.writableFinished) abort.abort(new Error('client closed the connection'));
-      });
-      const call = { user, logger: request.log, signal: abort.signal, requestId: request.id, emit: events.emit };
+      const call = {
+        user,
+        logger: request.log,
+        signal: clientSignal(response),
+        requestId: request.id,
+        emit: events.emit,
+      };
       const result = await runFunctionChain(deps, hook, body, call, {
         only: filters ? new Set(filters) : undefined,
         userValves,

@@ -1,11 +1,13 @@
 import type { RedisClient } from './create-redis-client.js';
 import type { Logger } from '../../core/util/logger.js';
-import { describeDegraded, storeOutage } from '../../core/util/store-outage.js';
+import { describeDegraded, type StoreOutageLog } from '../../core/util/store-outage.js';
 
 /** Options of an OutageMonitor. */
 export interface OutageMonitorOptions {
   client: RedisClient;
   logger: Logger;
+  /** The store's outage log. */
+  outage: StoreOutageLog;
   /** The redacted URL for log lines. */
   where: string;
   queueMax: number;
@@ -53,7 +55,7 @@ export class OutageMonitor {
     if (this.down || this.stopped) return;
     this.down = true;
     this.downSince = Date.now();
-    if (!storeOutage.begin()) return; // already open (Redis hung before it dropped the connection): logged then
+    if (!this.options.outage.begin()) return; // already open (Redis hung before it dropped the connection): logged then
     this.options.logger.warn(
       { backend: 'redis', redis: this.options.where, reason: this.lastError },
       `State backend Redis at ${this.options.where} is unavailable (${this.lastError}); state calls fail fast ` +
@@ -65,7 +67,7 @@ export class OutageMonitor {
   private markUp(): void {
     if (this.down && !this.stopped) {
       const seconds = ((Date.now() - this.downSince) / 1000).toFixed(1);
-      const degraded = storeOutage.end();
+      const degraded = this.options.outage.end();
       this.options.logger.info(
         {
           backend: 'redis',

@@ -23,7 +23,7 @@ import {
 } from './create-redis-client.js';
 import { connectionRefusal } from './connection-refusal.js';
 import { OutageMonitor } from './outage-monitor.js';
-import { storeOutage } from '../../core/util/store-outage.js';
+import { StoreOutageLog } from '../../core/util/store-outage.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
 import { describeTopology, type RedisTopology } from './redis-topology.js';
 import {
@@ -39,7 +39,7 @@ import { backfillSpendCounters } from './backfill-spend-counters.js';
 import { RedisSubscriptions } from './redis-subscriptions.js';
 import { toStateError } from './to-state-error.js';
 import { withTimeout } from './with-timeout.js';
-import { journalReasons } from './ledger-queue.js';
+import { journalReasons } from '../journal/ledger-queue.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the Redis backend. */
@@ -50,6 +50,8 @@ export interface RedisStateStoreOptions extends RedisClientOptions {
   /** Key prefix of this deployment (REDIS_PREFIX), e.g. `eunoe:`. */
   prefix: string;
   logger: Logger;
+  /** This store's outage log (default: one of its own; see StoreOutageLog). */
+  outage?: StoreOutageLog;
   /** Bound of every call in ms (STATE_TIMEOUT_MS). */
   timeoutMs: number;
   /** Most ledger appends held while Redis is away (LEDGER_QUEUE_MAX). */
@@ -71,6 +73,8 @@ export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   readonly client: RedisClient;
   readonly usage: RedisUsageStore;
+  /** This store's outages; the StateUnavailableErrors it raises are claimed by it. */
+  readonly outage: StoreOutageLog;
   private readonly layout: RedisKeys;
   private readonly streams: RedisStreamStore;
   private readonly monitor: OutageMonitor;
@@ -92,7 +96,8 @@ export class RedisStateStore implements StateStore {
     if (!topology) throw new Error('RedisStateStore needs a url or a topology');
     this.topology = topology;
     this.where = describeTopology(topology);
-    storeOutage.useLogger(logger);
+    this.outage = options.outage ?? new StoreOutageLog();
+    this.outage.useLogger(logger);
     this.layout = redisKeys(options.prefix, { cluster: topology.kind === 'cluster' });
     this.client = createRedisClient(topology, options);
     reconnectWhenEnded(this.client, () => this.closed, options.maxRetryDelayMs);
@@ -120,6 +125,7 @@ export class RedisStateStore implements StateStore {
     this.monitor = new OutageMonitor({
       client: this.client,
       logger,
+      outage: this.outage,
       where: this.where,
       queueMax: options.queueMax,
       journal: options.journalFile
@@ -315,7 +321,7 @@ export class RedisStateStore implements StateStore {
   }
 
   async append<T extends Record<string, unknown>>(stream: string, record: StreamRecord<T>): Promise<boolean> {
-    if (this.closed) throw new StateUnavailableError('State store is closed');
+    if (this.closed) throw this.outage.claim(new StateUnavailableError('State store is closed'));
     return this.streams.append(stream, record);
   }
 
@@ -342,7 +348,7 @@ export class RedisStateStore implements StateStore {
   }
 
   subscribe(channel: string, handler: (message: string) => void): () => void {
-    if (this.closed) throw new StateUnavailableError('State store is closed');
+    if (this.closed) throw this.outage.claim(new StateUnavailableError('State store is closed'));
     return this.subscriptions.subscribe(this.layout.channel(channel), handler);
   }
 
@@ -381,7 +387,7 @@ export class RedisStateStore implements StateStore {
     await this.streams.close(this.options.timeoutMs * 4);
     this.closed = true;
     this.monitor.stop();
-    storeOutage.reset();
+    this.outage.reset();
     this.subscriptions.close();
     await withTimeout(this.client.quit(), this.options.timeoutMs, 'quit').catch(() => {});
     // After a QUIT the server closes the connection, and ioredis never tells its connector: behind Sentinel the
@@ -426,28 +432,30 @@ export class RedisStateStore implements StateStore {
 
   /** Run one bounded Redis call; failures become typed errors. */
   private async call<T>(what: string, work: (client: RedisClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StateUnavailableError('State store is closed');
+    if (this.closed) throw this.outage.claim(new StateUnavailableError('State store is closed'));
     if (this.client.status !== 'ready') {
-      storeOutage.failed();
-      throw new StateUnavailableError(
-        `Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`,
+      this.outage.failed();
+      throw this.outage.claim(
+        new StateUnavailableError(
+          `Redis at ${this.where} is unavailable (${this.client.status}); ${what} not attempted`,
+        ),
       );
     }
     try {
       const answer = await withTimeout(work(this.client), this.options.timeoutMs, what);
       this.lastAnswerAt = Date.now();
-      storeOutage.answered();
+      this.outage.answered();
       return answer;
     } catch (error) {
       const typed = toStateError(error, what);
       if (typed instanceof StateUnavailableError) {
         this.lastTimeoutAt = Date.now();
         this.lastTimeout = typed.message;
-        storeOutage.failed();
+        this.outage.failed();
       } else {
         this.lastAnswerAt = Date.now(); // Redis answered, with an error of the call's own
       }
-      throw typed;
+      throw this.outage.claim(typed);
     }
   }
 }

@@ -5,7 +5,7 @@ import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
 import { encodeJson } from '../json-value.js';
 import type { RangeQuery, StreamRecord } from '../types.js';
-import { journalHealth, LedgerQueue, type QueuedAppend } from './ledger-queue.js';
+import { journalHealth, LedgerQueue, type QueuedAppend } from '../journal/ledger-queue.js';
 import type { LedgerHealth } from '../types.js';
 import { USAGE_STREAM, userUsageStream, type RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';

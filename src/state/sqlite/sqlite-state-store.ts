@@ -17,9 +17,9 @@ import type {
 } from '../types.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { journalReasons } from '../redis/ledger-queue.js';
+import { journalReasons } from '../journal/ledger-queue.js';
 import { UsageQueryThread } from './usage-query-thread.js';
-import { storeOutage } from '../../core/util/store-outage.js';
+import { StoreOutageLog } from '../../core/util/store-outage.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Options of the embedded backend. */
@@ -28,6 +28,8 @@ export interface SqliteStateStoreOptions {
   db: Database.Database;
   file: string;
   logger: Logger;
+  /** This store's outage log (default: one of its own; see StoreOutageLog). */
+  outage?: StoreOutageLog;
   /** How often expired rows are purged in the background; default 60 s. */
   purgeIntervalMs?: number;
   /**
@@ -51,6 +53,8 @@ export interface SqliteStateStoreOptions {
 export class SqliteStateStore implements StateStore {
   readonly backend = 'sqlite' as const;
   readonly usage: SqliteUsageStore;
+  /** This store's outages; the StateUnavailableErrors it raises are claimed by it. */
+  readonly outage: StoreOutageLog;
   private readonly statements: SqliteStatements;
   private readonly channel: LocalChannel;
   private readonly purgeTimer: NodeJS.Timeout;
@@ -59,13 +63,15 @@ export class SqliteStateStore implements StateStore {
 
   constructor(private readonly options: SqliteStateStoreOptions) {
     this.statements = prepareStatements(options.db);
-    storeOutage.useLogger(options.logger);
+    this.outage = options.outage ?? new StoreOutageLog();
+    this.outage.useLogger(options.logger);
     this.sequence = this.statements.maxSeq.get()?.seq ?? 0;
     // Long ledger reads (/usage) run in a worker thread on their own connection; an in-memory database has no file to share.
     const queries = options.db.memory ? undefined : new UsageQueryThread(options.db.name);
     this.usage = new SqliteUsageStore(options.db, (step) => this.run(step), {
       queries,
       logger: options.logger,
+      outage: this.outage,
       journal: {
         file: options.journalFile,
         max: options.journalMax ?? 1_000_000,
@@ -285,7 +291,7 @@ export class SqliteStateStore implements StateStore {
     this.usage.writeQueued(); // records accepted in this last loop turn are not lost
     await this.usage.retryJournal().catch(() => false); // what still fails stays in the journal for the next start
     this.closed = true;
-    storeOutage.reset();
+    this.outage.reset();
     clearInterval(this.purgeTimer);
     this.channel.clear();
     await this.usage.close();
@@ -328,7 +334,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new StateUnavailableError(`State store ${this.options.file} is closed`);
+    if (this.closed) throw this.outage.claim(new StateUnavailableError(`State store ${this.options.file} is closed`));
   }
 
   /** Run a database step; SQLite failures (disk full, I/O error, busy) become StateUnavailableError. */
@@ -336,14 +342,14 @@ export class SqliteStateStore implements StateStore {
     this.assertOpen();
     try {
       const result = step();
-      storeOutage.answered();
+      this.outage.answered();
       return result;
     } catch (error) {
-      storeOutage.failed();
-      if (error instanceof StateValueError || error instanceof StateUnavailableError) throw error;
-      throw new StateUnavailableError(`SQLite state ${this.options.file}: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      this.outage.failed();
+      if (error instanceof StateValueError || error instanceof StateUnavailableError) throw this.outage.claim(error);
+      throw this.outage.claim(
+        new StateUnavailableError(`SQLite state ${this.options.file}: ${errorMessage(error)}`, { cause: error }),
+      );
     }
   }
 }

@@ -1,12 +1,8 @@
 import type Database from 'better-sqlite3';
 import { formatDecimal } from '../../domain/pricing/decimal.js';
-import { periodKey } from '../../domain/usage/budget-periods.js';
-import { joinCost, splitCost } from '../../domain/usage/cost-parts.js';
+import { joinCost } from '../../domain/usage/cost-parts.js';
 import {
-  dailyTargets,
-  recordTotals,
   totalsFromColumns,
-  utcDay,
   type CounterColumns,
   type DailyDimension,
   type DailyRow,
@@ -26,24 +22,13 @@ import {
 import { parseCursor, type Cursor } from '../../domain/usage/usage-cursor.js';
 import { usageWhere } from './usage-where.js';
 import { QueryThreadUnavailable, type UsageQueryThread } from './usage-query-thread.js';
-import { storedRecord } from '../../domain/usage/stored-record.js';
-import { StateUnavailableError } from '../../core/errors/index.js';
 import type { Logger } from '../../core/util/logger.js';
-import { journalHealth, LedgerQueue } from '../redis/ledger-queue.js';
+import type { StoreOutageLog } from '../../core/util/store-outage.js';
 import type { LedgerHealth } from '../types.js';
 import { SqliteSpendHolds } from './sqlite-spend-holds.js';
-import { errorMessage } from '../../core/util/error-message.js';
-
-/** SQLite result codes that mean the database as a whole cannot write now (not one record's fault). */
-const DATABASE_WIDE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOTADB|CORRUPT)/;
-
-/** The SQLite code of an error (or of its cause: run() wraps them in StateUnavailableError). */
-function sqliteCode(error: unknown): string {
-  const own = (error as { code?: unknown })?.code;
-  if (typeof own === 'string' && own.startsWith('SQLITE_')) return own;
-  const cause = (error as { cause?: { code?: unknown } })?.cause?.code;
-  return typeof cause === 'string' ? cause : '';
-}
+import { LedgerRows } from './ledger-rows.js';
+import { SqliteLedgerJournal, type SqliteLedgerJournalOptions } from './sqlite-ledger-journal.js';
+import { importLegacyLedger } from './import-legacy-ledger.js';
 
 /** Options of a SqliteUsageStore. */
 export interface SqliteUsageStoreOptions {
@@ -58,9 +43,11 @@ export interface SqliteUsageStoreOptions {
    * written to the ledger by a retry every `journalRetryMs` (default 1000) until it lands; kept across restarts when
    * the journal is a file. Without it such a record is the caller's error.
    */
-  journal?: { file?: string; max: number; retryMs?: number; reserveBytes?: number };
+  journal?: SqliteLedgerJournalOptions;
   /** For the journal's lines (one when records start going there, one when they have landed). */
   logger?: Logger;
+  /** The state store's outage log: claims the StateUnavailableErrors raised here (see StoreOutageLog.claim). */
+  outage?: StoreOutageLog;
 }
 
 /**
@@ -103,12 +90,12 @@ interface DataRow {
 }
 
 /**
- * The ledger on SQLite: a `ledger` table with indexed user, chat, model and time columns and
- * the cost as two integers, plus `ledger_spend` counters per user and UTC day / month. A
- * record and its counters are one transaction (INSERT OR IGNORE by message id first: a repeat
- * adds nothing). Aggregation is SQL GROUP BY over ranges of SUMMARY_CHUNK rows walked by
- * (time, seq) on an index; scans read USAGE_CHUNK records at a time; both yield to the event
- * loop between chunks.
+ * The ledger on SQLite: a `ledger` table with indexed user, chat, model and time columns and the cost as two
+ * integers, plus `ledger_spend` counters per user and UTC day / month. A record and its counters are one transaction
+ * (LedgerRows; a repeat adds nothing); a record whose transaction fails goes to the journal (SqliteLedgerJournal); an
+ * older Eunoe's records are imported once (importLegacyLedger). Aggregation is SQL GROUP BY over ranges of
+ * SUMMARY_CHUNK rows walked by (time, seq) on an index; scans read USAGE_CHUNK records at a time; both yield to the
+ * event loop between chunks.
  *
  * Group commit: the records of one event-loop turn are written in one transaction (a proxy at 50
  * concurrent streams finishes many replies per turn; a commit costs more than the rows), and each
@@ -119,66 +106,42 @@ export class SqliteUsageStore implements UsageStore {
   /** Spend holds (absent on the query worker's read-only connection). */
   readonly holds?: SqliteSpendHolds;
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly insert: Database.Statement;
-  private readonly addSpend: Database.Statement;
+  private readonly rows: LedgerRows;
   private readonly readSpend: Database.Statement;
-  private readonly addDaily: Database.Statement;
   private readonly readDaily: Database.Statement;
   private readonly recordTransaction: (record: UsageRecord) => boolean;
   private readonly batchTransaction: (batch: QueuedRecord[]) => boolean[];
   private readonly lastSeq: Database.Statement;
   private queued: QueuedRecord[] = [];
-  private readonly journal: LedgerQueue | undefined;
-  private readonly journalTimer: NodeJS.Timeout | undefined;
-  /** Records journaled since the journal was last empty (for its two log lines). */
-  private journaled = 0;
+  private readonly journal: SqliteLedgerJournal | undefined;
 
   constructor(
     private readonly db: Database.Database,
     private readonly run: <T>(step: () => T) => T,
     private readonly options: SqliteUsageStoreOptions = {},
   ) {
-    this.insert = db.prepare(
-      `INSERT OR IGNORE INTO ledger (id, time, user_id, chat_id, model, priced_as, model_key, prompt, completion, cached,
-         cache_write, reasoning, total, cost_hi, cost_lo, cost_source, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.addSpend = db.prepare(
-      `INSERT INTO ledger_spend (user_id, period, hi, lo) VALUES (?, ?, ?, ?)
-       ON CONFLICT (user_id, period) DO UPDATE SET hi = hi + excluded.hi, lo = lo + excluded.lo`,
-    );
+    this.rows = new LedgerRows(db);
     this.readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
-    this.addDaily = db.prepare(
-      `INSERT INTO ledger_daily (day, dimension, key, records, prompt, completion, cached, cache_write, reasoning, total,
-         estimated, unpriced, hi, lo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dimension, day, key) DO UPDATE SET records = records + excluded.records,
-         prompt = prompt + excluded.prompt, completion = completion + excluded.completion,
-         cached = cached + excluded.cached, cache_write = cache_write + excluded.cache_write,
-         reasoning = reasoning + excluded.reasoning, total = total + excluded.total,
-         estimated = estimated + excluded.estimated, unpriced = unpriced + excluded.unpriced,
-         hi = hi + excluded.hi, lo = lo + excluded.lo`,
-    );
     this.readDaily = db
       .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
       .safeIntegers(true);
-    this.recordTransaction = db.transaction((record: UsageRecord) => this.insertRecord(record));
+    this.recordTransaction = db.transaction((record: UsageRecord) => this.rows.insert(record));
     this.batchTransaction = db.transaction((batch: QueuedRecord[]) =>
-      batch.map(({ record }) => this.insertRecord(record)),
+      batch.map(({ record }) => this.rows.insert(record)),
     );
     this.lastSeq = db.prepare('SELECT max(seq) AS seq FROM ledger');
-    if (!options.readOnly) this.importStreams();
-    if (options.journal && !options.readOnly) {
-      this.journal = this.openJournal(options.journal);
-      this.journalTimer = setInterval(() => {
-        if (this.journal!.size > 0) void this.retryJournal();
-      }, options.journal.retryMs ?? 1000);
-      this.journalTimer.unref();
-    }
+    if (!options.readOnly) importLegacyLedger(db, (record) => this.rows.insert(record));
+    if (options.journal && !options.readOnly)
+      this.journal = new SqliteLedgerJournal(options.journal, {
+        write: (record) => this.run(() => this.recordTransaction(record)),
+        logger: options.logger,
+        claim: (error) => this.claim(error),
+      });
     if (!options.readOnly) this.holds = new SqliteSpendHolds(db, run, () => this.writeQueued());
   }
 
   /** Stop the query worker, if any (and the journal's retries: what it still holds stays there for the next start). */
   async close(): Promise<void> {
-    if (this.journalTimer) clearInterval(this.journalTimer);
     this.journal?.close();
     await this.options.queries?.close();
   }
@@ -190,14 +153,12 @@ export class SqliteUsageStore implements UsageStore {
 
   /** Records refused and the journal's reserved room, for /health. */
   get ledgerHealth(): LedgerHealth {
-    return this.journal ? journalHealth(this.journal) : { refused: 0 };
+    return this.journal?.health ?? { refused: 0 };
   }
 
   /** Write what the journal holds into the ledger now (also every second while it holds something); true when empty. */
   retryJournal(): Promise<boolean> {
-    const journal = this.journal;
-    if (!journal || journal.size === 0) return Promise.resolve(true);
-    return journal.flush(async (item) => this.run(() => this.recordTransaction(JSON.parse(item.json) as UsageRecord)));
+    return this.journal?.retry() ?? Promise.resolve(true);
   }
 
   async record(record: UsageRecord): Promise<boolean> {
@@ -240,68 +201,10 @@ export class SqliteUsageStore implements UsageStore {
     }
   }
 
-  private openJournal(options: { file?: string; max: number; retryMs?: number; reserveBytes?: number }): LedgerQueue {
-    const logger = this.options.logger;
-    const every = options.retryMs ?? 1000;
-    const journal: LedgerQueue = new LedgerQueue({
-      max: options.max,
-      file: options.file,
-      reserveBytes: options.reserveBytes,
-      // A failure of the whole database (full disk, I/O error, locked, read-only) ends this retry: the next one comes
-      // in a second (no need to try every record against a full disk). Anything else (a constraint) is the record's
-      // own: it waits for the next retry and the others land.
-      isTransient: (error) => DATABASE_WIDE.test(sqliteCode(error)),
-      onFull: (max) =>
-        logger?.error(
-          { backend: 'sqlite', queueMax: max },
-          `LEDGER JOURNAL FULL: ${max} ledger records are waiting for the SQLite ledger; further records are refused (raise LEDGER_QUEUE_MAX or fix the database)`,
-        ),
-      onHeld: (item, error) => {
-        this.journaled += 1;
-        if (this.journaled > 1) return; // one line per episode, the next when the journal is empty again
-        logger?.warn(
-          { backend: 'sqlite', journal: journal.file, id: item.id, err: errorMessage(error) },
-          `SQLite ledger write failed (${errorMessage(error)}); records are kept in the journal ${journal.file} and retried until they land (a failure of the whole database every ${every} ms, a record's own after 1 s, then doubling up to 60 s)`,
-        );
-      },
-      onReleased: (count) => {
-        if (journal.size > 0) return;
-        logger?.info(
-          { backend: 'sqlite', journaled: this.journaled, written: count },
-          `the ${this.journaled} journaled ledger records are written to SQLite; the journal is empty`,
-        );
-        this.journaled = 0;
-      },
-    });
-    if (journal.size > 0)
-      logger?.warn(
-        { backend: 'sqlite', journal: journal.file, queued: journal.size },
-        `${journal.size} ledger records from an earlier run are in the journal ${journal.file}; writing them to SQLite`,
-      );
-    return journal;
-  }
-
   /** Accept a record whose transaction failed into the journal (retried later); throws when there is none or it is full. */
   private toJournal(record: UsageRecord, error: unknown): boolean {
-    const journal = this.journal;
-    if (!journal) throw error;
-    let pushed: boolean;
-    try {
-      pushed = journal.push(
-        { stream: 'ledger', id: record.messageId, time: record.time, json: JSON.stringify(record) },
-        { error },
-      );
-    } catch (journalError) {
-      throw new StateUnavailableError(
-        `Ledger write failed (${errorMessage(error)}) and the journal ${journal.file} refused record ${record.messageId}: ${errorMessage(journalError)}`,
-        { cause: journalError },
-      );
-    }
-    if (!pushed)
-      throw new StateUnavailableError(
-        `Ledger write failed (${errorMessage(error)}) and the journal is full; record ${record.messageId} was not accepted`,
-      );
-    return true;
+    if (!this.journal) throw error;
+    return this.journal.hold(record, error);
   }
 
   async spent(userId: string, key: string): Promise<string> {
@@ -409,81 +312,12 @@ export class SqliteUsageStore implements UsageStore {
       return await answer;
     } catch (error) {
       if (error instanceof QueryThreadUnavailable) return here();
-      throw error;
+      throw this.claim(error);
     }
   }
 
-  private insertRecord(record: UsageRecord): boolean {
-    const { hi, lo } = splitCost(record.cost);
-    const inserted = this.insert.run(
-      record.messageId,
-      record.time,
-      record.userId,
-      record.chatId ?? null,
-      record.model,
-      record.pricedAs ?? null,
-      record.pricedAs ?? record.model,
-      record.promptTokens,
-      record.completionTokens,
-      record.cachedTokens,
-      record.cacheWriteTokens,
-      record.reasoningTokens,
-      record.totalTokens,
-      hi,
-      lo,
-      record.costSource,
-      JSON.stringify(record),
-    );
-    if (inserted.changes === 0) return false;
-    this.addSpend.run(record.userId, periodKey('daily', record.time), hi, lo);
-    this.addSpend.run(record.userId, periodKey('monthly', record.time), hi, lo);
-    const totals = recordTotals(record);
-    const day = utcDay(record.time);
-    for (const { dimension, key } of dailyTargets(record)) {
-      this.addDaily.run(
-        day,
-        dimension,
-        key,
-        totals.records,
-        totals.promptTokens,
-        totals.completionTokens,
-        totals.cachedTokens,
-        totals.cacheWriteTokens,
-        totals.reasoningTokens,
-        totals.totalTokens,
-        totals.estimated,
-        totals.unpriced,
-        hi,
-        lo,
-      );
-    }
-    return true;
-  }
-
-  /** One-time import of records an older Eunoe kept in the generic `ledger` stream (counters included). */
-  private importStreams(): void {
-    const done = this.db.prepare("SELECT 1 FROM meta WHERE key = 'ledger_imported'").get();
-    if (done) return;
-    this.db.transaction(() => {
-      const rows = this.db
-        .prepare("SELECT data FROM streams WHERE stream = 'ledger' ORDER BY time, seq")
-        .all() as Array<{ data: string }>;
-      for (const row of rows) {
-        // A damaged entry is left behind; the others are imported (a throw here would stop the store from opening).
-        const record = storedRecord(row.data);
-        if (
-          record &&
-          typeof record.messageId === 'string' &&
-          typeof record.userId === 'string' &&
-          typeof record.time === 'number' &&
-          typeof record.cost === 'string'
-        )
-          this.insertRecord(record as UsageRecord);
-      }
-      this.db
-        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ledger_imported', ?)")
-        .run(new Date().toISOString());
-    })();
+  private claim<E>(error: E): E {
+    return this.options.outage ? this.options.outage.claim(error) : error;
   }
 
   private statement(sql: string, safeIntegers = false): Database.Statement {

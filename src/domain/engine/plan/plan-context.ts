@@ -4,6 +4,7 @@ import { findCompactionSummary } from '../conversation/compaction-summary.js';
 import { parseConversation } from '../conversation/parse-conversation.js';
 import { resolveEngineOptions } from '../options/default-engine-options.js';
 import { resolveBudget } from '../budget/resolve-budget.js';
+import { fillRanking } from '../selection/fill-by-weight.js';
 import { selectionByName } from '../selection/selection-by-name.js';
 import { grantedSummaryReserve, summaryReserve } from '../summarize/summary-reserve.js';
 import { countConversationTokens } from '../tokens/count-conversation-tokens.js';
@@ -75,6 +76,7 @@ export function planContext(input: PlanInput): PlanResult {
   const units = buildUnits(conversation, tokens, weights, marks);
   // What a user forced in (pins, tags, recent past the guaranteed ones) only while it fits the hard limit.
   const capped = options.capForced ? capForcedUnits(units, marks, budget.hard, fixed, options) : undefined;
+  const ranking = fillRanking(units, conversation.lastUserIndex >= 0 ? nodes[conversation.lastUserIndex]!.text : '');
   const mandatory = units.reduce((sum, unit) => sum + (unit.mandatory ? unit.tokens : 0), 0);
   const reserveGuess =
     options.summarize && Number.isFinite(budget.aim)
@@ -95,6 +97,7 @@ export function planContext(input: PlanInput): PlanResult {
     options,
     ids,
     previousSequence: input.previousSequence,
+    ranking,
   });
   notes.push(...selection.notes);
   const kept = selection.kept;
@@ -105,7 +108,7 @@ export function planContext(input: PlanInput): PlanResult {
     budget.aim,
     options,
   );
-  refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder);
+  refillSelection(units, kept, fixed, budget.aim, options, droppedForOrder, ranking);
   if (capped?.recent) capped.recent.kept = recentKept(units, kept, options.recent);
   if (capped)
     notes.push(

@@ -1,4 +1,4 @@
-import { fillByWeight } from '../selection/fill-by-weight.js';
+import { fillByWeight, type FillRanking } from '../selection/fill-by-weight.js';
 import { recencyWeights } from '../selection/recency-weights.js';
 import { selectionByName } from '../selection/selection-by-name.js';
 import { candidates, type SelectionUnit } from '../selection/selection-algorithm.js';
@@ -26,6 +26,7 @@ export function refillSelection(
   aim: number,
   options: EngineOptions,
   droppedForOrder: Set<number>,
+  ranking?: FillRanking,
 ): void {
   if (selectionByName(options.algorithm).cachePrefix || !Number.isFinite(aim)) return;
   const weights = rankingWeights(units, options);
@@ -37,7 +38,7 @@ export function refillSelection(
       (unit) =>
         unit.position > first && !kept[unit.position] && !droppedForOrder.has(unit.position) && unit.tokens <= room,
     );
-    if (room <= 0 || extra.length === 0 || fillByWeight(extra, weights, room, kept) === 0) return;
+    if (room <= 0 || extra.length === 0 || fillByWeight(extra, weights, room, kept, ranking) === 0) return;
     for (const position of repairSelection(units, kept, fixed, aim, options)) droppedForOrder.add(position);
   }
 }

@@ -125,7 +125,7 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
 export const cacheStableSelection: SelectionAlgorithm = {
   name: 'cache_stable',
   cachePrefix: true,
-  select({ units, available, options, ids, previousSequence }) {
+  select({ units, available, options, ids, previousSequence, ranking }) {
     const kept = mandatoryOnly(units);
     const open = candidates(units);
     const notes: string[] = [];
@@ -157,7 +157,7 @@ export const cacheStableSelection: SelectionAlgorithm = {
     const used = coreTokens();
     const fresh = relevantOutside(open, kept);
     const before = kept.slice();
-    fillByWeight(fresh, recencyWeights(units, options.recencyFactor), Math.max(0, available - used), kept);
+    fillByWeight(fresh, recencyWeights(units, options.recencyFactor), Math.max(0, available - used), kept, ranking);
     const picked = new Set(
       fresh.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position),
     );

@@ -5,9 +5,9 @@ import { candidates, mandatoryOnly, type SelectionAlgorithm } from './selection-
 /** Recency-biased greedy: weights boosted linearly towards the newest message, then greedy. */
 export const recencySelection: SelectionAlgorithm = {
   name: 'recency',
-  select({ units, available, options }) {
+  select({ units, available, options, ranking }) {
     const kept = mandatoryOnly(units);
-    fillByWeight(candidates(units), recencyWeights(units, options.recencyFactor), available, kept);
+    fillByWeight(candidates(units), recencyWeights(units, options.recencyFactor), available, kept, ranking);
     return { kept, notes: [] };
   },
 };

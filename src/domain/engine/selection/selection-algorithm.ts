@@ -15,6 +15,12 @@ export interface SelectionUnit {
   excluded: boolean;
 }
 
+/** How units are ranked for the fill: by weight alone, or (`density` 0.5) by weight ÷ √tokens (`fillRanking` picks per chat). */
+export interface FillRanking {
+  /** Exponent of the unit's tokens the weight is divided by (0: weight alone). */
+  density: number;
+}
+
 /** Everything an algorithm may use. */
 export interface SelectionContext {
   units: readonly SelectionUnit[];
@@ -28,6 +34,8 @@ export interface SelectionContext {
   /** Ids of the input messages, by index. */
   ids: readonly string[];
   previousSequence?: readonly string[];
+  /** How the fill ranks units for this chat and question (`fillRanking`); weight alone when absent. */
+  ranking?: FillRanking;
 }
 
 /** What an algorithm returns: kept flag per unit position, plus notes. */

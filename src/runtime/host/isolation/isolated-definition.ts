@@ -3,6 +3,7 @@ import type { AnyValvesSchema, FilterBody, FilterDefinition, HookArgs, Lifecycle
 import type { LoadedFilter } from '../load-filter-file.js';
 import { FilterWorker, type FilterWorkerOptions } from './filter-worker.js';
 import { flagsSnapshot } from './worker-proxies.js';
+import { isRequestHook } from '../../../core/messages/hooks.js';
 
 type Definition = FilterDefinition<AnyValvesSchema, AnyValvesSchema | undefined>;
 
@@ -26,7 +27,7 @@ function proxyDefinition(worker: FilterWorker, lifecycleLimitMs: number): Defini
   const { metadata } = worker;
   const definition: Record<string, unknown> = { id: metadata.id, name: metadata.name, flags: metadata.flags };
   for (const hook of metadata.hooks) {
-    if (hook === 'inlet' || hook === 'outlet') {
+    if (isRequestHook(hook)) {
       definition[hook] = (args: HookArgs<unknown, unknown>) =>
         worker.call(hook, hookData(args), args, { signal: args.signal }) as Promise<FilterBody>;
     } else {

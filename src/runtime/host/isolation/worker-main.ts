@@ -20,6 +20,7 @@ import { syncCaller } from './sync-calls.js';
 import { startMemoryGuard } from './memory-guard.js';
 import { errorMessage, errorStack } from '../../../core/util/error-message.js';
 import { guardWorkerProcess } from './process-guard.js';
+import { HOOKS, isRequestHook, LIFECYCLE_HOOKS } from '../../../core/messages/hooks.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -43,7 +44,7 @@ function rpcFor(callId: number): Rpc {
     });
 }
 
-const HOOKS: HookName[] = ['inlet', 'outlet', 'onStartup', 'onShutdown', 'onValvesUpdated'];
+const HOOK_NAMES: readonly HookName[] = [...HOOKS, ...LIFECYCLE_HOOKS];
 
 async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void> {
   const { callId, hook } = message;
@@ -72,7 +73,7 @@ async function runCall(loaded: LoadedModule, message: CallMessage): Promise<void
     const value = fn ? await fn(args) : undefined;
     // Over the limit, no answer: the host ends this worker and fails the call (as for a heap out-of-memory).
     if (!memory.check()) return;
-    post({ type: 'result', callId, ok: true, value: hook === 'inlet' || hook === 'outlet' ? value : undefined });
+    post({ type: 'result', callId, ok: true, value: isRequestHook(hook) ? value : undefined });
   } catch (error) {
     if (!memory.check()) return;
     post({ type: 'result', callId, ok: false, error: toWireError(error) });
@@ -125,7 +126,7 @@ function announce(loaded: LoadedModule): void {
     userValvesSpec: loaded.userValvesSpec,
     userValvesJsonSchema: loaded.userValvesSchema ? json(loaded.userValvesSchema) : undefined,
     flags: loaded.kind === 'filter' && loaded.definition.flags ? structuredClone(loaded.definition.flags) : undefined,
-    hooks: HOOKS.filter((name) => typeof loaded.definition[name] === 'function'),
+    hooks: HOOK_NAMES.filter((name) => typeof loaded.definition[name] === 'function'),
     kind: loaded.kind,
   });
 }

@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { FlagSpec, FlagValue, MessageMarks } from '../../../domain/flags/types.js';
+import type { Hook, LifecycleHook } from '../../../core/messages/hooks.js';
 
 /** What the worker is started with (`workerData`). */
 export interface WorkerStart {
@@ -44,7 +45,7 @@ export interface LoadFailedMessage {
   kind?: 'filter' | 'pipe' | 'manifold';
 }
 
-export type HookName = 'inlet' | 'outlet' | 'onStartup' | 'onShutdown' | 'onValvesUpdated';
+export type HookName = Hook | LifecycleHook;
 
 /** The data of an ActiveFlags (its `has`/`get` are rebuilt in the worker). */
 export interface FlagsSnapshot {

@@ -9,8 +9,8 @@ import { errorMessage } from '../../core/util/error-message.js';
 export const MEMORY_JOURNAL = ':memory:';
 
 /**
- * Open the local ledger journal: an SQLite file holding Redis ledger writes that could not
- * be delivered yet. WAL with synchronous=FULL, so a committed row survives a process kill
+ * Open the local ledger journal: an SQLite file holding ledger writes the state store could not take yet (Redis away,
+ * or an SQLite transaction that failed). WAL with synchronous=FULL, so a committed row survives a process kill
  * and a power cut (the commit returns after fsync). Unwritable or corrupt → ConfigError at start-up.
  *
  * Owner-only, like the SQLite state: a journaled record carries the user's id and email. The folders it creates are

@@ -1,0 +1,87 @@
+import contextFilter from '../../filters/context.js';
+import { contextOptions } from '../../src/features/context/index.js';
+import { noFlags } from '../../src/runtime/host/flags-host.js';
+import { type EngineOptions, LruTokenCache, planContext } from '../../src/domain/engine/index.js';
+import { keptIndexes } from './engine-selection.js';
+import type { LongMemEvalQuestion } from './longmemeval.js';
+import { mean } from './metrics.js';
+import { type SelectionInput, selectionTokens } from './selection.js';
+import { MessageTokenCounter } from './token-count.js';
+
+/** One question under one method and budget. */
+export interface RecallSample {
+  method: string;
+  budget: number;
+  type: string;
+  recall: number;
+  sent: number;
+}
+
+export interface RecallMethod {
+  name: string;
+  select: (input: SelectionInput) => number[];
+}
+
+const tokenCache = new LruTokenCache(400_000);
+const valves = contextFilter.valves!.parse({});
+const userValves = contextFilter.userValves!.parse({});
+
+/**
+ * The context filter's own path: its valve defaults with `max_tokens` = the budget (plus overrides) → engine
+ * options → plan (model gpt-4o, real o200k tokens); the indexes of the messages sent in full.
+ */
+export function engineViaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
+  return ({ messages, budget }) => {
+    const options = {
+      ...contextOptions(
+        { ...valves, max_tokens: budget },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      ),
+      ...overrides,
+    };
+    return keptIndexes(planContext({ messages: [...messages], model: 'gpt-4o', options, tokenCache }).plan);
+  };
+}
+
+/** Evidence recall of every method at every budget on every question (same token counting for all). */
+export function assistantRecall(
+  questions: readonly LongMemEvalQuestion[],
+  methods: readonly RecallMethod[],
+  budgets: readonly number[],
+  counter = new MessageTokenCounter(),
+): RecallSample[] {
+  const samples: RecallSample[] = [];
+  for (const question of questions) {
+    const tokens = counter.messages(question.messages);
+    for (const budget of budgets) {
+      for (const method of methods) {
+        const kept = method.select({ messages: question.messages, tokens, budget });
+        const keptSet = new Set(kept);
+        const found = question.evidence.filter((index) => keptSet.has(index)).length;
+        samples.push({
+          method: method.name,
+          budget,
+          type: question.type,
+          recall: found / question.evidence.length,
+          sent: selectionTokens(tokens, kept),
+        });
+      }
+    }
+  }
+  return samples;
+}
+
+/** Mean recall of the samples matching a method, and optionally a budget and a question type. */
+export function recallOf(samples: readonly RecallSample[], method: string, budget?: number, type?: string): number {
+  return mean(
+    samples
+      .filter(
+        (sample) =>
+          sample.method === method &&
+          (budget === undefined || sample.budget === budget) &&
+          (type === undefined || sample.type === type),
+      )
+      .map((sample) => sample.recall),
+  );
+}

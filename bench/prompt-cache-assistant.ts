@@ -1,0 +1,136 @@
+/**
+ * Recall and prompt-cache reuse on assistant chats replayed as chats (LongMemEval S dev split,
+ * ../shared/data/longmemeval-s-dev.json.gz, read at bench time; never copied into the repository), beside
+ * `bench:cache` on LoCoMo. Checks `cache_stable` on chats it was not tuned on.
+ *
+ * Protocol: one chat per question, its ~500-message history (sessions in date order) growing message by message;
+ * from twice the budget on, every STRIDE messages (2: each exchange, as in a real chat) the question is asked as a side branch (never kept in the
+ * history) once all its evidence is at least 20 messages back. Each request goes through the context filter's own
+ * path (valve defaults, max_tokens = the budget, the algorithm named, gpt-4o, o200k) with the chat's previous
+ * prompt as `previousSequence`. Recall: the share of evidence turns sent byte-for-byte, averaged over requests.
+ * Prefix reuse: tokens of the prompt before the question that repeat the previous request's sent messages from the
+ * start ÷ those tokens. CACHE_ALGOS=a,b and CACHE_BUDGETS=2000,4000 narrow the run.
+ */
+import contextFilter from '../filters/context.js';
+import { type AlgorithmName, LruTokenCache, planContext } from '../src/domain/engine/index.js';
+import { contextOptions } from '../src/features/context/index.js';
+import { noFlags } from '../src/runtime/host/flags-host.js';
+import type { ChatMessage } from './lib/chat-message.js';
+import { keptIndexes } from './lib/engine-selection.js';
+import { LONGMEMEVAL_DEV_PATH, loadLongMemEval } from './lib/longmemeval.js';
+import { mean } from './lib/metrics.js';
+import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
+import { markdownTable, percent } from './lib/table.js';
+import { MessageTokenCounter } from './lib/token-count.js';
+
+const BUDGETS = process.env.CACHE_BUDGETS?.split(',').map(Number) ?? [2000, 4000];
+const ALGORITHMS = (process.env.CACHE_ALGOS?.split(',') as AlgorithmName[] | undefined) ?? ['recency', 'cache_stable'];
+/** Every exchange (a user message and its answer) is a request, as in a real chat. */
+const STRIDE = 2;
+const MIN_DISTANCE = 20;
+/** Goal per budget: recall within 2 points of `recency`, prefix reuse at least this. */
+const GOALS: Record<number, number> = { 2000: 0.5, 4000: 0.65 };
+
+const started = performance.now();
+const questions = loadLongMemEval();
+if (!questions) {
+  console.log(`# LongMemEval S dev: data not found at ${LONGMEMEVAL_DEV_PATH}; assistant-chat cache replay skipped`);
+  process.exit(0);
+}
+const counter = new MessageTokenCounter();
+const tokenCache = new LruTokenCache(400_000);
+const valves = contextFilter.valves!.parse({});
+const userValves = contextFilter.userValves!.parse({});
+const results = new Map<
+  string,
+  { recalls: number[]; before: number; repeated: number; over: number; mandatoryOver: number }
+>();
+
+for (const budget of BUDGETS) {
+  for (const algorithm of ALGORITHMS) {
+    const total = { recalls: [] as number[], before: 0, repeated: 0, over: 0, mandatoryOver: 0 };
+    results.set(`${budget}|${algorithm}`, total);
+    const options = {
+      ...contextOptions(
+        { ...valves, max_tokens: budget },
+        { ...userValves, max_tokens: null, recent: null },
+        noFlags(),
+      ),
+      algorithm,
+    };
+    for (const question of questions) {
+      const history = question.messages.slice(0, -1);
+      const ask = question.messages.at(-1)!;
+      const tokens = counter.messages(history);
+      let start = 0;
+      for (let sum = 0; start < history.length && sum < 2 * budget; start += 1) sum += tokens[start]!;
+      const first = Math.max(start, Math.max(...question.evidence) + MIN_DISTANCE + 1);
+      let previousSequence: string[] | undefined;
+      let previousSent: ChatMessage[] = [];
+      for (let end = first; end <= history.length; end += STRIDE) {
+        const messages = [...history.slice(0, end), ask];
+        const result = planContext({ messages, model: 'gpt-4o', options, tokenCache, previousSequence });
+        const kept = new Set(keptIndexes(result.plan));
+        total.recalls.push(question.evidence.filter((index) => kept.has(index)).length / question.evidence.length);
+        if (result.plan.tokensAfter > budget) {
+          if (result.plan.overBudget) total.mandatoryOver += 1;
+          else total.over += 1;
+        }
+        const sent = (result.messages as ChatMessage[]).filter((message) => message !== ask);
+        const sentTokens = counter.messages(sent);
+        if (previousSequence) {
+          total.before += sentTokens.reduce((sum, value) => sum + value, 0);
+          total.repeated += prefixTokens(sentTokens, commonPrefixLength(previousSent, sent));
+        }
+        previousSequence = result.sequence.filter((_, at) => result.messages[at] !== ask);
+        previousSent = sent;
+      }
+    }
+  }
+}
+
+const label = (budget: number): string => `${budget / 1000}k`;
+console.log(
+  `# Recall and prompt-cache reuse on assistant chats replayed as chats — LongMemEval S dev (${questions.length} chats)\n`,
+);
+console.log(
+  `The question asked every ${STRIDE} messages from twice the budget on, once its evidence is ≥ ${MIN_DISTANCE} messages back; budgets are the max_tokens valve (o200k, gpt-4o).\n`,
+);
+console.log(
+  markdownTable(
+    ['budget', 'algorithm', 'requests', 'evidence recall', 'prefix reuse', 'over budget', 'over: what must be kept is'],
+    BUDGETS.flatMap((budget) =>
+      ALGORITHMS.map((algorithm) => {
+        const total = results.get(`${budget}|${algorithm}`)!;
+        return [
+          label(budget),
+          algorithm,
+          String(total.recalls.length),
+          percent(mean(total.recalls)),
+          percent(total.repeated / Math.max(total.before, 1)),
+          String(total.over),
+          String(total.mandatoryOver),
+        ];
+      }),
+    ),
+  ),
+);
+console.log('');
+for (const [budgetText, reuseGoal] of Object.entries(GOALS)) {
+  const budget = Number(budgetText);
+  const reference = results.get(`${budget}|recency`);
+  const total = results.get(`${budget}|cache_stable`);
+  if (!reference || !total) continue;
+  const recall = mean(total.recalls);
+  const reuse = total.repeated / Math.max(total.before, 1);
+  const met = recall >= mean(reference.recalls) - 0.02 && reuse >= reuseGoal;
+  console.log(
+    `${met ? 'PASS' : 'MISS'}  ${label(budget)} cache_stable: recall ${percent(recall)} (recency ${percent(mean(reference.recalls))}), prefix reuse ${percent(reuse)} (goal ≥ ${percent(reuseGoal)})`,
+  );
+}
+const over = [...results.values()].reduce((sum, total) => sum + total.over, 0);
+const forced = [...results.values()].reduce((sum, total) => sum + total.mandatoryOver, 0);
+console.log(
+  `${over === 0 ? 'PASS' : 'MISS'}  no request over its budget (${over} over; ${forced} more whose current turn and last recent messages alone exceed it, flagged overBudget)`,
+);
+console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);
