@@ -19,24 +19,50 @@ const settings = (mode: IsolationSettings['mode'], overrides = ''): IsolationSet
 });
 
 describe('isolation settings', () => {
-  it('auto isolates what is not shipped; worker isolates all; off none', () => {
-    expect([placementFor(settings('auto'), 'x', false), placementFor(settings('auto'), 'x', true)]).toEqual([
-      'worker',
-      'main',
+  it('auto isolates what is not shipped and places shipped filters as they ship; worker isolates all; off none', () => {
+    const modes = ['auto', 'worker', 'off'] as const;
+    expect(
+      modes.map((mode) => (['worker', 'main', false] as const).map((s) => placementFor(settings(mode), 'x', s))),
+    ).toEqual([
+      ['worker', 'main', 'worker'],
+      ['worker', 'worker', 'worker'],
+      ['main', 'main', 'main'],
     ]);
-    expect([placementFor(settings('worker'), 'x', false), placementFor(settings('worker'), 'x', true)]).toEqual([
-      'worker',
-      'worker',
-    ]);
-    expect([placementFor(settings('off'), 'x', false), placementFor(settings('off'), 'x', true)]).toEqual([
-      'main',
-      'main',
-    ]);
+  });
+
+  it('the shipped context filter runs in a worker under auto (its cost grows with a chat); the others in the main thread', () => {
+    const shipped = new ShippedFilters();
+    const placed = Object.fromEntries(
+      SHIPPED_FILTER_FILES.map((name) => [
+        name,
+        placementFor(
+          settings('auto'),
+          name.replace(/\.ts$/, ''),
+          shipped.placement(path.join(repoRoot, 'filters', name)),
+        ),
+      ]),
+    );
+    expect(placed).toEqual({
+      'accounting.ts': 'main',
+      'context.ts': 'worker',
+      'openai-proxy.ts': 'main',
+      'spend-limit.ts': 'main',
+      'system-prefix.ts': 'main',
+      'turn-limit.ts': 'main',
+    });
+    // The admin keeps the last word: an override puts it back in the main thread.
+    expect(
+      placementFor(
+        settings('auto', 'context=main'),
+        'context',
+        shipped.placement(path.join(repoRoot, 'filters/context.ts')),
+      ),
+    ).toBe('main');
   });
 
   it('a per-file override wins; a non-shipped file forced into the main thread is import-checked first', () => {
     const chosen = settings('auto', 'context=worker, mine=main');
-    expect(placementFor(chosen, 'context', true)).toBe('worker');
+    expect(placementFor(chosen, 'context', 'main')).toBe('worker');
     expect(placementFor(chosen, 'mine', false)).toBe('probe');
     expect(placementFor(settings('off', 'mine=main'), 'mine', false)).toBe('main');
     expect(() => parseOverrides('mine=sandbox')).toThrow(ConfigError);

@@ -9,8 +9,8 @@ import type { ShippedFilters } from './shipped-filters.js';
 export type FilterLoader = (file: string) => Promise<LoadedModule>;
 
 /**
- * The loader the registry uses: shipped filters in the main thread (unless told otherwise),
- * the others in worker threads; a non-shipped file forced into the main thread is first
+ * The loader the registry uses: shipped filters where SHIPPED_PLACEMENT puts them (the main thread but for the
+ * context filter) unless told otherwise, the others in worker threads; a non-shipped file forced into the main thread is first
  * imported in a worker with a time limit, so an import-time loop cannot block the server.
  */
 export function createFilterLoader(options: {
@@ -21,7 +21,7 @@ export function createFilterLoader(options: {
 }): FilterLoader {
   const { settings, shipped } = options;
   return async (file) => {
-    const placement = placementFor(settings, fileStem(file), shipped.isShipped(file));
+    const placement = placementFor(settings, fileStem(file), shipped.placement(file));
     const workerOptions = {
       file,
       services: options.services,

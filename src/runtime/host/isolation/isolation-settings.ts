@@ -33,12 +33,18 @@ export function parseOverrides(text: string | undefined): Map<string, Placement>
 /**
  * How a file is loaded: in a worker; in the main thread; or in the main thread after a
  * worker proved it imports in time (`probe`: files not shipped with Eunoe forced to `main`).
+ * `shipped` is false for a file not shipped with Eunoe, else where that shipped filter runs under `auto`
+ * (see SHIPPED_PLACEMENT: the context filter's work grows with a chat's text, so it runs in a worker).
  */
-export function placementFor(settings: IsolationSettings, stem: string, shipped: boolean): Placement | 'probe' {
+export function placementFor(
+  settings: IsolationSettings,
+  stem: string,
+  shipped: false | Placement,
+): Placement | 'probe' {
   const override = settings.overrides.get(stem);
   if (override === 'worker') return 'worker';
   if (override === 'main') return shipped || settings.mode === 'off' ? 'main' : 'probe';
   if (settings.mode === 'off') return 'main';
   if (settings.mode === 'worker') return 'worker';
-  return shipped ? 'main' : 'worker';
+  return shipped || 'worker';
 }
