@@ -38,6 +38,14 @@ const worker =
           await stats.record({ tokensBefore: 7, tokensAfter: 5, kept: 1, summarized: 0, dropped: 1, summarizerCalls: 0, cacheHits: 0 });
           return (await stats.daily(day(0), day(86_400_000)))[0].tokensBefore;
         })(),
+        lease: await (async () => {
+          const held = await state.acquireLease('job', 5000);
+          const again = await state.acquireLease('job', 5000);
+          await held.release();
+          const after = await state.acquireLease('job', 5000);
+          await after.release();
+          return { held: held.name, token: typeof held.token, again: again ?? null, after: Boolean(after) };
+        })(),
         filterId,
         deadline: typeof deadline,
         thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker',
@@ -85,6 +93,8 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
       spent: expect.stringMatching(/^\d/),
       // A service the context feature provides, reached by its key across the worker boundary.
       provided: 7,
+      // A lease is held on the host under the filter's namespace: taken once, refused while held, free when released.
+      lease: { held: expect.stringMatching(/job$/), token: 'string', again: null, after: true },
       filterId: 'iso',
       deadline: 'number',
       thread: 'worker',
@@ -95,6 +105,9 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
     // The state lives in the host's store, under the filter's namespace.
     expect(await runtime.store.get('f:iso:calls')).toBe(2);
     expect(await runtime.store.get('f:iso:nested:k')).toBe('v');
+    const lease = await runtime.store.acquireLease('f:iso:job', 1000);
+    expect(lease).toBeDefined();
+    await lease?.release();
   });
 
   it('is listed with its isolation; its valves are validated on the host', async () => {
