@@ -183,6 +183,38 @@ describe('shipped filters are recognised by content', () => {
   });
 });
 
+describe('the shipped context filter (FILTER_ISOLATION=auto)', () => {
+  let runtime: TestRuntime;
+  afterAll(async () => runtime?.dispose());
+
+  it('runs in a worker thread with the memory of a shipped filter, not FILTER_WORKER_MAX_MB', async () => {
+    // 16 MB (the least the setting takes) is less than a worker holds once the context filter is loaded.
+    runtime = await createTestRuntime({
+      filters: ['context.ts', 'system-prefix.ts'],
+      env: { FILTER_ISOLATION: 'auto', FILTER_WORKER_MAX_MB: '16' },
+    });
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(
+      Object.fromEntries(list.body.data.map((entry: { id: string; isolation: string }) => [entry.id, entry.isolation])),
+    ).toEqual({ context: 'worker', 'system-prefix': 'main' });
+    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: 500 }).expect(200);
+    const messages = Array.from({ length: 40 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `turn ${index}: ${'the quarterly report lists revenue, costs and the hiring plan. '.repeat(20)}`,
+    }));
+    messages.push({ role: 'user', content: 'what did the report say about hiring?' });
+    for (let round = 0; round < 3; round++) {
+      const answer = await request(runtime.app)
+        .post('/context/filter/inlet')
+        .set(runtime.auth)
+        .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: 'iso-context' } }, user: { id: 'u1' } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.messages.length).toBeLessThan(messages.length);
+      expect(answer.body.messages.at(-1).content).toBe('what did the report say about hiring?');
+    }
+  });
+});
+
 describe('a filter not shipped with Eunoe placed in the main thread (FILTER_ISOLATION_OVERRIDES=stem=main)', () => {
   let runtime: TestRuntime;
   afterAll(async () => runtime?.dispose());

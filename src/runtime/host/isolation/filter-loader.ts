@@ -3,7 +3,7 @@ import type { HostServices } from '../types.js';
 import { fileStem, loadFilterFile, type LoadedModule } from '../load-filter-file.js';
 import { loadIsolated, probeImport } from './isolated-definition.js';
 import { placementFor, type IsolationSettings } from './isolation-settings.js';
-import type { ShippedFilters } from './shipped-filters.js';
+import { SHIPPED_WORKER_MAX_MB, type ShippedFilters } from './shipped-filters.js';
 
 /** Loads one filter file where the isolation settings place it. */
 export type FilterLoader = (file: string) => Promise<LoadedModule>;
@@ -21,13 +21,15 @@ export function createFilterLoader(options: {
 }): FilterLoader {
   const { settings, shipped } = options;
   return async (file) => {
-    const placement = placementFor(settings, fileStem(file), shipped.placement(file));
+    const shippedPlacement = shipped.placement(file);
+    const placement = placementFor(settings, fileStem(file), shippedPlacement);
     const workerOptions = {
       file,
       services: options.services,
       logger: options.logger,
       loadTimeoutMs: settings.loadTimeoutMs,
-      maxMemoryMb: settings.maxMemoryMb,
+      maxMemoryMb:
+        shippedPlacement === false ? settings.maxMemoryMb : Math.max(settings.maxMemoryMb, SHIPPED_WORKER_MAX_MB),
     };
     if (placement === 'worker') {
       const isolated = await loadIsolated(workerOptions);

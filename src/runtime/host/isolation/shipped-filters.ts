@@ -28,6 +28,15 @@ export const SHIPPED_PLACEMENT: Readonly<Record<(typeof SHIPPED_FILTER_FILES)[nu
   'turn-limit.ts': 'main',
 };
 
+/**
+ * The memory limit of a shipped filter in a worker, in MB (FILTER_WORKER_MAX_MB when that is higher). The limit guards
+ * the server against filters it does not know; a shipped filter is trusted code, which in the main thread is bounded by
+ * the process alone. The context filter in a worker holds its tokenizer's ranks (about 66 MB outside the heap), a token
+ * cache of up to 200,000 entries and each chat it plans (48 MB of text at the default limits): FILTER_WORKER_MAX_MB's
+ * default of 256 was full after some hundred large chats of distinct text (npm run bench:inlet).
+ */
+export const SHIPPED_WORKER_MAX_MB = 2048;
+
 /** The package root (where `src/` and `filters/` are). */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
