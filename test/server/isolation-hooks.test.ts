@@ -187,8 +187,8 @@ describe('the shipped context filter (FILTER_ISOLATION=auto)', () => {
   let runtime: TestRuntime;
   afterAll(async () => runtime?.dispose());
 
-  it('runs in a worker thread with the memory of a shipped filter, not FILTER_WORKER_MAX_MB', async () => {
-    // 16 MB (the least the setting takes) is less than a worker holds once the context filter is loaded.
+  it('runs small chats in the main thread and large ones in a worker with the memory of a shipped filter', async () => {
+    // 16 MB (the least FILTER_WORKER_MAX_MB takes) is less than a worker holds once the context filter is loaded.
     runtime = await createTestRuntime({
       filters: ['context.ts', 'system-prefix.ts'],
       env: { FILTER_ISOLATION: 'auto', FILTER_WORKER_MAX_MB: '16' },
@@ -196,14 +196,17 @@ describe('the shipped context filter (FILTER_ISOLATION=auto)', () => {
     const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
     expect(
       Object.fromEntries(list.body.data.map((entry: { id: string; isolation: string }) => [entry.id, entry.isolation])),
-    ).toEqual({ context: 'worker', 'system-prefix': 'main' });
+    ).toEqual({ context: 'main', 'system-prefix': 'main' });
     await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: 500 }).expect(200);
-    const messages = Array.from({ length: 40 }, (_, index) => ({
-      role: index % 2 === 0 ? 'user' : 'assistant',
-      content: `turn ${index}: ${'the quarterly report lists revenue, costs and the hiring plan. '.repeat(20)}`,
-    }));
-    messages.push({ role: 'user', content: 'what did the report say about hiring?' });
-    for (let round = 0; round < 3; round++) {
+    const chat = (count: number) => [
+      ...Array.from({ length: count }, (_, index) => ({
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `turn ${index}: the quarterly report lists revenue, costs and the hiring plan.`,
+      })),
+      { role: 'user', content: 'what did the report say about hiring?' },
+    ];
+    // 40 messages in the main thread; 1,200 (past 1,000) in the worker, started on the first, then reused.
+    for (const messages of [chat(40), chat(1_200), chat(1_200), chat(40)]) {
       const answer = await request(runtime.app)
         .post('/context/filter/inlet')
         .set(runtime.auth)

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Placement } from './isolation-settings.js';
+import type { ShippedPlacement } from './isolation-settings.js';
 
 /** The filters that come with Eunoe (files in the package's `filters/`). */
 export const SHIPPED_FILTER_FILES = [
@@ -15,13 +15,15 @@ export const SHIPPED_FILTER_FILES = [
 ] as const;
 
 /**
- * Where a shipped filter runs under `FILTER_ISOLATION=auto`: the main thread, except the context filter, whose
- * work (token counts, scoring, planning) grows with a chat's whole text (about 3 s of CPU for the largest chat the
- * default limits accept, 10,000 messages in 48 MB): in a worker thread it cannot hold the server's event loop.
+ * Where a shipped filter runs under `FILTER_ISOLATION=auto`: the main thread, except the context filter's large
+ * chats: its work (token counts, scoring, planning) grows with a chat's whole text (about 3 s of CPU for the largest
+ * chat the default limits accept, 10,000 messages in 48 MB), so chats past 1,000 messages or 256 Ki characters run in
+ * a worker thread of its own (size-routed-definition.ts), where they cannot hold the server's event loop; smaller
+ * ones stay in the main thread, where a warm inlet is about half as fast again as through a worker.
  */
-export const SHIPPED_PLACEMENT: Readonly<Record<(typeof SHIPPED_FILTER_FILES)[number], Placement>> = {
+export const SHIPPED_PLACEMENT: Readonly<Record<(typeof SHIPPED_FILTER_FILES)[number], ShippedPlacement>> = {
   'accounting.ts': 'main',
-  'context.ts': 'worker',
+  'context.ts': 'large-in-worker',
   'openai-proxy.ts': 'main',
   'spend-limit.ts': 'main',
   'system-prefix.ts': 'main',
@@ -54,7 +56,7 @@ export function sourceHash(source: string, root = packageRoot): string {
 /** Recognises shipped filters by content: a file is shipped when its hash is one of theirs. */
 export class ShippedFilters {
   /** Source hash → where that shipped filter runs under `auto`. */
-  private readonly hashes: Map<string, Placement>;
+  private readonly hashes: Map<string, ShippedPlacement>;
 
   constructor(root = packageRoot) {
     this.hashes = new Map(
@@ -65,7 +67,7 @@ export class ShippedFilters {
   }
 
   /** Where `file` runs under `FILTER_ISOLATION=auto` when it is a shipped filter; false when it is not one. */
-  placement(file: string): Placement | false {
+  placement(file: string): ShippedPlacement | false {
     try {
       return this.hashes.get(sourceHash(readFileSync(file, 'utf8'))) ?? false;
     } catch {
