@@ -95,8 +95,14 @@ describe('one request cannot hold the event loop (a real server process)', () =>
   // A chat over the context filter's budget: it loads its token ranks and its term neighbours (about 0.45 s, once per
   // process) on the first chat that needs them, a start-up cost the waits below must not include.
   it('warms both filters (the context filter loads its tables on first use)', async () => {
-    for (const filter of ['context', 'system-prefix'])
-      expect((await inlet(filter, envelope(chat(40, 4_800)))).status).toBe(200);
+    for (const filter of ['context', 'system-prefix']) {
+      const answer = await inlet(filter, envelope(chat(40, 4_800)));
+      expect({ filter, status: answer.status, detail: answer.status === 200 ? '' : answer.text }).toEqual({
+        filter,
+        status: 200,
+        detail: '',
+      });
+    }
   }, 60_000);
 
   it('a chat of 500,000 short messages (26 MB) is a 413 naming JSON_MAX_KEYS; GET / keeps answering', async () => {
