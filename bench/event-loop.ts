@@ -7,8 +7,10 @@
  * - the largest accepted bodies: a chat of exactly JSON_MAX_MESSAGES short messages, `metadata` with keys up to
  *   JSON_MAX_KEYS in all, and a chat of JSON_MAX_MESSAGES messages of 4,800 characters each (48 MB, under BODY_LIMIT);
  * each through a filter in the server's thread that passes the body on (system-prefix without a prefix), the context
- * filter in the server's thread (as shipped), an uploaded pass-through filter in a worker thread (FILTER_ISOLATION=auto,
- * as deployed), and the context filter in a worker thread (a copy of it in FILTERS_DIR).
+ * filter as shipped (FILTER_ISOLATION=auto: the server's thread, chats past 1,000 messages or 256 Ki characters in a
+ * worker of its own), the context filter in the server's thread for every chat (a copy of it in FILTERS_DIR placed
+ * with FILTER_ISOLATION_OVERRIDES=context-main=main), an uploaded pass-through filter in a worker thread
+ * (FILTER_ISOLATION=auto, as deployed), and the context filter in a worker thread for every chat (another copy).
  * BENCH_CODE_ROOT runs it against another checkout (before/after figures); EVENTLOOP_ROUNDS (2) rounds each.
  * Run: npm run bench:load:eventloop (npm run bench:load runs it last)
  */
@@ -82,10 +84,13 @@ mkdirSync(filtersDir, { recursive: true });
 writeFileSync(path.join(filtersDir, 'pass-through.ts'), PASS_THROUGH);
 // The shipped context filter, as a file of the user's: FILTER_ISOLATION=auto runs it in a worker thread.
 copyFileSync(path.join(codeRoot, 'filters/context.ts'), path.join(filtersDir, 'context-worker.ts'));
+// The same, placed in the server's thread for every chat.
+copyFileSync(path.join(codeRoot, 'filters/context.ts'), path.join(filtersDir, 'context-main.ts'));
 const server = await startBenchServer(codeRoot, {
   PIPELINES_API_KEY: KEY,
   SHIPPED_FILTERS: 'context,system-prefix',
   FILTER_ISOLATION: 'auto',
+  FILTER_ISOLATION_OVERRIDES: 'context-main=main',
   FILTER_LOAD_TIMEOUT_MS: '60000',
   DATA_DIR: path.join(root, 'data'),
   FILTERS_DIR: filtersDir,
@@ -104,7 +109,8 @@ try {
   };
   const filters = [
     ['system-prefix (main thread)', 'system-prefix'],
-    ['context', 'context'],
+    ['context (as shipped)', 'context'],
+    ['context (main thread)', 'context-main'],
     ['pass-through (worker)', 'pass-through'],
     ['context (worker)', 'context-worker'],
   ] as const;

@@ -38,6 +38,14 @@ const worker =
           await stats.record({ tokensBefore: 7, tokensAfter: 5, kept: 1, summarized: 0, dropped: 1, summarizerCalls: 0, cacheHits: 0 });
           return (await stats.daily(day(0), day(86_400_000)))[0].tokensBefore;
         })(),
+        lease: await (async () => {
+          const held = await state.acquireLease('job', 5000);
+          const again = await state.acquireLease('job', 5000);
+          await held.release();
+          const after = await state.acquireLease('job', 5000);
+          await after.release();
+          return { held: held.name, token: typeof held.token, again: again ?? null, after: Boolean(after) };
+        })(),
         filterId,
         deadline: typeof deadline,
         thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker',
@@ -85,6 +93,8 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
       spent: expect.stringMatching(/^\d/),
       // A service the context feature provides, reached by its key across the worker boundary.
       provided: 7,
+      // A lease is held on the host under the filter's namespace: taken once, refused while held, free when released.
+      lease: { held: expect.stringMatching(/job$/), token: 'string', again: null, after: true },
       filterId: 'iso',
       deadline: 'number',
       thread: 'worker',
@@ -95,6 +105,9 @@ describe('an isolated filter (FILTER_ISOLATION=auto, a filter not shipped with E
     // The state lives in the host's store, under the filter's namespace.
     expect(await runtime.store.get('f:iso:calls')).toBe(2);
     expect(await runtime.store.get('f:iso:nested:k')).toBe('v');
+    const lease = await runtime.store.acquireLease('f:iso:job', 1000);
+    expect(lease).toBeDefined();
+    await lease?.release();
   });
 
   it('is listed with its isolation; its valves are validated on the host', async () => {
@@ -167,6 +180,41 @@ describe('shipped filters are recognised by content', () => {
       env: { FILTER_ISOLATION: 'off', FILTER_ISOLATION_OVERRIDES: 'turn-limit=worker' },
     });
     expect(await isolation()).toEqual({ 'turn-limit': 'worker', 'system-prefix': 'main' });
+  });
+});
+
+describe('the shipped context filter (FILTER_ISOLATION=auto)', () => {
+  let runtime: TestRuntime;
+  afterAll(async () => runtime?.dispose());
+
+  it('runs small chats in the main thread and large ones in a worker with the memory of a shipped filter', async () => {
+    // 16 MB (the least FILTER_WORKER_MAX_MB takes) is less than a worker holds once the context filter is loaded.
+    runtime = await createTestRuntime({
+      filters: ['context.ts', 'system-prefix.ts'],
+      env: { FILTER_ISOLATION: 'auto', FILTER_WORKER_MAX_MB: '16' },
+    });
+    const list = await request(runtime.app).get('/pipelines').set(runtime.auth).expect(200);
+    expect(
+      Object.fromEntries(list.body.data.map((entry: { id: string; isolation: string }) => [entry.id, entry.isolation])),
+    ).toEqual({ context: 'main', 'system-prefix': 'main' });
+    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: 500 }).expect(200);
+    const chat = (count: number) => [
+      ...Array.from({ length: count }, (_, index) => ({
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `turn ${index}: the quarterly report lists revenue, costs and the hiring plan.`,
+      })),
+      { role: 'user', content: 'what did the report say about hiring?' },
+    ];
+    // 40 messages in the main thread; 1,200 (past 1,000) in the worker, started on the first, then reused.
+    for (const messages of [chat(40), chat(1_200), chat(1_200), chat(40)]) {
+      const answer = await request(runtime.app)
+        .post('/context/filter/inlet')
+        .set(runtime.auth)
+        .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: 'iso-context' } }, user: { id: 'u1' } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.messages.length).toBeLessThan(messages.length);
+      expect(answer.body.messages.at(-1).content).toBe('what did the report say about hiring?');
+    }
   });
 });
 

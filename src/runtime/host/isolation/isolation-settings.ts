@@ -31,14 +31,26 @@ export function parseOverrides(text: string | undefined): Map<string, Placement>
 }
 
 /**
- * How a file is loaded: in a worker; in the main thread; or in the main thread after a
- * worker proved it imports in time (`probe`: files not shipped with Eunoe forced to `main`).
+ * Where a shipped filter runs under `auto`: the main thread, a worker, or `large-in-worker` (the main thread, and a
+ * worker of its own for chats past the size-routed-definition.ts thresholds).
  */
-export function placementFor(settings: IsolationSettings, stem: string, shipped: boolean): Placement | 'probe' {
+export type ShippedPlacement = Placement | 'large-in-worker';
+
+/**
+ * How a file is loaded: in a worker; in the main thread; in the main thread with its large chats in a worker
+ * (`large-in-worker`, shipped filters whose work grows with a chat); or in the main thread after a worker proved it
+ * imports in time (`probe`: files not shipped with Eunoe forced to `main`). `shipped` is false for a file not shipped
+ * with Eunoe, else where that shipped filter runs under `auto` (SHIPPED_PLACEMENT).
+ */
+export function placementFor(
+  settings: IsolationSettings,
+  stem: string,
+  shipped: false | ShippedPlacement,
+): ShippedPlacement | 'probe' {
   const override = settings.overrides.get(stem);
   if (override === 'worker') return 'worker';
   if (override === 'main') return shipped || settings.mode === 'off' ? 'main' : 'probe';
   if (settings.mode === 'off') return 'main';
   if (settings.mode === 'worker') return 'worker';
-  return shipped ? 'main' : 'worker';
+  return shipped || 'worker';
 }

@@ -28,7 +28,13 @@ export const STATE_METHODS = [
   'publish',
 ] as const;
 
-/** Thrown by what isolated filters cannot use (subscribe, leases, sync health). */
+/** A lease held on the host for a worker: what crosses the thread (its release is a call by token). */
+export interface LeaseHandle {
+  name: string;
+  token: string;
+}
+
+/** Thrown by what isolated filters cannot use (subscribe, sync health). */
 export class NotAvailableInWorkerError extends Error {
   constructor(what: string) {
     super(`${what} is not available to isolated filters (FILTER_ISOLATION)`);
@@ -44,7 +50,11 @@ export function stateProxy(rpc: Rpc, scope = ''): ScopedState {
     subscribe: () => {
       throw new NotAvailableInWorkerError('state.subscribe');
     },
-    acquireLease: () => Promise.reject(new NotAvailableInWorkerError('state.acquireLease')),
+    // The host holds the lease; the worker gets its name and token, and releases it by them.
+    acquireLease: async (name: string, ttlMs: number) => {
+      const held = (await rpc('state', 'acquireLease', [name, ttlMs], scope)) as LeaseHandle | undefined;
+      return held && { ...held, release: async () => void (await rpc('state', 'releaseLease', [held.token], scope)) };
+    },
     health: () => {
       throw new NotAvailableInWorkerError('state.health');
     },
