@@ -152,7 +152,10 @@ console.log(
 console.log('');
 for (const [budgetText, reuseGoal] of Object.entries(GOALS)) {
   const budget = Number(budgetText);
-  const reference = mean(totals.get(`${budget}|recency`)!.recalls);
+  // The goal is relative to `recency`: without it in the run (CACHE_ALGOS) or the budget (CACHE_BUDGETS), no verdict.
+  const baseline = totals.get(`${budget}|recency`);
+  if (!baseline) continue;
+  const reference = mean(baseline.recalls);
   for (const algorithm of ALGORITHMS.filter((name) => name !== 'recency')) {
     const total = totals.get(`${budget}|${algorithm}`)!;
     const recall = mean(total.recalls);
