@@ -30,6 +30,8 @@ const STRIDE = 2;
 const MIN_DISTANCE = 20;
 /** Goal per budget: recall within 2 points of `recency`, prefix reuse at least this. */
 const GOALS: Record<number, number> = { 2000: 0.5, 4000: 0.65 };
+/** The notes of a plan that cut the history carried from the previous prompt. */
+const CUT_NOTE = /^(prefix_cache: over budget, trimmed|cache_stable: the core restarted)/;
 
 const started = performance.now();
 const questions = loadLongMemEval();
@@ -43,12 +45,20 @@ const valves = contextFilter.valves!.parse({});
 const userValves = contextFilter.userValves!.parse({});
 const results = new Map<
   string,
-  { recalls: number[]; before: number; repeated: number; over: number; mandatoryOver: number }
+  {
+    recalls: number[];
+    before: number;
+    repeated: number;
+    over: number;
+    mandatoryOver: number;
+    cuts: number;
+    requests: number;
+  }
 >();
 
 for (const budget of BUDGETS) {
   for (const algorithm of ALGORITHMS) {
-    const total = { recalls: [] as number[], before: 0, repeated: 0, over: 0, mandatoryOver: 0 };
+    const total = { recalls: [] as number[], before: 0, repeated: 0, over: 0, mandatoryOver: 0, cuts: 0, requests: 0 };
     results.set(`${budget}|${algorithm}`, total);
     const options = {
       ...contextOptions(
@@ -81,6 +91,8 @@ for (const budget of BUDGETS) {
         if (previousSequence) {
           total.before += sentTokens.reduce((sum, value) => sum + value, 0);
           total.repeated += prefixTokens(sentTokens, commonPrefixLength(previousSent, sent));
+          total.requests += 1;
+          if (result.plan.notes.some((note) => CUT_NOTE.test(note))) total.cuts += 1;
         }
         previousSequence = result.sequence.filter((_, at) => result.messages[at] !== ask);
         previousSent = sent;
@@ -98,7 +110,16 @@ console.log(
 );
 console.log(
   markdownTable(
-    ['budget', 'algorithm', 'requests', 'evidence recall', 'prefix reuse', 'over budget', 'over: what must be kept is'],
+    [
+      'budget',
+      'algorithm',
+      'requests',
+      'evidence recall',
+      'prefix reuse',
+      'cuts',
+      'over budget',
+      'over: what must be kept is',
+    ],
     BUDGETS.flatMap((budget) =>
       ALGORITHMS.map((algorithm) => {
         const total = results.get(`${budget}|${algorithm}`)!;
@@ -108,6 +129,7 @@ console.log(
           String(total.recalls.length),
           percent(mean(total.recalls)),
           percent(total.repeated / Math.max(total.before, 1)),
+          `${total.cuts} of ${total.requests}`,
           String(total.over),
           String(total.mandatoryOver),
         ];
