@@ -99,7 +99,7 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
   for (const index of candidates) {
     const message = conversation.nodes[index]!.message;
     if (!isRecord(message) || typeof message.content !== 'string') continue;
-    const overhead = tokens[index]! - count(message.content);
+    const overhead = Math.ceil(countMessageTokens({ ...message, content: '' }, input.encoder) * factor);
     const room = Math.max(0, target - overhead);
     let result:
       | { content: string; leftOut: number; unit: 'lines' | 'items'; shape: TrimmedMessage['shape'] }
@@ -148,7 +148,12 @@ function trimDetails(
   const results = detailsResults(content).filter((result) => !excluded.has(result.name));
   if (results.length === 0) return undefined;
   const sizes = results.map((result) => count(result.text));
-  const outside = Math.max(0, count(content) - sizes.reduce((sum, size) => sum + size, 0));
+  const outside = count(
+    replaceResults(
+      content,
+      results.map(({ start, end }) => ({ start, end, value: '' })),
+    ),
+  );
   const share = Math.max(MIN_TARGET_TOKENS / 2, Math.floor((room - Math.min(outside, room / 2)) / results.length));
   const replacements: { start: number; end: number; value: string }[] = [];
   let leftOut = 0;

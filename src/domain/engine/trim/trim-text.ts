@@ -19,8 +19,9 @@ const MIN_PIECES = 8;
 /** Share of the target spent on the head and on the tail. */
 const HEAD_SHARE = 0.15;
 const TAIL_SHARE = 0.1;
-/** Pieces kept around a matching piece, on each side. */
-const NEIGHBOURS = 1;
+/** Pieces kept before and after a matching piece (what follows a match, a heading's entries, says more). */
+const BEFORE = 1;
+const AFTER = 3;
 /** Tokens a gap marker costs, at most (`\n… 12,345 lines left out …\n`). */
 const MARKER_TOKENS = 12;
 /** A JSON text longer than this is trimmed by lines without parsing it. */
@@ -112,9 +113,14 @@ function choosePieces(
   ranked.sort((a, b) => scores[b]! - scores[a]! || a - b);
   for (const index of ranked) {
     if (!take(index, target)) continue;
-    for (let step = 1; step <= NEIGHBOURS; step += 1) {
-      take(index - step, target);
-      take(index + step, target);
+    // Neighbours are counted in non-blank pieces (blank lines between them are kept, and cost next to nothing).
+    for (let next = index + 1, seen = 0; next < pieces.length && seen < AFTER; next += 1) {
+      if (!take(next, target)) break;
+      if (pieces[next]!.trim()) seen += 1;
+    }
+    for (let previous = index - 1, seen = 0; previous >= 0 && seen < BEFORE; previous -= 1) {
+      if (!take(previous, target)) break;
+      if (pieces[previous]!.trim()) seen += 1;
     }
   }
   return keep.includes(0) ? keep : undefined;
