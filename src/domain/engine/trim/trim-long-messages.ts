@@ -177,6 +177,6 @@ export function markTrimmed(entries: PlanEntry[], outcome: TrimOutcome): void {
     if (!entry) continue;
     entry.trimmed = { tokensBefore: item.tokensBefore, leftOut: item.leftOut, unit: item.unit };
     if (entry.disposition === 'keep' || entry.disposition === 'pinned')
-      entry.reason = `${entry.reason}; trimmed from ${item.tokensBefore} tokens (${item.leftOut} ${item.unit} left out)`;
+      entry.reason = `${entry.reason}; trimmed from ${item.tokensBefore.toLocaleString('en-US')} tokens (${item.leftOut.toLocaleString('en-US')} ${item.unit} left out)`;
   }
 }
