@@ -246,3 +246,56 @@ describe('trimming results inside Open WebUI tool-call blocks (assistant content
     expect(current.plan.entries[1]!.trimmed).toBeUndefined();
   });
 });
+
+describe('trimming under many budgets and shapes (seeded)', () => {
+  /** Small deterministic generator (mulberry32). */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let value = Math.imul(state ^ (state >>> 15), 1 | state);
+      value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+      return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('never exceeds the budget, keeps every pair valid, sends untrimmed messages as they came, and trims', () => {
+    let trimmedChats = 0;
+    for (let seed = 1; seed <= 24; seed += 1) {
+      const next = random(seed);
+      const messages: Record<string, unknown>[] = [{ role: 'system', content: 'You are a helpful assistant.' }];
+      const turns = 2 + Math.floor(next() * 4);
+      for (let turn = 0; turn < turns; turn += 1) {
+        messages.push({ role: 'user', content: `Turn ${turn}: read the log please.` });
+        const lines = 200 + Math.floor(next() * 3000);
+        const log = logText(lines, Math.floor(next() * lines));
+        if (next() < 0.5) {
+          const calls = 1 + Math.floor(next() * 2);
+          const ids = Array.from({ length: calls }, (_, call) => `call_${turn}_${call}`);
+          messages.push({
+            role: 'assistant',
+            content: null,
+            tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'read_log', arguments: '{}' } })),
+          });
+          for (const id of ids) messages.push({ role: 'tool', tool_call_id: id, content: log });
+          messages.push({ role: 'assistant', content: 'Read.' });
+        } else messages.push({ role: 'assistant', content: detailsMessage(log) });
+      }
+      messages.push({ role: 'user', content: 'Which controller overheated, and what was its error code?' });
+      const budget = [2000, 4000, 8000, 32000][seed % 4]!;
+      const { messages: sent, plan } = planContext({ messages, model: 'gpt-4o', options: { maxTokens: budget } });
+      expect(validateMessageOrder(sent)).toEqual([]);
+      expect(plan.overBudget).toBe(false);
+      expect(plan.tokensAfter).toBeLessThanOrEqual(budget);
+      const total = sent.reduce<number>((sum, message) => sum + tokensOf(message), 3);
+      expect(total).toBe(plan.tokensAfter);
+      const kept = plan.entries.filter((entry) => entry.disposition !== 'drop');
+      sent.forEach((message, position) => {
+        if (kept[position]!.trimmed) expect(message).not.toBe(messages[kept[position]!.index]);
+        else expect(message).toBe(messages[kept[position]!.index]);
+      });
+      if (plan.entries.some((entry) => entry.trimmed && entry.disposition !== 'drop')) trimmedChats += 1;
+    }
+    expect(trimmedChats).toBeGreaterThan(12);
+  });
+});
