@@ -37,4 +37,5 @@ export { insertSummary, SUMMARY_HEADER } from './summarize/insert-summary.js';
 export { validateMessageOrder, type OrderViolation } from './constraints/validate-message-order.js';
 export { messageIds, contentHash } from './message-id.js';
 export { contentText, newestUserIndex } from './conversation/message-text.js';
+export { TRIM_DEFAULTS } from './trim/trim-long-messages.js';
 export { cacheOrdered } from './selection/selection-by-name.js';

@@ -62,6 +62,19 @@ export interface EngineOptions {
   capForced?: boolean;
   /** With `capForced`: how many of the last `recent` messages are kept whatever the budget (default `recent`). */
   guaranteedRecent?: number;
+  /**
+   * Over budget, a tool result of an earlier turn longer than `trimMinTokens` and its share of the budget is cut to
+   * that share: its head, the lines matching the question with their neighbours, its tail (`trim/`). Default on.
+   */
+  trimToolResults?: boolean;
+  /** The same for long user and assistant texts of earlier turns (pasted logs, files). Default off. */
+  trimLongMessages?: boolean;
+  /** Messages of at most this many tokens are never trimmed (default 1000). */
+  trimMinTokens?: number;
+  /** A message's share of the budget: what a longer one is cut to (default 0.25). */
+  trimShare?: number;
+  /** Tool names whose results are never trimmed. */
+  trimExcludeTools?: string[];
 }
 
 /** Sync token-count cache keyed by string (encoding + message id). */
@@ -153,6 +166,11 @@ export interface PlanEntry {
   cause: EntryCause;
   /** Input index of the message this one was merged into (strict role alternation). */
   mergedInto?: number;
+  /**
+   * The message was trimmed (`trimToolResults`, `trimLongMessages`): a copy with its head, the lines matching the
+   * question and its tail is sent instead; `tokens` are the trimmed copy's, `tokensBefore` the input's.
+   */
+  trimmed?: { tokensBefore: number; leftOut: number; unit: 'lines' | 'items' };
 }
 
 /** The budget in force for a run, and where each limit came from. */

@@ -1,4 +1,4 @@
-import type { EngineOptions, Plan } from '../../domain/engine/index.js';
+import { type EngineOptions, type Plan, TRIM_DEFAULTS } from '../../domain/engine/index.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
 import type { ContextUserValves as UserValves, ContextValves } from './context-valves.js';
 import { budgetSource } from './runs/budget-source.js';
@@ -43,6 +43,16 @@ export function contextOptions(
     minChatMessages: valves.min_chat_messages,
     roleAlternation: valves.role_alternation ?? 'any',
   };
+  // Trimming long messages: only what differs from the engine's defaults (the options are hashed into the run id).
+  if (valves.trim_tool_results === false) options.trimToolResults = false;
+  if (valves.trim_long_messages === true) options.trimLongMessages = true;
+  if (valves.trim_min_tokens !== undefined && valves.trim_min_tokens !== TRIM_DEFAULTS.trimMinTokens)
+    options.trimMinTokens = valves.trim_min_tokens;
+  const excluded = (valves.trim_exclude_tools ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (excluded.length > 0) options.trimExcludeTools = excluded;
   // Below summary_min_budget a summary's reserve crowds out more than it saves (recall benchmark): drop instead.
   const roomForSummary = !(maxTokens > 0 && maxTokens < (valves.summary_min_budget ?? 0));
   if (summarizerConfigured(valves) && roomForSummary) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { summaryValves } from './compress/summary-valves.js';
 import { runValves } from './runs/run-valves.js';
-import { defaultEngineOptions } from '../../domain/engine/index.js';
+import { defaultEngineOptions, TRIM_DEFAULTS } from '../../domain/engine/index.js';
 import { baseValves } from '../../runtime/host/types.js';
 
 /** Valve defaults are the engine's defaults: what the benchmarks measure is what ships. */
@@ -73,6 +73,26 @@ export const contextValves = baseValves.extend({
     .describe(
       'strict: merge adjacent user (or assistant) messages left by trimming, for models whose chat template requires alternating roles',
     ),
+  trim_tool_results: z
+    .boolean()
+    .default(TRIM_DEFAULTS.trimToolResults)
+    .describe(
+      "Over budget, cut a long tool result of an earlier turn to its head, the lines the question needs and its tail (a marker says how many lines were left out); the current turn's tool loop is never cut",
+    ),
+  trim_long_messages: z
+    .boolean()
+    .default(TRIM_DEFAULTS.trimLongMessages)
+    .describe('The same for long user and assistant messages of earlier turns (pasted logs, files)'),
+  trim_min_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .default(TRIM_DEFAULTS.trimMinTokens)
+    .describe('Messages of at most this many tokens are never cut (nor any under a quarter of the budget)'),
+  trim_exclude_tools: z
+    .string()
+    .default('')
+    .describe('Tools whose results are never cut, comma-separated (e.g. "execute_code,view_knowledge_file")'),
   show_context_note: z
     .boolean()
     .default(false)

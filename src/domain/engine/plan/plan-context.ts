@@ -11,6 +11,8 @@ import { countConversationTokens } from '../tokens/count-conversation-tokens.js'
 import { sharedTermCache } from '../weighting/lru-term-cache.js';
 import { REPLY_PRIMING_TOKENS } from '../tokens/count-message-tokens.js';
 import { encodingForModel } from '../tokens/encoding-for-model.js';
+import { loadEncoder } from '../tokens/load-encoder.js';
+import { markTrimmed, type TrimOutcome, trimLongMessages } from '../trim/trim-long-messages.js';
 import type { PlanInput, PlanResult } from '../types.js';
 import { assembleResult } from './assemble-result.js';
 import { buildEntries } from './build-entries.js';
@@ -32,6 +34,11 @@ function correctionOf(value: number | undefined): number {
  * Synchronous and pure apart from filling the given token cache.
  */
 export function planContext(input: PlanInput): PlanResult {
+  return planMessages(input, undefined);
+}
+
+/** `planContext`, once more on the trimmed messages when long messages of earlier turns were trimmed. */
+function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResult {
   const options = resolveEngineOptions(input.options);
   const conversation = parseConversation(Array.isArray(input.messages) ? input.messages : []);
   const { nodes } = conversation;
@@ -63,6 +70,19 @@ export function planContext(input: PlanInput): PlanResult {
     notes.push(`external scores ignored: weighting is ${options.weighting}, not composite`);
   const budget = resolveBudget(options, input.model, input.pricing);
   notes.push(...budget.notes);
+  if (!trim) {
+    const outcome = trimLongMessages({
+      messages: input.messages,
+      conversation,
+      tokens,
+      tokensBefore,
+      aim: budget.aim,
+      options,
+      encoder: loadEncoder(encoding.encoding),
+      correction: correctionOf(input.correction),
+    });
+    if (outcome) return planMessages({ ...input, messages: outcome.messages }, outcome);
+  }
   if (conversation.orphans.size > 0)
     notes.push(`${conversation.orphans.size} message(s) dropped: tool call/result without its partner`);
   const weights = nodeWeights(
@@ -147,6 +167,14 @@ export function planContext(input: PlanInput): PlanResult {
     recalled,
     capped,
   });
+  if (trim) {
+    markTrimmed(result.plan.entries, trim);
+    result.plan.tokensBefore = trim.tokensBefore;
+    const leftOut = trim.trimmed.reduce((sum, item) => sum + item.leftOut, 0);
+    notes.push(
+      `${trim.trimmed.length} long message(s) of earlier turns trimmed to the lines the question needs (${leftOut.toLocaleString('en-US')} lines or items left out)`,
+    );
+  }
   if (compaction) {
     result.plan.compactionSummary = compaction;
     const entry = result.plan.entries[compaction.index];

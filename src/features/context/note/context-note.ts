@@ -21,6 +21,8 @@ export const contextNoteSchema = z.object({
   run: z.string().optional(),
   /** Share (0–1) of the prompt that repeats the chat's previous prompt from its start; only when that is tracked. */
   repeated: z.number().min(0).max(1).optional(),
+  /** Long messages of earlier turns sent trimmed, and the lines (or JSON items) left out of them (absent when none). */
+  trimmed: z.object({ messages: z.number().int().min(1), leftOut: z.number().int().min(0) }).optional(),
   /** What the budget held back of what the user set (`recent=1000 capped to the admin's budget of 500 tokens`). */
   capped: z.string().max(300).optional(),
 });
@@ -56,6 +58,14 @@ export function contextNoteOf(
     summarized,
   };
   if (plan.compactionSummary) note.compactionSummary = plan.compactionSummary.tokens;
+  const trimmed = chat.filter(
+    (entry) => entry.trimmed && entry.disposition !== 'drop' && entry.disposition !== 'summarize',
+  );
+  if (trimmed.length > 0)
+    note.trimmed = {
+      messages: trimmed.length,
+      leftOut: trimmed.reduce((sum, entry) => sum + entry.trimmed!.leftOut, 0),
+    };
   if (previousPrompt && tokensAfter > 0)
     note.repeated = Math.min(1, Math.max(0, plan.budget.cachedPrefixTokens / tokensAfter));
   return note;
@@ -67,24 +77,38 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const compactionPart = (note: ContextNote) =>
   note.compactionSummary === undefined ? '' : ` · Open WebUI's summary kept (${count(note.compactionSummary)} tokens)`;
 
+/** The trimming part of a note: ` · 1 long message trimmed (2,994 lines left out)` (empty when none was). */
+const trimmedPart = (note: ContextNote) =>
+  note.trimmed === undefined
+    ? ''
+    : ` · ${count(note.trimmed.messages)} long message${note.trimmed.messages === 1 ? '' : 's'} trimmed (${count(note.trimmed.leftOut)} lines left out)`;
+
 /** The repeat part of a note: ` · 62% of the prompt repeats the previous one` (empty when not tracked). */
 const repeatedPart = (note: ContextNote) =>
   note.repeated === undefined ? '' : ` · ${Math.round(note.repeated * 100)}% of the prompt repeats the previous one`;
 
 /**
- * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then Open WebUI's summary
+ * One line: `context: 20,712 → 1,986 tokens · 612 of 690 messages left out · 2 summarized`, then the long messages sent
+ * trimmed (`· 1 long message trimmed (2,994 lines left out)`), Open WebUI's summary
  * when the history carries one (`· Open WebUI's summary kept (1,234 tokens)`), the repeated share when tracked, what
  * the budget held back of what the user set (`· recent=1000 capped to the admin's budget of 500 tokens`) and
  * `· run <link>` for admins.
  */
 export function formatContextNote(note: ContextNote): string {
   const line =
-    formatNoteCounts(note) + compactionPart(note) + repeatedPart(note) + (note.capped ? ` · ${note.capped}` : '');
+    formatNoteCounts(note) +
+    trimmedPart(note) +
+    compactionPart(note) +
+    repeatedPart(note) +
+    (note.capped ? ` · ${note.capped}` : '');
   return note.run ? `${line} · run ${note.run}` : line;
 }
 
 function formatNoteCounts(note: ContextNote): string {
-  if (note.leftOut === 0) return `context: ${count(note.after)} tokens · all ${count(note.messages)} messages sent`;
+  if (note.leftOut === 0)
+    return note.trimmed
+      ? `context: ${count(note.before)} → ${count(note.after)} tokens · all ${count(note.messages)} messages sent`
+      : `context: ${count(note.after)} tokens · all ${count(note.messages)} messages sent`;
   const parts = [
     `context: ${count(note.before)} → ${count(note.after)} tokens`,
     `${count(note.leftOut)} of ${count(note.messages)} messages left out`,

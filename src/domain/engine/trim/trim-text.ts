@@ -1,0 +1,222 @@
+import { forEachTerm } from '../weighting/tokenize-terms.js';
+
+/** A text cut to its head, the pieces that match the question (with their neighbours) and its tail. */
+export interface TrimmedText {
+  text: string;
+  /** Lines (or JSON array items) left out. */
+  leftOut: number;
+  /** What was counted: lines of text, or items of a JSON array. */
+  unit: 'lines' | 'items';
+}
+
+/** Counts the tokens of a text. */
+export type CountText = (text: string) => number;
+
+/** Pieces longer than this many characters are cut into pieces of this size (a one-line log or minified output). */
+const PIECE_CHARS = 1000;
+/** Fewer pieces than this: nothing worth trimming by lines. */
+const MIN_PIECES = 8;
+/** Share of the target spent on the head and on the tail. */
+const HEAD_SHARE = 0.15;
+const TAIL_SHARE = 0.1;
+/** Pieces kept before and after a matching piece (what follows a match, a heading's entries, says more). */
+const BEFORE = 1;
+const AFTER = 3;
+/** Tokens a gap marker costs, at most (`\n… 12,345 lines left out …\n`). */
+const MARKER_TOKENS = 12;
+/** A JSON text longer than this is trimmed by lines without parsing it. */
+const JSON_PARSE_CHARS = 8_000_000;
+
+/** The marker of a gap: `… 1,184 lines left out …`. */
+export function gapMarker(count: number, unit: 'lines' | 'items'): string {
+  const noun = count === 1 ? unit.slice(0, -1) : unit;
+  return `… ${count.toLocaleString('en-US')} ${noun} left out …`;
+}
+
+/** The text cut into pieces: its lines, a line longer than PIECE_CHARS cut into pieces of that size. */
+function splitPieces(text: string): { pieces: string[]; joiners: string[] } {
+  const pieces: string[] = [];
+  const joiners: string[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    const last = index === lines.length - 1;
+    if (line.length <= PIECE_CHARS) {
+      pieces.push(line);
+      joiners.push(last ? '' : '\n');
+      return;
+    }
+    for (let start = 0; start < line.length; start += PIECE_CHARS) {
+      pieces.push(line.slice(start, start + PIECE_CHARS));
+      joiners.push(start + PIECE_CHARS >= line.length && !last ? '\n' : '');
+    }
+  });
+  return { pieces, joiners };
+}
+
+/** Score of each piece against the question: the sum of the idf of the question's terms it contains. */
+function pieceScores(pieces: readonly string[], terms: ReadonlySet<string>): Float64Array {
+  const scores = new Float64Array(pieces.length);
+  if (terms.size === 0) return scores;
+  const found: (string[] | undefined)[] = new Array(pieces.length);
+  const df = new Map<string, number>();
+  pieces.forEach((piece, index) => {
+    let hits: string[] | undefined;
+    forEachTerm(piece, (term) => {
+      if (!terms.has(term) || hits?.includes(term)) return;
+      (hits ??= []).push(term);
+      df.set(term, (df.get(term) ?? 0) + 1);
+    });
+    found[index] = hits;
+  });
+  found.forEach((hits, index) => {
+    if (!hits) return;
+    for (const term of hits) scores[index]! += Math.log(1 + pieces.length / df.get(term)!);
+  });
+  return scores;
+}
+
+/**
+ * Which pieces to keep within `target` tokens: the head, the tail, then the best-scoring pieces with their
+ * neighbours, best first, each while it fits (ties to the earlier piece).
+ */
+function choosePieces(
+  pieces: readonly string[],
+  scores: Float64Array,
+  target: number,
+  count: CountText,
+): Uint8Array | undefined {
+  const keep = new Uint8Array(pieces.length);
+  const cost = new Float64Array(pieces.length).fill(-1);
+  const costOf = (index: number) => {
+    if (cost[index]! < 0) cost[index] = count(pieces[index]!) + 1;
+    return cost[index]!;
+  };
+  let used = 0;
+  const isNewIsland = (index: number) => !(keep[index - 1] || keep[index + 1]);
+  const take = (index: number, limit: number): boolean => {
+    if (index < 0 || index >= pieces.length || keep[index]) return true;
+    const extra = costOf(index) + (isNewIsland(index) ? MARKER_TOKENS : 0);
+    if (used + extra > limit) return false;
+    keep[index] = 1;
+    used += extra;
+    return true;
+  };
+  const head = target * HEAD_SHARE;
+  for (let index = 0; index < pieces.length && (index === 0 || used < head); index += 1)
+    if (!take(index, index === 0 ? target : head)) break;
+  const tailLimit = used + target * TAIL_SHARE;
+  for (let index = pieces.length - 1; index > 0 && used < tailLimit; index -= 1) if (!take(index, tailLimit)) break;
+  const ranked: number[] = [];
+  scores.forEach((score, index) => {
+    if (score > 0) ranked.push(index);
+  });
+  ranked.sort((a, b) => scores[b]! - scores[a]! || a - b);
+  for (const index of ranked) {
+    if (!take(index, target)) continue;
+    // Neighbours are counted in non-blank pieces (blank lines between them are kept, and cost next to nothing).
+    for (let next = index + 1, seen = 0; next < pieces.length && seen < AFTER; next += 1) {
+      if (!take(next, target)) break;
+      if (pieces[next]!.trim()) seen += 1;
+    }
+    for (let previous = index - 1, seen = 0; previous >= 0 && seen < BEFORE; previous -= 1) {
+      if (!take(previous, target)) break;
+      if (pieces[previous]!.trim()) seen += 1;
+    }
+  }
+  return keep.includes(0) ? keep : undefined;
+}
+
+/** The kept pieces in order, each gap replaced by one marker line. */
+function renderPieces(
+  pieces: readonly string[],
+  joiners: readonly string[],
+  keep: Uint8Array,
+): { text: string; leftOut: number } {
+  let text = '';
+  let leftOut = 0;
+  let gap = 0;
+  for (let index = 0; index <= pieces.length; index += 1) {
+    if (index < pieces.length && !keep[index]) {
+      gap += 1;
+      continue;
+    }
+    if (gap > 0) {
+      if (text.length > 0 && !text.endsWith('\n')) text += '\n';
+      text += gapMarker(gap, 'lines');
+      if (index < pieces.length) text += '\n';
+      leftOut += gap;
+      gap = 0;
+    }
+    if (index < pieces.length) text += pieces[index]! + joiners[index]!;
+  }
+  return { text, leftOut };
+}
+
+/** The array of a parsed JSON value worth trimming: the value itself, or its largest array property. */
+function largestArray(value: unknown): { array: unknown[]; put: (items: unknown[]) => unknown } | undefined {
+  if (Array.isArray(value)) return { array: value, put: (items) => items };
+  if (value === null || typeof value !== 'object') return undefined;
+  let best: string | undefined;
+  for (const [key, item] of Object.entries(value))
+    if (Array.isArray(item) && (best === undefined || item.length > (value as Record<string, unknown[]>)[best]!.length))
+      best = key;
+  if (best === undefined) return undefined;
+  const key = best;
+  return { array: (value as Record<string, unknown[]>)[key]!, put: (items) => ({ ...value, [key]: items }) };
+}
+
+/** A JSON text with an array of items: trimmed item by item, gaps marked by a string item; else undefined. */
+function trimJson(text: string, terms: ReadonlySet<string>, target: number, count: CountText): TrimmedText | undefined {
+  const start = text.trimStart()[0];
+  if ((start !== '[' && start !== '{') || text.length > JSON_PARSE_CHARS) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const found = largestArray(parsed);
+  if (!found || found.array.length < MIN_PIECES) return undefined;
+  const indent = text.includes('\n') ? 2 : undefined;
+  const items = found.array.map((item) => JSON.stringify(item, null, indent));
+  const overhead = count(JSON.stringify(found.put([]), null, indent));
+  const keep = choosePieces(items, pieceScores(items, terms), Math.max(0, target - overhead), count);
+  if (!keep) return undefined;
+  const kept: unknown[] = [];
+  let gap = 0;
+  let leftOut = 0;
+  for (let index = 0; index <= items.length; index += 1) {
+    if (index < items.length && !keep[index]) {
+      gap += 1;
+      continue;
+    }
+    if (gap > 0) {
+      kept.push(gapMarker(gap, 'items'));
+      leftOut += gap;
+      gap = 0;
+    }
+    if (index < items.length) kept.push(found.array[index]);
+  }
+  return { text: JSON.stringify(found.put(kept), null, indent), leftOut, unit: 'items' };
+}
+
+/**
+ * `text` cut to about `target` tokens: its head, the lines (or, for a JSON array, the items) that contain the
+ * question's terms with their neighbours, best first, and its tail, each gap replaced by a marker saying how many
+ * lines were left out. Undefined when there is nothing to cut (too few lines, or everything fits).
+ */
+export function trimText(
+  text: string,
+  terms: ReadonlySet<string>,
+  target: number,
+  count: CountText,
+): TrimmedText | undefined {
+  const json = trimJson(text, terms, target, count);
+  if (json) return json;
+  const { pieces, joiners } = splitPieces(text);
+  if (pieces.length < MIN_PIECES) return undefined;
+  const keep = choosePieces(pieces, pieceScores(pieces, terms), target, count);
+  if (!keep) return undefined;
+  const rendered = renderPieces(pieces, joiners, keep);
+  return { text: rendered.text, leftOut: rendered.leftOut, unit: 'lines' };
+}
