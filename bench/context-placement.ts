@@ -27,7 +27,7 @@ async function serve(overrides: string): Promise<{ served: ServedRuntime; dir: s
   mkdirSync(path.join(dir, 'data'), { recursive: true });
   writeFileSync(path.join(dir, 'valves', 'context.json'), JSON.stringify({ max_tokens: 2000 }));
   const { loadConfig } = await import('../src/core/config.js');
-  const { createRuntime } = await import('../src/runtime.js');
+  const { createRuntime } = await import('../src/compose.js');
   const { createLogger } = await import('../src/core/util/logger.js');
   const config = loadConfig({
     PIPELINES_API_KEY: 'bench-key',
