@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
-import type { AnyPipeDefinition } from '../pipes/types.js';
+import type { AnyPipeDefinition } from './pipe-definition.js';
 import { valvesSpec } from './valves-spec.js';
 import { kindOfExport, type ModuleType } from './declared-kind.js';
 import { errorMessage, errorStack } from '../../core/util/error-message.js';
