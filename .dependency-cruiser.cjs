@@ -1,6 +1,7 @@
 /**
  * The layers of src/, bottom to top: each top folder imports only the folders below it (and itself), and no file
- * imports itself back through others. `npm run lint` runs it: an upward import or a cycle fails CI.
+ * imports itself back through others, no folder imports another folder that imports it back (sibling folders of a
+ * layer form no cycle either), and no feature imports another. `npm run lint` runs it: any of these fails CI.
  *   core (errors, messages, util, config) ← domain (engine, flags, pricing, usage, llm: libraries, no store)
  *   ← state (SQLite, Redis) ← runtime (filter host, pipes, metrics, store-backed services)
  *   ← features (context, accounting, spend-limit, proxy, dashboard, integrations) ← server (routes, middleware)
@@ -36,6 +37,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/state/(sqlite|redis)/' },
       to: { path: '^src/state/(sqlite|redis)/', pathNot: '^src/state/$1/' },
+    },
+    {
+      name: 'no-folder-cycle',
+      comment:
+        'folders must not import each other back (src/runtime/host ↔ src/runtime/pipes): one of the two sits below the other, what both need moves into the lower one or a folder below both',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
     },
     {
       name: 'no-circular',

@@ -12,6 +12,7 @@ export function createContextFilter() {
     name: 'Context Budget',
     valves: contextValves,
     userValves: contextUserValves,
+    defaultFlagsValve: 'default_flags',
     inlet: contextInlet,
     outlet: contextOutlet,
     onStartup: warmContext,

@@ -1,5 +1,5 @@
 import { messageIds } from '../../domain/engine/message-id.js';
-import type { FilterBody, PipelineUser } from '../host/types.js';
+import type { FilterBody, PipelineUser } from '../../core/messages/request.js';
 import type { StateStore } from '../../state/types.js';
 import type { Logger } from '../../core/util/logger.js';
 import { createActiveFlags } from '../../domain/flags/active-flags.js';

@@ -8,7 +8,7 @@ export interface FlagsHost {
     body: FilterBody;
     user: PipelineUser | null;
     hook: Hook;
-    /** Per-user default flag block (a `default_flags` user valve), if any. */
+    /** The user's default flag block (the user valve the filter declares as `defaultFlagsValve`), if any. */
     defaults?: string;
   }): Promise<{ flags: ActiveFlags; body: FilterBody }>;
 }

@@ -96,7 +96,7 @@ const reported = new WeakSet<HookCall>();
 /**
  * Runs one hook of one filter or pipe, the only way the host does: a module the hook does not apply to
  * (`hookApplies`) passes the body through; else the user's valves (`prepared`, or read for the call's user), the
- * `!flag` state (with the user's `default_flags`; only the inlet strips the flag blocks, since the outlet body is
+ * `!flag` state (with the user's default flags, from the user valve the module names in `defaultFlagsValve`; only the inlet strips the flag blocks, since the outlet body is
  * what Open WebUI saves), the flags reported as a status event, then `runHook` (deadline, abort with the client,
  * errors as JSON errors) timed in the hook metrics. Events go to `call.emit`, or are logged and held (HookCall).
  */
@@ -117,7 +117,7 @@ export async function callHook(
   let body = received;
   let flags = noFlags();
   if (deps.flags) {
-    const defaults = typeof userValves.default_flags === 'string' ? userValves.default_flags : undefined;
+    const defaults = defaultFlags(module, userValves);
     const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
     flags = resolved.flags;
     if (hook === 'inlet') {
@@ -149,6 +149,13 @@ export async function callHook(
   );
   if (events && events.list.length > 0) await keep(deps, call, hook, body.model, result, events.list, logger);
   return result;
+}
+
+/** The user's default flag block: the user valve the module declares as `defaultFlagsValve`, when it holds text. */
+function defaultFlags(module: ActiveModule, userValves: Record<string, unknown>): string | undefined {
+  const name: string | undefined = module.definition.defaultFlagsValve;
+  const value = name === undefined ? undefined : userValves[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The events of a call with no channel: logged, and an inlet's held for the chat's pipe stream. Never throws. */

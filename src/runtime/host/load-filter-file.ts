@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { baseValves, type AnyValvesSchema, type FilterDefinition } from './types.js';
-import type { AnyPipeDefinition } from '../pipes/types.js';
+import type { AnyPipeDefinition } from './pipe-definition.js';
 import { valvesSpec } from './valves-spec.js';
 import { kindOfExport, type ModuleType } from './declared-kind.js';
 import { errorMessage, errorStack } from '../../core/util/error-message.js';
@@ -76,6 +76,7 @@ const moduleShape = z
     flags: z
       .array(z.object({ key: z.string(), kind: z.enum(['boolean', 'integer', 'number', 'string']) }).loose())
       .optional(),
+    defaultFlagsValve: z.string().optional(),
     inlet: hook,
     outlet: hook,
     onStartup: hook,
@@ -114,6 +115,15 @@ function requireDefaults(schema: AnyValvesSchema, label: string, file: string): 
     const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))].join(', ');
     throw new FilterLoadError(file, `${label} field(s) without a default: ${fields}`);
   }
+}
+
+/** `defaultFlagsValve` names one of the file's user valves, and that valve holds a string (its default is one). */
+function requireDefaultFlagsValve(definition: LoadedFilter['definition']): void {
+  const name: string | undefined = definition.defaultFlagsValve;
+  if (name === undefined) return;
+  if (!definition.userValves?.shape[name]) throw new Error(`defaultFlagsValve "${name}" is not one of its userValves`);
+  if (typeof definition.userValves.parse({})[name] !== 'string')
+    throw new Error(`defaultFlagsValve "${name}" must be a string user valve`);
 }
 
 let generation = 0;
@@ -165,6 +175,7 @@ export async function loadFilterFile(file: string): Promise<LoadedModule> {
   try {
     requireDefaults(valvesSchema, 'valves', file);
     if (definition.userValves) requireDefaults(definition.userValves, 'userValves', file);
+    requireDefaultFlagsValve(definition);
   } catch (error) {
     throw new FilterLoadError(file, errorMessage(error), undefined, kindOfExport(definition));
   }

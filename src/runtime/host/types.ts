@@ -104,6 +104,11 @@ export interface FilterDefinition<
   userValves?: U;
   /** Flags this filter registers for the `!flag` grammar. */
   flags?: FlagSpec[];
+  /**
+   * The user valve (a string field of `userValves`) holding the user's default `!flag` block, applied to every chat
+   * of theirs before the chat's own flags (the context filter's `default_flags`). None: no per-user defaults.
+   */
+  defaultFlagsValve?: U extends AnyValvesSchema ? Extract<keyof z.infer<U>, string> : never;
   inlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
   outlet?(args: HookArgs<Infer<V>, Infer<U>>): FilterBody | Promise<FilterBody>;
   onStartup?(args: LifecycleArgs<Infer<V>>): void | Promise<void>;

@@ -1,5 +1,5 @@
 import { completionId, contentChunk, finishChunk, type WireObject } from './completion-chunks.js';
-import { SseFrames } from './sse-frames.js';
+import { SseFrames } from '../../core/messages/sse-frames.js';
 import type { PipeChunk, PipeResult } from './types.js';
 
 /**

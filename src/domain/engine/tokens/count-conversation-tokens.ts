@@ -1,8 +1,14 @@
-import type { ChatNode } from '../conversation/chat-node.js';
 import type { TokenCache } from '../types.js';
 import { countMessageTokens } from './count-message-tokens.js';
 import type { EncodingName } from './encoding-for-model.js';
 import { loadEncoder } from './load-encoder.js';
+
+/** What counting needs of a message (a `ChatNode` is one): its input index, its id (the cache key) and the message. */
+export interface CountedMessage {
+  index: number;
+  id: string;
+  message: unknown;
+}
 
 /** Per-message token counts (× correction, rounded up) and how many came from the cache. */
 export interface TokenCounts {
@@ -15,7 +21,7 @@ export interface TokenCounts {
  * is tokenized once per chat, not once per turn. The encoder loads only on a cache miss.
  */
 export function countConversationTokens(
-  nodes: readonly ChatNode[],
+  nodes: readonly CountedMessage[],
   encoding: EncodingName,
   cache: TokenCache | undefined,
   correction: number,

@@ -25,7 +25,12 @@ function hookData(args: HookArgs<unknown, unknown>): Record<string, unknown> {
 /** A definition whose hooks run in `worker`: the registry and runHook use it like any other. */
 function proxyDefinition(worker: FilterWorker, lifecycleLimitMs: number): Definition {
   const { metadata } = worker;
-  const definition: Record<string, unknown> = { id: metadata.id, name: metadata.name, flags: metadata.flags };
+  const definition: Record<string, unknown> = {
+    id: metadata.id,
+    name: metadata.name,
+    flags: metadata.flags,
+    defaultFlagsValve: metadata.defaultFlagsValve,
+  };
   for (const hook of metadata.hooks) {
     if (isRequestHook(hook)) {
       definition[hook] = (args: HookArgs<unknown, unknown>) =>

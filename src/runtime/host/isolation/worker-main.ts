@@ -126,6 +126,7 @@ function announce(loaded: LoadedModule): void {
     userValvesSpec: loaded.userValvesSpec,
     userValvesJsonSchema: loaded.userValvesSchema ? json(loaded.userValvesSchema) : undefined,
     flags: loaded.kind === 'filter' && loaded.definition.flags ? structuredClone(loaded.definition.flags) : undefined,
+    defaultFlagsValve: loaded.definition.defaultFlagsValve,
     hooks: HOOK_NAMES.filter((name) => typeof loaded.definition[name] === 'function'),
     kind: loaded.kind,
   });

@@ -32,6 +32,8 @@ export interface LoadedMessage {
   userValvesSpec?: Record<string, unknown>;
   userValvesJsonSchema?: Record<string, unknown>;
   flags?: FlagSpec[];
+  /** The user valve holding the user's default flags (`FilterDefinition.defaultFlagsValve`). */
+  defaultFlagsValve?: string;
   hooks: HookName[];
   /** `pipe` when the file is a pipe (the host then loads it in the main thread). */
   kind?: 'filter' | 'pipe';
