@@ -95,7 +95,10 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   // What features provide (by keys declared below them); the host's services are the fields below.
   const provided = new ServiceRegistry();
   const features = shippedFeatures();
-  for (const feature of features) feature.services?.({ store, logger, metrics, provided });
+  // The features read the loaded filters' valves (the spend-limit caps) once the registry below exists.
+  let loaded: FilterRegistry | undefined;
+  const filters = () => loaded?.list() ?? [];
+  for (const feature of features) feature.services?.({ store, logger, metrics, provided, filters });
   const services: HostServices = {
     pending: { track: (work) => void pending.track(work) },
     pricing: pricing.lookup,
@@ -127,6 +130,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     onFlags: (filterId, specs) =>
       specs ? flags.registry.register(filterId, specs) : flags.registry.unregister(filterId),
   });
+  loaded = registry;
   await registry.loadAll();
   if (options.watch ?? config.WATCH_FILTERS) registry.watch();
   stops.push(valves.onChange((filterId) => void registry.refreshValves(filterId)));

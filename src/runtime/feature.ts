@@ -37,6 +37,8 @@ export interface FeatureHost {
   metrics?: Metrics;
   /** Where a feature provides its services (`provide(key, service)`) and reads another's (`get(key)`). */
   provided: ServiceRegistry;
+  /** The loaded filters and their valves at the time of the call (none before the filters load). */
+  filters?: () => ReadonlyArray<{ id: string; valves: Record<string, unknown> }>;
 }
 
 /** What the host gives a feature's `routes`: the host's parts the HTTP API reads. */

@@ -1,16 +1,9 @@
 import { stripFromReplies } from '../../core/messages/append-to-reply.js';
 import type { UsageRecord } from './types.js';
-import { parseDecimal } from '../pricing/decimal.js';
-import { formatSpendUsd } from './format-money.js';
+import { formatReplyUsd as formatUsd } from './cost-status.js';
 import { isRecord, looseMessage } from '../../core/messages/chat-message.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
-
-/** Dollars for a usage line: `$0` for free, else as spend is shown everywhere (`$0.0123`, `$1.27`, `$0.000003`). */
-function formatUsd(cost: string): string {
-  const value = parseDecimal(cost) ?? 0n;
-  return value === 0n ? '$0' : formatSpendUsd(value);
-}
 
 /**
  * The short usage line appended to a reply: `1,234 in · 567 out · $0.0123`. Estimates are

@@ -80,3 +80,17 @@ export function nearCapStatus(cap: EffectiveCap, inUse: Decimal): string {
   const percent = cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;
   return `spend: ${formatSpendUsd(inUse, capPlaces(cap.limit))} of ${formatCapUsd(cap.limit)} ${cap.period.kind} cap (${percent} %)`;
 }
+
+/** True when a filter's valves are the spend-limit filter's (the caps this module reads). */
+export function isSpendCapValves(
+  valves: Record<string, unknown>,
+): valves is Record<string, unknown> & SpendCapValves & { exempt_roles?: unknown } {
+  return (
+    typeof valves.daily_limit_usd === 'number' &&
+    typeof valves.monthly_limit_usd === 'number' &&
+    typeof valves.role_limits === 'object' &&
+    valves.role_limits !== null &&
+    typeof valves.user_limits === 'object' &&
+    valves.user_limits !== null
+  );
+}

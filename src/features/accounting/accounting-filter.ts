@@ -13,6 +13,13 @@ import { requestReservationId, settleHolds } from '../../domain/usage/spend-rese
 import { errorMessage } from '../../core/util/error-message.js';
 import { baseModelIdOf } from '../../domain/pricing/resolve-model-id.js';
 import { lastAssistantMessage } from '../../domain/usage/find-usage.js';
+import { formatCostStatus } from '../../domain/usage/cost-status.js';
+import { dailyPeriod, monthlyPeriod } from '../../domain/usage/budget-periods.js';
+import { decimalOf, parseDecimal } from '../../domain/pricing/decimal.js';
+import { provided } from '../../runtime/host/service-registry.js';
+import { spendCapsService } from '../../runtime/host/shipped-service-keys.js';
+import type { HostServices, PipelineUser } from '../../runtime/host/types.js';
+import type { UsageRecord } from '../../domain/usage/types.js';
 import type { ScopedState } from '../../state/scoped-state.js';
 import type { Logger } from '../../core/util/logger.js';
 import type { PricingLookup } from '../../domain/pricing/types.js';
@@ -70,12 +77,24 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         .boolean()
         .default(true)
         .describe('Compare the prompt estimate with the actual prompt tokens to correct the context budget per model'),
+      show_cost_status: z
+        .boolean()
+        .default(true)
+        .describe(
+          "After each reply, a status line with its cost and the user's spend today and this month, of their caps (Open WebUI Function)",
+        ),
     }),
     userValves: z.object({
       show_usage: z
         .enum(['default', 'on', 'off'])
         .default('default')
         .describe('Usage line under your replies: "default" follows the admin setting'),
+      cost_status: z
+        .enum(['default', 'on', 'off'])
+        .default('default')
+        .describe(
+          'Status line with the cost of each reply and your spend today and this month: "default" follows the admin setting',
+        ),
     }),
     flags: [{ key: 'nocost', kind: 'boolean', description: 'Hide the usage line for this chat (use !+nocost)' }],
 
@@ -104,7 +123,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       return body;
     },
 
-    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId }) {
+    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId, emit }) {
       const priceAs = await withRememberedBaseModel(body, state, services.pricing, logger, baseModels);
       const built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
       if (!built) return body;
@@ -170,11 +189,55 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         { messageId: record.messageId, costSource: record.costSource, location: built.location, added },
         'accounting: recorded',
       );
+      const status = userValves.cost_status === 'default' ? valves.show_cost_status : userValves.cost_status === 'on';
+      if (status && !record.task && !flags.has('nocost')) {
+        const line = await costStatus(record, user, services, logger);
+        if (line) emit({ type: 'status', data: { description: line, done: true } });
+      }
       const show = userValves.show_usage === 'default' ? valves.show_usage : userValves.show_usage === 'on';
       if (!show || flags.has('nocost')) return body;
       return appendUsageLine(body, formatUsageLine(record));
     },
   });
+}
+
+/**
+ * The cost status line of a recorded reply (formatCostStatus): the user's spend today and this month, one counter read
+ * each, and the caps the spend-limit filter's valves put on them when that filter is loaded. Undefined when the ledger
+ * cannot be read (the reply is recorded; only the line is skipped).
+ */
+async function costStatus(
+  record: UsageRecord,
+  user: PipelineUser | null,
+  services: HostServices,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (!services.ledger || !record.userId) return undefined;
+  try {
+    const at = record.time;
+    const day = dailyPeriod(at);
+    const month = monthlyPeriod(at);
+    const [today, thisMonth, caps] = await Promise.all([
+      services.ledger.spent(record.userId, day.from, day.to),
+      services.ledger.spent(record.userId, month.from, month.to),
+      provided(services, spendCapsService)?.capsFor(
+        { id: record.userId, email: user?.email ?? record.userEmail, role: user?.role ?? record.userRole },
+        at,
+      ) ?? [],
+    ]);
+    const capOf = (kind: 'daily' | 'monthly') => {
+      const limit = caps.find((cap) => cap.kind === kind)?.limit;
+      return limit === undefined ? undefined : (parseDecimal(limit) ?? undefined);
+    };
+    return formatCostStatus(
+      record,
+      { spent: parseDecimal(today) ?? decimalOf(0), cap: capOf('daily') },
+      { spent: parseDecimal(thisMonth) ?? decimalOf(0), cap: capOf('monthly') },
+    );
+  } catch (error) {
+    logger.debug({ err: errorMessage(error) }, 'accounting: cost status line skipped (spend unreadable)');
+    return undefined;
+  }
 }
 
 /**

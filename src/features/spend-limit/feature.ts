@@ -1,9 +1,32 @@
 /**
- * The spend-limit feature. It provides no service and no route: its filter (filters/spend-limit.ts) reserves against
- * the caps through the host's spend holds (`services.spend`), and `/usage/caps` is the dashboard's.
+ * The spend-limit feature. Its filter (filters/spend-limit.ts) reserves against the caps through the host's spend
+ * holds (`services.spend`), and `/usage/caps` is the dashboard's. It provides the caps the loaded spend-limit filter's
+ * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads.
  */
 import type { Feature } from '../../runtime/feature.js';
+import { spendCapsService, type SpendCaps } from '../../runtime/host/shipped-service-keys.js';
+import { effectiveCaps, isSpendCapValves } from '../../domain/usage/spend-caps.js';
+import { formatDecimal } from '../../domain/pricing/decimal.js';
 
 export function spendLimitFeature(): Feature {
-  return { name: 'spend-limit' };
+  return {
+    name: 'spend-limit',
+    services(host) {
+      const filters = host.filters ?? (() => []);
+      const caps: SpendCaps = {
+        async capsFor(user, now) {
+          // The first loaded filter with the spend-limit valves (as the dashboard's /usage/caps reads it).
+          const valves = filters().find((filter) => isSpendCapValves(filter.valves))?.valves;
+          if (!valves || !isSpendCapValves(valves)) return [];
+          const exempt = Array.isArray(valves.exempt_roles) ? valves.exempt_roles : [];
+          if (user.role && exempt.includes(user.role)) return [];
+          return effectiveCaps(valves, user, now).map((cap) => ({
+            kind: cap.period.kind,
+            limit: formatDecimal(cap.limit),
+          }));
+        },
+      };
+      host.provided.provide(spendCapsService, caps);
+    },
+  };
 }

@@ -66,3 +66,17 @@ export const contextStatsService = serviceKey<ContextStats>('context.stats');
 export const contextMetricsService = serviceKey<ContextMetrics>('context.metrics');
 /** Reply claims: pair the `openai-proxy`'s and the accounting outlet's records of one proxied reply. */
 export const replyClaimsService = serviceKey<ReplyClaims>('accounting.reply-claims');
+
+/** One spend cap in force for a user: its period and its limit in USD (an exact decimal string). */
+export interface SpendCapInForce {
+  kind: 'daily' | 'monthly';
+  limit: string;
+}
+
+/** The caps the loaded spend-limit filter's valves put on a user (none when no such filter is loaded or the role is exempt). */
+export interface SpendCaps {
+  capsFor(user: { id?: string; email?: string; role?: string }, now: number): Promise<SpendCapInForce[]>;
+}
+
+/** The spend-limit filter's caps per user, read from its valves (the accounting outlet's cost status line reads them). */
+export const spendCapsService = serviceKey<SpendCaps>('spend-limit.caps');
