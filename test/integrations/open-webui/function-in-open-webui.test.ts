@@ -173,6 +173,44 @@ describe('the generated Function loaded and called the way Open WebUI does, agai
     }
   });
 
+  it("shows each reply's cost and the user's day and month against their cap as a status line, unless they turn it off", async () => {
+    const user = { ...alice, id: 'erin' };
+    const result = await runFunction(source, valves, [
+      { hook: 'outlet', body: outletBody('chat-cost', 'a-cost-1', 0.0123), user },
+      {
+        hook: 'outlet',
+        body: outletBody('chat-cost', 'a-cost-2', 0.44),
+        user,
+        user_valves: { accounting_cost_status: null },
+      },
+      {
+        hook: 'outlet',
+        body: outletBody('chat-cost', 'a-cost-3', 0.01),
+        user,
+        user_valves: { accounting_cost_status: 'off' },
+      },
+    ]);
+    expect(result.user_valves_schema?.properties.accounting_cost_status.enum).toEqual(['default', 'on', 'off']);
+    const lines = result.steps.map((step) =>
+      step.events.filter((event) => event.data.description.startsWith('this reply')),
+    );
+    // The daily cap is the spend-limit filter's (set above); no monthly cap is set, so the month shows its spend alone.
+    expect(lines[0]).toEqual([
+      {
+        type: 'status',
+        data: { description: 'this reply $0.0123 · today $0.0123 of $2.00 · month $0.0123', done: true },
+      },
+    ]);
+    expect(lines[1]).toEqual([
+      {
+        type: 'status',
+        data: { description: 'this reply $0.4400 · today $0.4523 of $2.00 · month $0.4523', done: true },
+      },
+    ]);
+    expect(lines[2]).toEqual([]);
+    expect(result.steps.every((step) => step.ok)).toBe(true);
+  });
+
   it("shows a spend limit's refusal in the chat as the exception's message, whatever on_error says", async () => {
     const user = { ...alice, id: 'dave' };
     const spent = await runFunction(source, valves, [
