@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { redisAnswers } from '../../../test/helpers/redis-server.js';
 import { markdownTable } from '../table.js';
 import type { BenchServer } from './bench-server.js';
-import { inletBody, onSqliteThenRedis, outletBody, post, seedSpend, spentOf, userOf } from './near-cap.js';
+import { inlet, onSqliteThenRedis, outlet, post, seedSpend, spentOf } from './near-cap.js';
 
 /**
  * The near-cap burst by kind of model: users with a $0.10 monthly cap who already spent $0.05 of it; 1, 32 or 64
@@ -66,15 +66,14 @@ async function expectOk(response: Response, what: string): Promise<void> {
 
 async function burst(servers: BenchServer[], apiKey: string, userId: string, kind: Kind, clients: number) {
   const first = servers[0]!;
-  const user = userOf(userId, 'user');
-  await seedSpend(first.url, apiKey, user, START_USD);
+  await seedSpend(first.url, apiKey, userId, 'user', START_USD);
   let admitted = 0;
   let sequence = 0;
   const client = async (index: number) => {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const server = servers[(index + round) % servers.length]!;
       const id = `${userId}-${sequence++}`;
-      const envelope = inletBody(user, id, kind.model, kind.metadata);
+      const envelope = inlet(userId, id, kind);
       const limited = await post(server.url, apiKey, '/spend-limit/filter/inlet', envelope);
       if (limited.status === 429) {
         await limited.arrayBuffer();
@@ -93,7 +92,7 @@ async function burst(servers: BenchServer[], apiKey: string, userId: string, kin
           other.url,
           apiKey,
           '/accounting/filter/outlet',
-          outletBody(user, id, kind.outletModel, { prompt: 1000, completion: 500, cost: kind.reportedCost }),
+          outlet(userId, id, kind.outletModel, { prompt: 1000, completion: 500, cost: kind.reportedCost }),
         ),
         'outlet',
       );
@@ -110,7 +109,7 @@ async function runOn(backend: string, servers: BenchServer[], apiKey: string, ta
       servers[0]!.url,
       apiKey,
       '/accounting/filter/outlet',
-      outletBody(userOf(`teacher-${tag}`, 'user'), `teacher-${tag}`, 'newco/nova-1', {
+      outlet(`teacher-${tag}`, `teacher-${tag}`, 'newco/nova-1', {
         prompt: 1000,
         completion: 500,
         cost: REPLY_USD,

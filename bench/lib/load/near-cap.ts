@@ -2,12 +2,14 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { deletePrefixedKeys } from '../../../src/state/redis/delete-prefixed-keys.js';
+import { outlet } from '../../../test/caps/helpers/near-cap-burst.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 
-/** What the near-cap bursts (spend-burst.ts, model-burst.ts) share: their requests, filters and servers. */
-
-/** ~1,000 prompt tokens of openai/gpt-4o. */
-export const PROMPT = 'The quarterly report lists revenue by region and the notes explain each change. '.repeat(65);
+/**
+ * What the near-cap bursts (spend-burst.ts, model-burst.ts) share: their requests (the inlet and outlet bodies of the
+ * near-cap tests, test/caps/helpers/near-cap-burst.ts), filters and servers.
+ */
+export { inlet, outlet } from '../../../test/caps/helpers/near-cap-burst.js';
 
 export async function post(url: string, apiKey: string, route: string, body: unknown): Promise<Response> {
   return fetch(`${url}${route}`, {
@@ -17,68 +19,14 @@ export async function post(url: string, apiKey: string, route: string, body: unk
   });
 }
 
-/** The user of a burst: `userId`, in `role`. */
-export const userOf = (userId: string, role: string) => ({ id: userId, email: `${userId}@example.com`, role });
-
-/**
- * An accounting outlet for one reply of `model` with the provider's usage (and its reported `cost`, when given), as
- * Open WebUI 0.10+ sends it (no metadata).
- */
-export function outletBody(
-  user: ReturnType<typeof userOf>,
-  id: string,
-  model: string,
-  usage: { prompt: number; completion: number; cost?: number },
-) {
-  return {
-    user,
-    body: {
-      model,
-      chat_id: `chat-${user.id}`,
-      id,
-      messages: [
-        { id: `${id}-q`, role: 'user', content: PROMPT },
-        {
-          id,
-          role: 'assistant',
-          content: `reply ${id}`,
-          usage: {
-            prompt_tokens: usage.prompt,
-            completion_tokens: usage.completion,
-            total_tokens: usage.prompt + usage.completion,
-            ...(usage.cost === undefined ? {} : { cost: usage.cost }),
-          },
-        },
-      ],
-    },
-  };
-}
-
-/** The inlet of one request of `model` (max_tokens 500) in the user's chat; `metadata` adds to its metadata. */
-export function inletBody(
-  user: ReturnType<typeof userOf>,
-  id: string,
-  model: string,
-  metadata: Record<string, unknown> = {},
-) {
-  return {
-    user,
-    body: {
-      model,
-      max_tokens: 500,
-      messages: [{ role: 'user', content: PROMPT }],
-      metadata: { chat_id: `chat-${user.id}`, message_id: id, ...metadata },
-    },
-  };
-}
-
-/** Seed `user`'s month with `usd` of openai/gpt-4o prompt tokens ($2.50 per million), no completion. */
-export async function seedSpend(url: string, apiKey: string, user: ReturnType<typeof userOf>, usd: number) {
+/** Seed the month of `userId` (in `role`) with `usd` of openai/gpt-4o prompt tokens ($2.50 per million). */
+export async function seedSpend(url: string, apiKey: string, userId: string, role: string, usd: number) {
+  const usage = { prompt: Math.round(usd / 0.0000025), completion: 0 };
   const seeded = await post(
     url,
     apiKey,
     '/accounting/filter/outlet',
-    outletBody(user, `${user.id}-seed`, 'openai/gpt-4o', { prompt: Math.round(usd / 0.0000025), completion: 0 }),
+    outlet(userId, `${userId}-seed`, 'openai/gpt-4o', usage, role),
   );
   const text = await seeded.text();
   if (!seeded.ok) throw new Error(`seeding answered ${seeded.status}: ${text}`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startRedisSingle } from '../redis-topologies.js';
 import { markdownTable } from '../table.js';
 import type { BenchServer } from './bench-server.js';
-import { inletBody, onSqliteThenRedis, outletBody, post, seedSpend, spentOf, userOf } from './near-cap.js';
+import { inlet, onSqliteThenRedis, outlet, post, seedSpend, spentOf } from './near-cap.js';
 
 /**
  * The near-cap burst: users with a $0.10 monthly cap (role `burst`) who already spent $0.0975 or $0.05 of it;
@@ -38,8 +38,7 @@ async function burst(
   clients: number,
 ): Promise<Omit<BurstRow, 'backend'>> {
   const first = servers[0]!;
-  const user = userOf(userId, 'burst');
-  await seedSpend(first.url, apiKey, user, start);
+  await seedSpend(first.url, apiKey, userId, 'burst', start);
   let admitted = 0;
   let rejected = 0;
   let sequence = 0;
@@ -47,24 +46,29 @@ async function burst(
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const server = servers[(index + round) % servers.length]!;
       const id = `${userId}-${sequence++}`;
-      const inlet = await post(server.url, apiKey, '/spend-limit/filter/inlet', inletBody(user, id, MODEL));
-      await inlet.arrayBuffer();
-      if (inlet.status === 429) {
+      const limited = await post(
+        server.url,
+        apiKey,
+        '/spend-limit/filter/inlet',
+        inlet(userId, id, { model: MODEL }, 'burst'),
+      );
+      await limited.arrayBuffer();
+      if (limited.status === 429) {
         rejected++;
         return;
       }
-      if (!inlet.ok) throw new Error(`inlet answered ${inlet.status}`);
+      if (!limited.ok) throw new Error(`inlet answered ${limited.status}`);
       admitted++;
       // The reply on the other replica (when there are two), using all of max_tokens.
       const other = servers[(index + round + 1) % servers.length]!;
-      const outlet = await post(
+      const recorded = await post(
         other.url,
         apiKey,
         '/accounting/filter/outlet',
-        outletBody(user, id, MODEL, { prompt: 1000, completion: 500 }),
+        outlet(userId, id, MODEL, { prompt: 1000, completion: 500 }, 'burst'),
       );
-      await outlet.arrayBuffer();
-      if (!outlet.ok) throw new Error(`outlet answered ${outlet.status}`);
+      await recorded.arrayBuffer();
+      if (!recorded.ok) throw new Error(`outlet answered ${recorded.status}`);
     }
   };
   await Promise.all(Array.from({ length: clients }, (_, index) => client(index)));

@@ -49,7 +49,8 @@ export async function inletChain(server: ServerProcess, envelope: ReturnType<typ
   return post(server, '/accounting/filter/inlet', { user: envelope.user, body: limited.body });
 }
 
-export const userOf = (id: string) => ({ id, email: `${id}@example.com`, name: id, role: 'user' });
+/** The burst's user `id`, in `role` (the spend-limit valves' `role_limits` key). */
+export const userOf = (id: string, role = 'user') => ({ id, email: `${id}@example.com`, name: id, role });
 
 /** An outlet as Open WebUI 0.10+ sends it: `{model, messages, chat_id, session_id, id}`, no metadata. */
 export function outlet(
@@ -57,9 +58,10 @@ export function outlet(
   id: string,
   model: string,
   usage: { prompt: number; completion: number; cost?: number },
+  role?: string,
 ) {
   return {
-    user: userOf(userId),
+    user: userOf(userId, role),
     body: {
       model,
       chat_id: `chat-${userId}`,
@@ -84,9 +86,9 @@ export function outlet(
 }
 
 /** An inlet as Open WebUI's Pipelines connection sends it. */
-export function inlet(userId: string, id: string, spec: BurstModel) {
+export function inlet(userId: string, id: string, spec: Pick<BurstModel, 'model' | 'metadata'>, role?: string) {
   return {
-    user: userOf(userId),
+    user: userOf(userId, role),
     body: {
       model: spec.model,
       max_tokens: 500,
