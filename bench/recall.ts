@@ -10,9 +10,6 @@
  * `max_tokens` = the budget → contextOptions → planContext (model gpt-4o, real o200k tokens,
  * question and overheads included). Baselines keep the question and fill the same budget.
  */
-import contextFilter from '../filters/context.js';
-import { contextOptions } from '../src/features/context/index.js';
-import { noFlags } from '../src/runtime/host/flags-host.js';
 import { LruTokenCache, planContext, type EngineOptions } from '../src/domain/engine/index.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import { keptIndexes } from './lib/engine-selection.js';
@@ -23,6 +20,7 @@ import { selectionTokens, type SelectionInput } from './lib/selection.js';
 import { slidingWindow } from './lib/sliding-window.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { valvesOptions } from './lib/valves-options.js';
 
 const BUDGETS = [1000, 2000, 4000, 8000];
 const MODEL = 'gpt-4o';
@@ -41,8 +39,6 @@ interface Sample {
 const started = performance.now();
 const counter = new MessageTokenCounter();
 const tokenCache = new LruTokenCache(200_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 
 let sameRoleNeighbours = 0;
 let strictRequests = 0;
@@ -59,14 +55,7 @@ function sameRolePairs(messages: readonly unknown[]): number {
  */
 function viaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
   return ({ messages, budget }) => {
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      ...overrides,
-    };
+    const options = valvesOptions(budget, overrides);
     const result = planContext({ messages: [...messages], model: MODEL, options, tokenCache });
     if (options.roleAlternation === 'strict') {
       strictRequests += 1;
@@ -230,11 +219,7 @@ const defaultPairs = (() => {
   let pairs = 0;
   for (const conversation of conversations.slice(0, 1))
     for (const question of conversation.questions.slice(0, 50)) {
-      const options = contextOptions(
-        { ...valves, max_tokens: 2000 },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      );
+      const options = valvesOptions(2000);
       pairs += sameRolePairs(
         planContext({ messages: questionMessages(conversation, question), model: MODEL, options, tokenCache }).messages,
       );

@@ -1,12 +1,10 @@
-import contextFilter from '../../filters/context.js';
-import { contextOptions } from '../../src/features/context/index.js';
-import { noFlags } from '../../src/runtime/host/flags-host.js';
 import { type EngineOptions, LruTokenCache, planContext } from '../../src/domain/engine/index.js';
 import { keptIndexes } from './engine-selection.js';
 import type { LongMemEvalQuestion } from './longmemeval.js';
 import { mean } from './metrics.js';
 import { type SelectionInput, selectionTokens } from './selection.js';
 import { MessageTokenCounter } from './token-count.js';
+import { valvesOptions } from './valves-options.js';
 
 /** One question under one method and budget. */
 export interface RecallSample {
@@ -23,8 +21,6 @@ export interface RecallMethod {
 }
 
 const tokenCache = new LruTokenCache(400_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 
 /**
  * The context filter's own path: its valve defaults with `max_tokens` = the budget (plus overrides) → engine
@@ -32,14 +28,7 @@ const userValves = contextFilter.userValves!.parse({});
  */
 export function engineViaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
   return ({ messages, budget }) => {
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      ...overrides,
-    };
+    const options = valvesOptions(budget, overrides);
     return keptIndexes(planContext({ messages: [...messages], model: 'gpt-4o', options, tokenCache }).plan);
   };
 }
