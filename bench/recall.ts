@@ -18,7 +18,7 @@ import { mean } from './lib/metrics.js';
 import { previousDefault } from './lib/previous-default.js';
 import { selectionTokens, type SelectionInput } from './lib/selection.js';
 import { slidingWindow } from './lib/sliding-window.js';
-import { markdownTable, percent } from './lib/table.js';
+import { markdownTable, percent, tokensSentTable } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 import { valvesOptions } from './lib/valves-options.js';
 
@@ -191,15 +191,11 @@ console.log(
 
 console.log('\n## Tokens sent (mean; max) — real o200k tokens, overheads included\n');
 console.log(
-  markdownTable(
-    ['method', ...BUDGETS.map(label)],
-    methods.map((method) => [
-      method.name,
-      ...BUDGETS.map((budget) => {
-        const sent = pick(method.name, budget).map((sample) => sample.sent);
-        return `${Math.round(mean(sent))}; ${Math.max(...sent)}`;
-      }),
-    ]),
+  tokensSentTable(
+    methods.map((method) => method.name),
+    BUDGETS,
+    label,
+    (method, budget) => pick(method, budget).map((sample) => sample.sent),
   ),
 );
 
