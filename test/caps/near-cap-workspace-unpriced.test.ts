@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ServerProcess } from '../helpers/server-process.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { capServersForTests } from './helpers/cap-servers-for-tests.js';
 import {
   CAP_USD,
   nearCapBurst,
   outlet,
   post,
   SEEDED_USD,
-  startCapServers,
   type BurstModel,
   type BurstResult,
 } from './helpers/near-cap-burst.js';
@@ -54,13 +53,9 @@ function expectInsideTheCap(result: BurstResult, size: number, pricedAs?: string
 }
 
 describe('workspace and unpriced models near a cap, over HTTP against real servers', () => {
-  const servers: ServerProcess[] = [];
-  let stop: (() => Promise<void>) | undefined;
+  const servers = capServersForTests('caps', redisUrl);
 
   beforeAll(async () => {
-    const started = await startCapServers('caps', redisUrl);
-    servers.push(...started.servers);
-    stop = started.stop;
     // The unpriced model has been seen once: another user's reply of 1,500 tokens, reported at $0.0075.
     for (const server of [servers[0]!, ...(redisUrl ? [servers[1]!] : [])]) {
       const seen = await post(
@@ -70,10 +65,6 @@ describe('workspace and unpriced models near a cap, over HTTP against real serve
       );
       expect(seen.status).toBe(200);
     }
-  }, 120_000);
-
-  afterAll(async () => {
-    await stop?.();
   });
 
   for (const size of [32, 64]) {

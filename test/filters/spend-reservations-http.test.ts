@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type BurstModel, nearCapBurst, startCapServers } from '../caps/helpers/near-cap-burst.js';
+import { describe, expect, inject, it } from 'vitest';
+import { capServersForTests } from '../caps/helpers/cap-servers-for-tests.js';
+import { type BurstModel, nearCapBurst } from '../caps/helpers/near-cap-burst.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -28,18 +29,7 @@ function expectBounded(result: Awaited<ReturnType<typeof burst>>) {
 }
 
 describe('the near-cap burst over HTTP', () => {
-  const servers: ServerProcess[] = [];
-  let stop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    const started = await startCapServers('reserve-http', redisUrl);
-    servers.push(...started.servers);
-    stop = started.stop;
-  }, 120_000);
-
-  afterAll(async () => {
-    await stop?.();
-  });
+  const servers = capServersForTests('reserve-http', redisUrl);
 
   it('one SQLite server: 4 of 32 pass, the others get a JSON 429, the month ends within 105 % of the cap', async () => {
     expectBounded(await burst([servers[0]!], 'sqlite-user'));

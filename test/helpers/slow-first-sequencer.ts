@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const STARTERS = [
   'startServerProcess',
   'startCapServers',
+  'capServersForTests',
   'shippedServerForTests',
   'startOwnedRedis',
   'launchChromium',
