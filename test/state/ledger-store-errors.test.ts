@@ -9,6 +9,7 @@ import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { UsageRecord } from '../../src/domain/usage/types.js';
 import { createLedger } from '../../src/runtime/usage/ledger.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { serverCaller } from '../helpers/server-calls.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { captureLogger } from './helpers/capture-logger.js';
@@ -26,14 +27,9 @@ const KEY = 'store-errors-key-0123456789';
 const cleanups = cleanupsAfterEach();
 const outletBody = (id: string) => ledgerOutletBody('errors', id);
 
-async function post(server: ServerProcess, route: string, body: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = serverCaller(KEY);
+/** `POST route` on `server` with `body`, the API key: the status and the JSON answer. */
+const post = (server: ServerProcess, route: string, body: unknown) => call(server, 'POST', route, body);
 
 async function health(server: ServerProcess) {
   const response = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${KEY}` } });

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
+import { serverCaller } from '../../helpers/server-calls.js';
 import { deleteRedisPrefix } from '../../usage/helpers/ledger-fixtures.js';
 
 /**
@@ -30,14 +31,9 @@ export interface BurstModel {
   reportedCost?: number;
 }
 
-export async function post(server: ServerProcess, route: string, body: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = serverCaller(KEY);
+/** `POST route` on `server` with `body`, the API key: the status and the JSON answer. */
+export const post = (server: ServerProcess, route: string, body: unknown) => call(server, 'POST', route, body);
 
 /**
  * One request through the Pipelines server's filters, as Open WebUI calls them: each filter's inlet in ascending
