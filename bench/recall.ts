@@ -11,12 +11,13 @@
  * question and overheads included). Baselines keep the question and fill the same budget.
  */
 import { LruTokenCache, planContext, type EngineOptions } from '../src/domain/engine/index.js';
+import { evidenceRecall } from './lib/assistant-recall.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import { keptIndexes } from './lib/engine-selection.js';
 import { loadLocomo, LOCOMO_CATEGORIES, questionMessages } from './lib/locomo.js';
 import { mean } from './lib/metrics.js';
 import { previousDefault } from './lib/previous-default.js';
-import { selectionTokens, type SelectionInput } from './lib/selection.js';
+import type { SelectionInput } from './lib/selection.js';
 import { slidingWindow } from './lib/sliding-window.js';
 import { markdownTable, percent, tokensSentTable } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
@@ -87,16 +88,8 @@ for (const conversation of conversations) {
     const tokens = counter.messages(messages);
     for (const budget of BUDGETS) {
       for (const method of methods) {
-        const kept = method.select({ messages, tokens, budget });
-        const keptSet = new Set(kept);
-        const found = question.evidence.filter((index) => keptSet.has(index)).length;
-        samples.push({
-          method: method.name,
-          budget,
-          category: question.category,
-          recall: found / question.evidence.length,
-          sent: selectionTokens(tokens, kept),
-        });
+        const { recall, sent } = evidenceRecall(method, { messages, tokens, budget }, question.evidence);
+        samples.push({ method: method.name, budget, category: question.category, recall, sent });
       }
     }
   }

@@ -33,6 +33,21 @@ export function engineViaValves(overrides: Partial<EngineOptions> = {}): (input:
   };
 }
 
+/**
+ * One method at one budget on one question: the share of the evidence messages (`evidence`, indexes) it keeps, and
+ * the tokens it sends.
+ */
+export function evidenceRecall(
+  method: RecallMethod,
+  input: SelectionInput,
+  evidence: readonly number[],
+): { recall: number; sent: number } {
+  const kept = method.select(input);
+  const keptSet = new Set(kept);
+  const found = evidence.filter((index) => keptSet.has(index)).length;
+  return { recall: found / evidence.length, sent: selectionTokens(input.tokens, kept) };
+}
+
 /** Evidence recall of every method at every budget on every question (same token counting for all). */
 export function assistantRecall(
   questions: readonly LongMemEvalQuestion[],
@@ -45,16 +60,12 @@ export function assistantRecall(
     const tokens = counter.messages(question.messages);
     for (const budget of budgets) {
       for (const method of methods) {
-        const kept = method.select({ messages: question.messages, tokens, budget });
-        const keptSet = new Set(kept);
-        const found = question.evidence.filter((index) => keptSet.has(index)).length;
-        samples.push({
-          method: method.name,
-          budget,
-          type: question.type,
-          recall: found / question.evidence.length,
-          sent: selectionTokens(tokens, kept),
-        });
+        const { recall, sent } = evidenceRecall(
+          method,
+          { messages: question.messages, tokens, budget },
+          question.evidence,
+        );
+        samples.push({ method: method.name, budget, type: question.type, recall, sent });
       }
     }
   }
