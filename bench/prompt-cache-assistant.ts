@@ -11,10 +11,7 @@
  * Prefix reuse: tokens of the prompt before the question that repeat the previous request's sent messages from the
  * start ÷ those tokens. CACHE_ALGOS=a,b and CACHE_BUDGETS=2000,4000 narrow the run.
  */
-import contextFilter from '../filters/context.js';
 import { type AlgorithmName, LruTokenCache, planContext } from '../src/domain/engine/index.js';
-import { contextOptions } from '../src/features/context/index.js';
-import { noFlags } from '../src/runtime/host/flags-host.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import { keptIndexes } from './lib/engine-selection.js';
 import { LONGMEMEVAL_DEV_PATH, loadLongMemEval } from './lib/longmemeval.js';
@@ -22,6 +19,7 @@ import { mean } from './lib/metrics.js';
 import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { valvesOptions } from './lib/valves-options.js';
 
 const BUDGETS = process.env.CACHE_BUDGETS?.split(',').map(Number) ?? [2000, 4000];
 const ALGORITHMS = (process.env.CACHE_ALGOS?.split(',') as AlgorithmName[] | undefined) ?? ['recency', 'cache_stable'];
@@ -41,8 +39,6 @@ if (!questions) {
 }
 const counter = new MessageTokenCounter();
 const tokenCache = new LruTokenCache(400_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 const results = new Map<
   string,
   {
@@ -60,14 +56,7 @@ for (const budget of BUDGETS) {
   for (const algorithm of ALGORITHMS) {
     const total = { recalls: [] as number[], before: 0, repeated: 0, over: 0, mandatoryOver: 0, cuts: 0, requests: 0 };
     results.set(`${budget}|${algorithm}`, total);
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      algorithm,
-    };
+    const options = valvesOptions(budget, { algorithm });
     for (const question of questions) {
       const history = question.messages.slice(0, -1);
       const ask = question.messages.at(-1)!;

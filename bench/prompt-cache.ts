@@ -16,8 +16,6 @@
  * the algorithms named, CACHE_BUDGETS=2000,4000 only the budgets named.
  */
 import contextFilter from '../filters/context.js';
-import { contextOptions } from '../src/features/context/index.js';
-import { noFlags } from '../src/runtime/host/flags-host.js';
 import { LruTokenCache, planContext, type AlgorithmName } from '../src/domain/engine/index.js';
 import type { ChatMessage } from './lib/chat-message.js';
 import { replayMessages, replayRequests, REPLAY_PROTOCOL } from './lib/chat-replay.js';
@@ -27,6 +25,7 @@ import { mean } from './lib/metrics.js';
 import { commonPrefixLength, prefixTokens } from './lib/prefix-reuse.js';
 import { markdownTable, percent } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { valvesOptions } from './lib/valves-options.js';
 
 const BUDGETS = process.env.CACHE_BUDGETS?.split(',').map(Number) ?? [2000, 4000, 8000];
 const MODEL = 'gpt-4o';
@@ -62,8 +61,6 @@ interface Totals {
 const started = performance.now();
 const counter = new MessageTokenCounter();
 const tokenCache = new LruTokenCache(200_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 const conversations = loadLocomo();
 const totals = new Map<string, Totals>();
 
@@ -71,14 +68,7 @@ for (const budget of BUDGETS) {
   for (const algorithm of ALGORITHMS) {
     const total: Totals = { recalls: [], requests: 0, before: 0, repeated: 0, prompt: 0, over: 0, cuts: 0 };
     totals.set(`${budget}|${algorithm}`, total);
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      algorithm,
-    };
+    const options = valvesOptions(budget, { algorithm });
     conversations.forEach((conversation, index) => {
       const history = counter.messages(conversation.turns);
       let previousSequence: string[] | undefined;

@@ -14,7 +14,7 @@ import { bm25Selection } from './lib/bm25-selection.js';
 import { LONGMEMEVAL_DEV_PATH, loadLongMemEval } from './lib/longmemeval.js';
 import { mean } from './lib/metrics.js';
 import { slidingWindow } from './lib/sliding-window.js';
-import { markdownTable, percent } from './lib/table.js';
+import { markdownTable, percent, tokensSentTable } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
 
 const BUDGETS = [2000, 8000, 32000];
@@ -71,15 +71,11 @@ for (const budget of BUDGETS) {
 }
 console.log('\n## Tokens sent (mean; max) — real o200k tokens, overheads included\n');
 console.log(
-  markdownTable(
-    ['method', ...BUDGETS.map(label)],
-    methods.map((method) => [
-      method.name,
-      ...BUDGETS.map((budget) => {
-        const sent = samples.filter((s) => s.method === method.name && s.budget === budget).map((s) => s.sent);
-        return `${Math.round(mean(sent))}; ${Math.max(...sent)}`;
-      }),
-    ]),
+  tokensSentTable(
+    methods.map((method) => method.name),
+    BUDGETS,
+    label,
+    (method, budget) => samples.filter((s) => s.method === method && s.budget === budget).map((s) => s.sent),
   ),
 );
 console.log('');

@@ -10,19 +10,18 @@
  * `max_tokens` = the budget → contextOptions → planContext (model gpt-4o, real o200k tokens,
  * question and overheads included). Baselines keep the question and fill the same budget.
  */
-import contextFilter from '../filters/context.js';
-import { contextOptions } from '../src/features/context/index.js';
-import { noFlags } from '../src/runtime/host/flags-host.js';
 import { LruTokenCache, planContext, type EngineOptions } from '../src/domain/engine/index.js';
+import { evidenceRecall } from './lib/assistant-recall.js';
 import { bm25Selection } from './lib/bm25-selection.js';
 import { keptIndexes } from './lib/engine-selection.js';
 import { loadLocomo, LOCOMO_CATEGORIES, questionMessages } from './lib/locomo.js';
 import { mean } from './lib/metrics.js';
 import { previousDefault } from './lib/previous-default.js';
-import { selectionTokens, type SelectionInput } from './lib/selection.js';
+import type { SelectionInput } from './lib/selection.js';
 import { slidingWindow } from './lib/sliding-window.js';
-import { markdownTable, percent } from './lib/table.js';
+import { markdownTable, percent, tokensSentTable } from './lib/table.js';
 import { MessageTokenCounter } from './lib/token-count.js';
+import { valvesOptions } from './lib/valves-options.js';
 
 const BUDGETS = [1000, 2000, 4000, 8000];
 const MODEL = 'gpt-4o';
@@ -41,8 +40,6 @@ interface Sample {
 const started = performance.now();
 const counter = new MessageTokenCounter();
 const tokenCache = new LruTokenCache(200_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 
 let sameRoleNeighbours = 0;
 let strictRequests = 0;
@@ -59,14 +56,7 @@ function sameRolePairs(messages: readonly unknown[]): number {
  */
 function viaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
   return ({ messages, budget }) => {
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      ...overrides,
-    };
+    const options = valvesOptions(budget, overrides);
     const result = planContext({ messages: [...messages], model: MODEL, options, tokenCache });
     if (options.roleAlternation === 'strict') {
       strictRequests += 1;
@@ -98,16 +88,8 @@ for (const conversation of conversations) {
     const tokens = counter.messages(messages);
     for (const budget of BUDGETS) {
       for (const method of methods) {
-        const kept = method.select({ messages, tokens, budget });
-        const keptSet = new Set(kept);
-        const found = question.evidence.filter((index) => keptSet.has(index)).length;
-        samples.push({
-          method: method.name,
-          budget,
-          category: question.category,
-          recall: found / question.evidence.length,
-          sent: selectionTokens(tokens, kept),
-        });
+        const { recall, sent } = evidenceRecall(method, { messages, tokens, budget }, question.evidence);
+        samples.push({ method: method.name, budget, category: question.category, recall, sent });
       }
     }
   }
@@ -202,15 +184,11 @@ console.log(
 
 console.log('\n## Tokens sent (mean; max) — real o200k tokens, overheads included\n');
 console.log(
-  markdownTable(
-    ['method', ...BUDGETS.map(label)],
-    methods.map((method) => [
-      method.name,
-      ...BUDGETS.map((budget) => {
-        const sent = pick(method.name, budget).map((sample) => sample.sent);
-        return `${Math.round(mean(sent))}; ${Math.max(...sent)}`;
-      }),
-    ]),
+  tokensSentTable(
+    methods.map((method) => method.name),
+    BUDGETS,
+    label,
+    (method, budget) => pick(method, budget).map((sample) => sample.sent),
   ),
 );
 
@@ -230,11 +208,7 @@ const defaultPairs = (() => {
   let pairs = 0;
   for (const conversation of conversations.slice(0, 1))
     for (const question of conversation.questions.slice(0, 50)) {
-      const options = contextOptions(
-        { ...valves, max_tokens: 2000 },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      );
+      const options = valvesOptions(2000);
       pairs += sameRolePairs(
         planContext({ messages: questionMessages(conversation, question), model: MODEL, options, tokenCache }).messages,
       );

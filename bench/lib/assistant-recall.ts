@@ -1,12 +1,10 @@
-import contextFilter from '../../filters/context.js';
-import { contextOptions } from '../../src/features/context/index.js';
-import { noFlags } from '../../src/runtime/host/flags-host.js';
 import { type EngineOptions, LruTokenCache, planContext } from '../../src/domain/engine/index.js';
 import { keptIndexes } from './engine-selection.js';
 import type { LongMemEvalQuestion } from './longmemeval.js';
 import { mean } from './metrics.js';
 import { type SelectionInput, selectionTokens } from './selection.js';
 import { MessageTokenCounter } from './token-count.js';
+import { valvesOptions } from './valves-options.js';
 
 /** One question under one method and budget. */
 export interface RecallSample {
@@ -23,8 +21,6 @@ export interface RecallMethod {
 }
 
 const tokenCache = new LruTokenCache(400_000);
-const valves = contextFilter.valves!.parse({});
-const userValves = contextFilter.userValves!.parse({});
 
 /**
  * The context filter's own path: its valve defaults with `max_tokens` = the budget (plus overrides) → engine
@@ -32,16 +28,24 @@ const userValves = contextFilter.userValves!.parse({});
  */
 export function engineViaValves(overrides: Partial<EngineOptions> = {}): (input: SelectionInput) => number[] {
   return ({ messages, budget }) => {
-    const options = {
-      ...contextOptions(
-        { ...valves, max_tokens: budget },
-        { ...userValves, max_tokens: null, recent: null },
-        noFlags(),
-      ),
-      ...overrides,
-    };
+    const options = valvesOptions(budget, overrides);
     return keptIndexes(planContext({ messages: [...messages], model: 'gpt-4o', options, tokenCache }).plan);
   };
+}
+
+/**
+ * One method at one budget on one question: the share of the evidence messages (`evidence`, indexes) it keeps, and
+ * the tokens it sends.
+ */
+export function evidenceRecall(
+  method: RecallMethod,
+  input: SelectionInput,
+  evidence: readonly number[],
+): { recall: number; sent: number } {
+  const kept = method.select(input);
+  const keptSet = new Set(kept);
+  const found = evidence.filter((index) => keptSet.has(index)).length;
+  return { recall: found / evidence.length, sent: selectionTokens(input.tokens, kept) };
 }
 
 /** Evidence recall of every method at every budget on every question (same token counting for all). */
@@ -56,16 +60,12 @@ export function assistantRecall(
     const tokens = counter.messages(question.messages);
     for (const budget of budgets) {
       for (const method of methods) {
-        const kept = method.select({ messages: question.messages, tokens, budget });
-        const keptSet = new Set(kept);
-        const found = question.evidence.filter((index) => keptSet.has(index)).length;
-        samples.push({
-          method: method.name,
-          budget,
-          type: question.type,
-          recall: found / question.evidence.length,
-          sent: selectionTokens(tokens, kept),
-        });
+        const { recall, sent } = evidenceRecall(
+          method,
+          { messages: question.messages, tokens, budget },
+          question.evidence,
+        );
+        samples.push({ method: method.name, budget, type: question.type, recall, sent });
       }
     }
   }

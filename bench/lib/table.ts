@@ -1,3 +1,5 @@
+import { mean } from './metrics.js';
+
 /** Renders rows as a Markdown table with right-aligned numeric-looking cells. */
 export function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
@@ -11,4 +13,26 @@ export function markdownTable(header: readonly string[], rows: ReadonlyArray<rea
 /** Formats a share as a percentage with one decimal. */
 export function percent(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
+}
+
+/**
+ * The "tokens sent (mean; max)" table of a recall benchmark: a row per method, a column per budget (headed
+ * `label(budget)`), each cell the mean and the largest of `sent(method, budget)`.
+ */
+export function tokensSentTable(
+  methods: readonly string[],
+  budgets: readonly number[],
+  label: (budget: number) => string,
+  sent: (method: string, budget: number) => number[],
+): string {
+  return markdownTable(
+    ['method', ...budgets.map(label)],
+    methods.map((method) => [
+      method,
+      ...budgets.map((budget) => {
+        const tokens = sent(method, budget);
+        return `${Math.round(mean(tokens))}; ${Math.max(...tokens)}`;
+      }),
+    ]),
+  );
 }

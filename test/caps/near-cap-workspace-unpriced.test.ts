@@ -1,13 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { deleteRedisPrefix } from '../usage/helpers/ledger-fixtures.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { capServersForTests } from './helpers/cap-servers-for-tests.js';
 import {
   CAP_USD,
-  KEY,
   nearCapBurst,
   outlet,
   post,
@@ -59,32 +53,9 @@ function expectInsideTheCap(result: BurstResult, size: number, pricedAs?: string
 }
 
 describe('workspace and unpriced models near a cap, over HTTP against real servers', () => {
-  let root: string;
-  const servers: ServerProcess[] = [];
-  const prefix = `eunoe-test-caps-${randomBytes(4).toString('hex')}:`;
+  const servers = capServersForTests('caps', redisUrl);
 
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'eunoe-caps-'));
-    const filters = path.join(root, 'filters');
-    mkdirSync(filters);
-    const valves = path.join(root, 'valves');
-    mkdirSync(valves);
-    writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: CAP_USD }));
-    const env = (name: string, extra: Record<string, string> = {}) => ({
-      PIPELINES_API_KEY: KEY,
-      SHIPPED_FILTERS: 'spend-limit,accounting',
-      FILTERS_DIR: filters,
-      VALVES_DIR: valves,
-      DATA_DIR: path.join(root, name),
-      ...extra,
-    });
-    const starting = [startServerProcess(env('sqlite'))];
-    if (redisUrl)
-      starting.push(
-        startServerProcess(env('a', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
-        startServerProcess(env('b', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
-      );
-    servers.push(...(await Promise.all(starting)));
     // The unpriced model has been seen once: another user's reply of 1,500 tokens, reported at $0.0075.
     for (const server of [servers[0]!, ...(redisUrl ? [servers[1]!] : [])]) {
       const seen = await post(
@@ -94,12 +65,6 @@ describe('workspace and unpriced models near a cap, over HTTP against real serve
       );
       expect(seen.status).toBe(200);
     }
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
-    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   for (const size of [32, 64]) {

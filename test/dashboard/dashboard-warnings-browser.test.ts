@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -30,8 +30,7 @@ describe('dashboard warnings in a real browser', () => {
   let base: string;
   let failingBase: string;
   const servers: Server[] = [];
-  let browser: Chromium;
-  let launchError: Error | undefined;
+  const browser = chromiumForTests();
   const consoleErrors: string[] = [];
   // This month's replies (the page's default range), from 00:01 UTC today. acme/house-model-2026-preview is in no
   // price table: two of its replies came with the provider's cost ($0.0123 each), ten without (unpriced).
@@ -92,13 +91,10 @@ describe('dashboard warnings in a real browser', () => {
       servers.push(served.server);
       set(served.base);
     }
-    browser = await launchChromium().catch((error: Error) => {
-      launchError = error;
-      return undefined as unknown as Chromium;
-    });
+    await browser.launch();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await browser.close();
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
     await runtime?.dispose();
     await failing?.dispose();
@@ -106,8 +102,7 @@ describe('dashboard warnings in a real browser', () => {
   });
 
   async function openPage(origin: string, width = 1280): Promise<Page> {
-    if (launchError) throw launchError;
-    const page = await browser.context.newPage();
+    const page = await browser.newPage();
     await page.setViewportSize({ width, height: 900 });
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());

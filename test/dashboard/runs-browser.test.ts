@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunHead, RunRecord } from '../../src/features/context/runs/run-record.js';
 import type { ChatMessage } from '../../src/core/messages/chat-message.js';
-import { launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { fillerText } from '../filters/helpers/flag-chats.js';
@@ -19,8 +19,7 @@ describe('dashboard Runs view in a real browser', () => {
   let empty: TestRuntime;
   let server: Server;
   let emptyServer: Server;
-  let browser: Chromium;
-  let launchError: Error | undefined;
+  const browser = chromiumForTests();
   const consoleErrors: string[] = [];
   const chat = (turns: number, question: string): ChatMessage[] => [
     { role: 'system', content: 'You are a helpful assistant.' },
@@ -60,22 +59,18 @@ describe('dashboard Runs view in a real browser', () => {
     empty = await createTestRuntime({ filters: ['context.ts'] });
     ({ listening: server, base } = await listen(runtime.app));
     ({ listening: emptyServer, base: emptyBase } = await listen(empty.app));
-    browser = await launchChromium().catch((error: Error) => {
-      launchError = error;
-      return undefined as unknown as Chromium;
-    });
+    await browser.launch();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await browser.close();
     for (const listening of [server, emptyServer]) await new Promise((resolve) => listening?.close(resolve));
     await runtime?.dispose();
     await empty?.dispose();
   });
 
   async function openRuns(at: string, key: string, fragment = ''): Promise<Page> {
-    if (launchError) throw launchError;
     consoleErrors.length = 0;
-    const page = await browser.context.newPage();
+    const page = await browser.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });

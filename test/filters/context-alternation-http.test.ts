@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alternateRoles } from '../../src/domain/engine/constraints/alternate-roles.js';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { contextInlet } from './helpers/context-http.js';
 import {
   fillerText,
   labelOf,
@@ -173,14 +174,7 @@ describe('context filter: role_alternation over HTTP', () => {
   /** The weighting valve of the test being played (the strict replay uses the same). */
   let currentWeighting = 'keyword';
 
-  const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
-    const response = await request(runtime.app)
-      .post('/context/filter/inlet')
-      .set(runtime.auth)
-      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-      .expect(200);
-    return response.body.messages as Message[];
-  };
+  const inlet = (messages: Message[], chatId: string) => contextInlet(runtime, messages, chatId, user);
   const setValves = async (values: Record<string, string | number>) => {
     const form = Object.fromEntries(
       Object.entries({ max_tokens: MAX, recent: 4, algorithm: 'recency', weighting: 'keyword', ...values }).map(

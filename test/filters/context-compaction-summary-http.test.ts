@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEncoder, validateMessageOrder } from '../../src/domain/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { contextInlet, functionInlet as owuiInlet } from './helpers/context-http.js';
 import { chatReply, embeddingReply, startLoopback, type LoopbackServer } from '../llm/helpers/loopback-openai.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
 
@@ -75,30 +76,9 @@ describe("context filter: a history Open WebUI compacted keeps Open WebUI's summ
     await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(valves).expect(200);
   };
   /** The Function's inlet: the messages sent and the status line. */
-  const functionInlet = async (messages: Message[], chatId: string) => {
-    const response = await request(runtime.app)
-      .post('/integrations/open-webui/inlet')
-      .set(runtime.auth)
-      .send({
-        body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } },
-        user: { id: 'u-owui', role: 'user' },
-      })
-      .expect(200);
-    const events = response.body.events as Array<{ type: string; data: { description?: string } }>;
-    const status =
-      events.find((event) => event.type === 'status' && event.data.description?.startsWith('context:'))?.data
-        .description ?? '';
-    return { sent: response.body.body.messages as Message[], status };
-  };
+  const functionInlet = (messages: Message[], chatId: string) => owuiInlet(runtime, messages, chatId, 'u-owui');
   const user = { id: 'u-owui-note', email: 'n@example.com', name: 'N', role: 'user' };
-  const inlet = async (messages: Message[], chatId: string) =>
-    (
-      await request(runtime.app)
-        .post('/context/filter/inlet')
-        .set(runtime.auth)
-        .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-        .expect(200)
-    ).body.messages as Message[];
+  const inlet = (messages: Message[], chatId: string) => contextInlet(runtime, messages, chatId, user);
   const outlet = async (history: Message[], chatId: string, reply: string) => {
     const body = { model: 'gpt-4o', chat_id: chatId, messages: [...history, { role: 'assistant', content: reply }] };
     const response = await request(runtime.app)

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAGS_LINE_PREFIX } from '../../src/domain/flags/describe-flags.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { contextInlet } from './helpers/context-http.js';
 import {
   fillerText,
   label,
@@ -23,14 +24,7 @@ describe('context filter: every built-in flag changes the selection over HTTP', 
   let runtime: TestRuntime;
   const user = { id: 'u-flags', email: 'flags@example.com', name: 'F', role: 'user' };
 
-  const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
-    const response = await request(runtime.app)
-      .post('/context/filter/inlet')
-      .set(runtime.auth)
-      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-      .expect(200);
-    return response.body.messages as Message[];
-  };
+  const inlet = (messages: Message[], chatId: string) => contextInlet(runtime, messages, chatId, user);
   const outlet = async (messages: Message[], chatId: string, reply: string): Promise<string> => {
     const body = { model: 'gpt-4o', chat_id: chatId, messages: [...messages, { role: 'assistant', content: reply }] };
     const response = await request(runtime.app)

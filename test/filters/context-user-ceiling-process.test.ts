@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { shippedServerForTests } from '../helpers/shipped-server.js';
 import { fillerText, promptTokens, SYSTEM, type Message } from './helpers/flag-chats.js';
 
 /**
@@ -16,23 +13,7 @@ import { fillerText, promptTokens, SYSTEM, type Message } from './helpers/flag-c
 const KEY = 'user-ceiling-key';
 
 describe('a real server: the admin’s budget is a ceiling on what users set', () => {
-  let server: ServerProcess;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-ceiling-'));
-    server = await startServerProcess({
-      PIPELINES_API_KEY: KEY,
-      SHIPPED_FILTERS: 'context',
-      DATA_DIR: path.join(dir, 'data'),
-      FILTERS_DIR: path.join(dir, 'filters'),
-      VALVES_DIR: path.join(dir, 'valves'),
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = shippedServerForTests({ key: KEY, filters: 'context', label: 'ceiling' });
 
   const post = async (route: string, body: unknown) => {
     const response = await fetch(`${server.url}${route}`, {

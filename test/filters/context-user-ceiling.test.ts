@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { contextInlet, functionInlet as owuiInlet } from './helpers/context-http.js';
 import { fillerText, labels, promptTokens, SimulatedChat, SYSTEM, type Message } from './helpers/flag-chats.js';
 
 /**
@@ -30,37 +31,11 @@ describe('context filter: users cannot lift the admin’s budget unless allow_fu
   };
 
   /** The Pipelines inlet, as Open WebUI's Pipelines client calls it (`user.valves` may carry the user's valves). */
-  const inlet = async (messages: Message[], chatId: string, userId: string, valves?: Record<string, unknown>) => {
-    const user = { id: userId, role: 'user', ...(valves ? { valves } : {}) };
-    const response = await request(runtime.app)
-      .post('/context/filter/inlet')
-      .set(runtime.auth)
-      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-      .expect(200);
-    return response.body.messages as Message[];
-  };
+  const inlet = (messages: Message[], chatId: string, userId: string, valves?: Record<string, unknown>) =>
+    contextInlet(runtime, messages, chatId, { id: userId, role: 'user', ...(valves ? { valves } : {}) });
   /** The Function's inlet: the messages sent and the status line. */
-  const functionInlet = async (
-    messages: Message[],
-    chatId: string,
-    userId: string,
-    userValves?: Record<string, unknown>,
-  ) => {
-    const response = await request(runtime.app)
-      .post('/integrations/open-webui/inlet')
-      .set(runtime.auth)
-      .send({
-        body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } },
-        user: { id: userId, role: 'user' },
-        ...(userValves ? { user_valves: { context: userValves } } : {}),
-      })
-      .expect(200);
-    const events = response.body.events as Array<{ type: string; data: { description?: string } }>;
-    const status =
-      events.find((event) => event.type === 'status' && event.data.description?.startsWith('context:'))?.data
-        .description ?? '';
-    return { sent: response.body.body.messages as Message[], status };
-  };
+  const functionInlet = (messages: Message[], chatId: string, userId: string, userValves?: Record<string, unknown>) =>
+    owuiInlet(runtime, messages, chatId, userId, userValves);
   const setValves = async (values: Record<string, string | number | boolean>) => {
     const form = Object.fromEntries(
       Object.entries({ max_tokens: MAX, recent: 4, max_cost_usd: 0.002, allow_full: false, ...values }).map(

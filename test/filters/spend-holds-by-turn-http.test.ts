@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { serverCaller } from '../helpers/server-calls.js';
 import { deleteRedisPrefix } from '../usage/helpers/ledger-fixtures.js';
 
 /**
@@ -21,14 +22,9 @@ const KEY = 'holds-by-turn-key';
 const MODEL = 'openai/gpt-4o'; // bundled price table: $2.50 / M prompt, $10 / M completion tokens
 const redisUrl = inject('redisUrl');
 
-async function post(server: ServerProcess, route: string, body: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = serverCaller(KEY);
+/** `POST route` on `server` with `body`, the API key: the status and the JSON answer. */
+const post = (server: ServerProcess, route: string, body: unknown) => call(server, 'POST', route, body);
 
 const userOf = (id: string) => ({ id, email: `${id}@example.com`, name: id, role: 'user' });
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium package (`apt-get install chromium`; .ci/run installs it). No browser is downloaded. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -52,6 +52,30 @@ export async function launchChromium(
     async close() {
       await context.close().catch(() => undefined);
       rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A browser for the tests of one file: `launch()` (in beforeAll) never throws, so a missing browser fails every test
+ * here through `newPage()` (counted as failures in CI's summary), never skips them; `close()` in afterAll.
+ */
+export function chromiumForTests(options: Parameters<typeof launchChromium>[0] = {}) {
+  let browser: Chromium | undefined;
+  let launchError: Error | undefined;
+  return {
+    async launch(): Promise<void> {
+      browser = await launchChromium(options).catch((error: Error) => {
+        launchError = error;
+        return undefined;
+      });
+    },
+    async newPage(): Promise<Page> {
+      if (launchError || !browser) throw launchError ?? new Error('the browser was not launched');
+      return browser.context.newPage();
+    },
+    async close(): Promise<void> {
+      await browser?.close();
     },
   };
 }

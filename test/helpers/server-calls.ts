@@ -40,3 +40,24 @@ export function outletWithUsage(chatId: string, id: string, prompt: number, opti
     ],
   };
 }
+
+/**
+ * An outlet body in chat `chatId`: the reply `r-1` to `q-1`, 1,200 prompt + 350 completion tokens with the
+ * provider's reported cost ($0.0123, OpenRouter-style `usage.cost`).
+ */
+export function reportedReplyOutlet(chatId: string) {
+  return {
+    model: 'openai/gpt-4o',
+    messages: [
+      { id: 'q-1', role: 'user', content: 'Hi' },
+      {
+        id: 'r-1',
+        role: 'assistant',
+        content: 'Hello!',
+        usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 },
+      },
+    ],
+    chat_id: chatId,
+    id: 'r-1',
+  };
+}

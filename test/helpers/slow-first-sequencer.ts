@@ -7,11 +7,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * uncached sources): each costs seconds of a core (a server process is 2–3 s of CPU before it answers), far more
  * than the file's size says.
  */
-const PROCESS_STARTS = new RegExp(
-  `\\b(${['startServerProcess', 'startOwnedRedis', 'launchChromium', 'runFunction', 'copyPackage'].join('|')}` +
-    `|spawn|spawnSync|execFile|execFileSync)\\(`,
-  'g',
-);
+const STARTERS = [
+  'startServerProcess',
+  'startCapServers',
+  'capServersForTests',
+  'shippedServerForTests',
+  'startOwnedRedis',
+  'launchChromium',
+  'chromiumForTests',
+  'runFunction',
+  'copyPackage',
+];
+const PROCESS_STARTS = new RegExp(`\\b(${STARTERS.join('|')}|spawn|spawnSync|execFile|execFileSync)\\(`, 'g');
 /** What one such start costs, in the unit of the results cache (ms), when a file has no measured duration yet. */
 const MS_PER_START = 3000;
 

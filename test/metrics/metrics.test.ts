@@ -5,6 +5,7 @@ import { listenMetrics } from '../../src/runtime/metrics/listen-metrics.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { freePort } from '../helpers/redis-server.js';
+import { reportedReplyOutlet } from '../helpers/server-calls.js';
 import { filterSource } from '../server/helpers/filter-source.js';
 import { parsePrometheusText, sampleValue, type Sample } from './prometheus-text.js';
 
@@ -92,20 +93,7 @@ describe('GET /metrics', () => {
       .send({ body: { model: 'openai/gpt-4o', messages: longChat(12) }, user })
       .expect(200);
     expect(inlet.body.messages.length).toBeLessThan(25);
-    const outletBody = {
-      model: 'openai/gpt-4o',
-      messages: [
-        { id: 'q-1', role: 'user', content: 'Hi' },
-        {
-          id: 'r-1',
-          role: 'assistant',
-          content: 'Hello!',
-          usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 },
-        },
-      ],
-      chat_id: 'c-metrics',
-      id: 'r-1',
-    };
+    const outletBody = reportedReplyOutlet('c-metrics');
     await request(runtime.app)
       .post('/accounting/filter/outlet')
       .set(runtime.auth)

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startProbe } from '../../bench/lib/load/run-load.js';
 import { pseudoText } from '../../bench/lib/pseudo-text.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { shippedServerForTests } from '../helpers/shipped-server.js';
 
 /**
  * What one request may cost the event loop, in a real server process: another process polls `GET /` while one
@@ -53,20 +50,11 @@ const envelope = (messages: unknown[], keys = 0) => {
 };
 
 describe('one request cannot hold the event loop (a real server process)', () => {
-  let server: ServerProcess;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-event-loop-'));
-    server = await startServerProcess({
-      PIPELINES_API_KEY: KEY,
-      SHIPPED_FILTERS: 'context,system-prefix',
-      DATA_DIR: path.join(dir, 'data'),
-      FILTERS_DIR: path.join(dir, 'filters'),
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const server = shippedServerForTests({
+    key: KEY,
+    filters: 'context,system-prefix',
+    label: 'event-loop',
+    valves: false,
   });
 
   const inlet = async (filter: string, body: Buffer) => {

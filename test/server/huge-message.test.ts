@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pseudoText } from '../../bench/lib/pseudo-text.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { shippedServerForTests } from '../helpers/shipped-server.js';
 
 /**
  * A 20 MB message through the context filter must not hold the event loop much longer than the same body through a
@@ -27,22 +24,7 @@ function conversation(big: string) {
 }
 
 describe('a 20 MB message through the context inlet', () => {
-  let server: ServerProcess;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-huge-'));
-    server = await startServerProcess({
-      PIPELINES_API_KEY: KEY,
-      SHIPPED_FILTERS: 'context,system-prefix',
-      DATA_DIR: path.join(dir, 'data'),
-      FILTERS_DIR: path.join(dir, 'filters'),
-      VALVES_DIR: path.join(dir, 'valves'),
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = shippedServerForTests({ key: KEY, filters: 'context,system-prefix', label: 'huge' });
 
   const inlet = (filter: string, messages: unknown[]) =>
     fetch(`${server.url}/${filter}/filter/inlet`, {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_PHRASE_MAX, reasonPhrase } from '../../src/core/errors/index.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { listenOnLoopback, type LoopbackHttp } from '../helpers/loopback-server.js';
+import { reportedReplyOutlet } from '../helpers/server-calls.js';
 import { filterSource } from './helpers/filter-source.js';
 import { openRawSocket } from './helpers/raw-socket.js';
 
@@ -96,20 +97,7 @@ describe('a refusal carries its text in the HTTP reason phrase', () => {
       .set(runtime.auth)
       .send({ daily_limit_usd: 0.01 })
       .expect(200);
-    const outlet = {
-      model: 'openai/gpt-4o',
-      messages: [
-        { id: 'q-1', role: 'user', content: 'Hi' },
-        {
-          id: 'r-1',
-          role: 'assistant',
-          content: 'Hello!',
-          usage: { prompt_tokens: 1200, completion_tokens: 350, cost: 0.0123 },
-        },
-      ],
-      chat_id: 'c-reason',
-      id: 'r-1',
-    };
+    const outlet = reportedReplyOutlet('c-reason');
     await request(runtime.app)
       .post('/accounting/filter/outlet')
       .set(runtime.auth)

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { JournalReserve } from '../../src/state/journal/journal-reserve.js';
 import { LedgerQueue, reserveFile, type QueuedAppend } from '../../src/state/journal/ledger-queue.js';
 import { tempDir } from '../helpers/temp-store.js';
@@ -11,15 +11,13 @@ import { createLedger } from '../../src/runtime/usage/ledger.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { StateUnavailableError } from '../../src/core/errors/index.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
+import { fillUp, mountTmpfs } from './helpers/full-disk.js';
 
 /**
  * The ledger journal's room reserved on disk, on a real full file system (a tmpfs of 4 MB: mounting it needs root,
  * which CI has; without it these tests fail, they are not skipped).
  */
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 const item = (id: string): QueuedAppend => ({
   stream: 'ledger',
@@ -31,28 +29,10 @@ const item = (id: string): QueuedAppend => ({
 function fullDiskDir(): { dir: string; fill: () => () => void } {
   const { dir, remove } = tempDir('eunoe-reserve-');
   cleanups.push(remove);
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (error) {
-    throw new Error(`these tests mount a 4 MB tmpfs on ${dir} and need root for it: ${(error as Error).message}`);
-  }
-  cleanups.push(() => void execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+  cleanups.push(mountTmpfs(dir, '4m'));
   /** Fill the file system to the last byte; returns what frees it again. */
   const fill = () => {
-    const file = path.join(dir, 'filler');
-    const fd = fs.openSync(file, 'w');
-    for (let chunk = 1024 * 1024; chunk >= 1; chunk = Math.floor(chunk / 2)) {
-      const block = Buffer.alloc(chunk, 1);
-      for (;;) {
-        try {
-          fs.writeSync(fd, block);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-    fs.closeSync(fd);
+    const file = fillUp(dir);
     return () => fs.rmSync(file);
   };
   return { dir, fill };

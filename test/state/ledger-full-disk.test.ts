@@ -1,12 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import type { JsonAnswer } from '../helpers/server-calls.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { fillUp, ledgerOutletBody, mountTmpfs } from './helpers/full-disk.js';
 
 /**
  * "No answered record lost" on a full disk, in the default layout (SQLite, the ledger journal beside it in DATA_DIR):
@@ -17,23 +18,8 @@ import { waitFor } from '../helpers/wait-for.js';
  * Mounting a tmpfs needs root (CI runs as root); without it this test fails, it is not skipped.
  */
 const KEY = 'full-disk-key-0123456789';
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const outletBody = (id: string) => ({
-  body: {
-    model: 'openai/gpt-4o',
-    messages: [
-      { id: `u-${id}`, role: 'user', content: 'Hi' },
-      { id, role: 'assistant', content: 'Hello!', usage: { prompt_tokens: 1200, completion_tokens: 30 } },
-    ],
-    chat_id: 'c-full',
-    id,
-  },
-  user: { id: 'u-full', email: 'full@example.com', role: 'user' },
-});
+const cleanups = cleanupsAfterEach();
+const outletBody = (id: string) => ledgerOutletBody('full', id);
 
 async function get(server: ServerProcess, route: string) {
   const response = await fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${KEY}` } });
@@ -49,40 +35,6 @@ async function outlet(server: ServerProcess, id: string): Promise<number> {
   });
   await response.arrayBuffer();
   return response.status;
-}
-
-/** A real small file system: a tmpfs of `size` mounted on `dir` (root only), unmounted by the returned function. */
-function mountTmpfs(dir: string, size: string): () => void {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (error) {
-    throw new Error(
-      `the full-disk test mounts a ${size} tmpfs on ${dir} and needs root for it: ${(error as Error).message}`,
-    );
-  }
-  return () => execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-}
-
-/** Fill the file system holding `dir` to the last byte with one file; returns its path. */
-function fillUp(dir: string): string {
-  const file = path.join(dir, 'filler');
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (let chunk = 1024 * 1024; chunk >= 1; chunk = Math.floor(chunk / 2)) {
-      const block = Buffer.alloc(chunk, 1);
-      for (;;) {
-        try {
-          fs.writeSync(fd, block);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
 }
 
 describe('SQLite on a full disk: every outlet recorded or refused, never answered and lost', () => {

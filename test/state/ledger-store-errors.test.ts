@@ -3,14 +3,17 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { RedisStateStore } from '../../src/state/redis/redis-state-store.js';
 import type { UsageRecord } from '../../src/domain/usage/types.js';
 import { createLedger } from '../../src/runtime/usage/ledger.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { serverCaller } from '../helpers/server-calls.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { captureLogger } from './helpers/capture-logger.js';
+import { ledgerOutletBody } from './helpers/full-disk.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
@@ -21,32 +24,12 @@ import { usageRecord } from '../usage/helpers/usage-record.js';
  * journal and is retried until it lands, across a kill -9 too.
  */
 const KEY = 'store-errors-key-0123456789';
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
+const outletBody = (id: string) => ledgerOutletBody('errors', id);
 
-const outletBody = (id: string) => ({
-  body: {
-    model: 'openai/gpt-4o',
-    messages: [
-      { id: `u-${id}`, role: 'user', content: 'Hi' },
-      { id, role: 'assistant', content: 'Hello!', usage: { prompt_tokens: 1200, completion_tokens: 30 } },
-    ],
-    chat_id: 'c-errors',
-    id,
-  },
-  user: { id: 'u-errors', email: 'errors@example.com', role: 'user' },
-});
-
-async function post(server: ServerProcess, route: string, body: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = serverCaller(KEY);
+/** `POST route` on `server` with `body`, the API key: the status and the JSON answer. */
+const post = (server: ServerProcess, route: string, body: unknown) => call(server, 'POST', route, body);
 
 async function health(server: ServerProcess) {
   const response = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${KEY}` } });

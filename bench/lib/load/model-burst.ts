@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { Redis } from 'ioredis';
-import { deletePrefixedKeys } from '../../../src/state/redis/delete-prefixed-keys.js';
 import { redisAnswers } from '../../../test/helpers/redis-server.js';
 import { markdownTable } from '../table.js';
-import { startBenchServer, type BenchServer } from './bench-server.js';
+import type { BenchServer } from './bench-server.js';
+import { inlet, onSqliteThenRedis, outlet, post, seedSpend, spentOf } from './near-cap.js';
 
 /**
  * The near-cap burst by kind of model: users with a $0.10 monthly cap who already spent $0.05 of it; 1, 32 or 64
@@ -27,7 +24,6 @@ const START_USD = 0.05;
 const REPLY_USD = 0.0075;
 const MAX_ROUNDS = 50;
 const CLIENTS = [1, 32, 64];
-const PROMPT = 'The quarterly report lists revenue by region and the notes explain each change. '.repeat(65);
 /** The bound: the cap plus one reply's cost, in % of the cap. */
 export const BOUND_PERCENT = ((CAP_USD + REPLY_USD) / CAP_USD) * 100;
 
@@ -63,42 +59,6 @@ interface Row {
   spent: number;
 }
 
-async function post(url: string, apiKey: string, route: string, body: unknown): Promise<Response> {
-  return fetch(`${url}${route}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
-
-const userOf = (userId: string) => ({ id: userId, email: `${userId}@example.com`, role: 'user' });
-
-/** An accounting outlet as Open WebUI 0.10+ sends it (no metadata). */
-function outletBody(userId: string, id: string, model: string, prompt: number, completion: number, cost?: number) {
-  return {
-    user: userOf(userId),
-    body: {
-      model,
-      chat_id: `chat-${userId}`,
-      id,
-      messages: [
-        { id: `${id}-q`, role: 'user', content: PROMPT },
-        {
-          id,
-          role: 'assistant',
-          content: `reply ${id}`,
-          usage: {
-            prompt_tokens: prompt,
-            completion_tokens: completion,
-            total_tokens: prompt + completion,
-            ...(cost === undefined ? {} : { cost }),
-          },
-        },
-      ],
-    },
-  };
-}
-
 async function expectOk(response: Response, what: string): Promise<void> {
   const text = await response.text();
   if (!response.ok) throw new Error(`${what} answered ${response.status}: ${text}`);
@@ -106,30 +66,14 @@ async function expectOk(response: Response, what: string): Promise<void> {
 
 async function burst(servers: BenchServer[], apiKey: string, userId: string, kind: Kind, clients: number) {
   const first = servers[0]!;
-  await expectOk(
-    await post(
-      first.url,
-      apiKey,
-      '/accounting/filter/outlet',
-      outletBody(userId, `${userId}-seed`, 'openai/gpt-4o', Math.round(START_USD / 0.0000025), 0),
-    ),
-    'seeding',
-  );
+  await seedSpend(first.url, apiKey, userId, 'user', START_USD);
   let admitted = 0;
   let sequence = 0;
   const client = async (index: number) => {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const server = servers[(index + round) % servers.length]!;
       const id = `${userId}-${sequence++}`;
-      const envelope = {
-        user: userOf(userId),
-        body: {
-          model: kind.model,
-          max_tokens: 500,
-          messages: [{ role: 'user', content: PROMPT }],
-          metadata: { chat_id: `chat-${userId}`, message_id: id, ...kind.metadata },
-        },
-      };
+      const envelope = inlet(userId, id, kind);
       const limited = await post(server.url, apiKey, '/spend-limit/filter/inlet', envelope);
       if (limited.status === 429) {
         await limited.arrayBuffer();
@@ -148,18 +92,14 @@ async function burst(servers: BenchServer[], apiKey: string, userId: string, kin
           other.url,
           apiKey,
           '/accounting/filter/outlet',
-          outletBody(userId, id, kind.outletModel, 1000, 500, kind.reportedCost),
+          outlet(userId, id, kind.outletModel, { prompt: 1000, completion: 500, cost: kind.reportedCost }),
         ),
         'outlet',
       );
     }
   };
   await Promise.all(Array.from({ length: clients }, (_, index) => client(index)));
-  const usage = await fetch(`${first.url}/usage?user=${encodeURIComponent(userId)}&limit=1`, {
-    headers: { Authorization: `Bearer ${apiKey}` },
-  });
-  const totals = ((await usage.json()) as { totals: { cost: string } }).totals;
-  return { admitted, spent: Number(totals.cost) };
+  return { admitted, spent: await spentOf(first.url, apiKey, userId) };
 }
 
 async function runOn(backend: string, servers: BenchServer[], apiKey: string, tag: string, rows: Row[]) {
@@ -169,7 +109,11 @@ async function runOn(backend: string, servers: BenchServer[], apiKey: string, ta
       servers[0]!.url,
       apiKey,
       '/accounting/filter/outlet',
-      outletBody(`teacher-${tag}`, `teacher-${tag}`, 'newco/nova-1', 1000, 500, REPLY_USD),
+      outlet(`teacher-${tag}`, `teacher-${tag}`, 'newco/nova-1', {
+        prompt: 1000,
+        completion: 500,
+        cost: REPLY_USD,
+      }),
     ),
     'the unpriced model seen once',
   );
@@ -180,21 +124,6 @@ async function runOn(backend: string, servers: BenchServer[], apiKey: string, ta
     }
 }
 
-function prepare(codeRoot: string, root: string) {
-  const filters = path.join(root, 'filters');
-  const valves = path.join(root, 'valves');
-  mkdirSync(filters, { recursive: true });
-  mkdirSync(valves, { recursive: true });
-  for (const name of ['spend-limit.ts', 'accounting.ts']) {
-    const target = path.join(filters, name);
-    copyFileSync(path.join(codeRoot, 'filters', name), target);
-    writeFileSync(target, readFileSync(target, 'utf8').replaceAll("'../src/", `'${path.join(codeRoot, 'src')}/`));
-  }
-  writeFileSync(path.join(root, 'package.json'), '{"type":"module"}\n');
-  writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: CAP_USD }));
-  return { filters, valves };
-}
-
 /** Run the burst by kind of model against `codeRoot` (servers of its own under `root`): the table and the worst %. */
 export async function runModelBurst(options: {
   codeRoot: string;
@@ -202,35 +131,21 @@ export async function runModelBurst(options: {
   apiKey: string;
 }): Promise<{ table: string; worstPercent: number }> {
   const { codeRoot, root, apiKey } = options;
-  const { filters, valves } = prepare(codeRoot, root);
   const rows: Row[] = [];
   const tag = randomBytes(3).toString('hex');
-  const common = { PIPELINES_API_KEY: apiKey, FILTERS_DIR: filters, VALVES_DIR: valves };
-  const sqlite = await startBenchServer(codeRoot, { ...common, DATA_DIR: path.join(root, 'data-sqlite') });
-  try {
-    await runOn('sqlite (1 server)', [sqlite], apiKey, tag, rows);
-  } finally {
-    await sqlite.stop();
-  }
-  const redisUrl =
-    process.env.REDIS_URL ?? ((await redisAnswers('127.0.0.1', 6379)) ? 'redis://127.0.0.1:6379' : undefined);
-  if (redisUrl) {
-    const prefix = `eunoe-bench-model-burst-${tag}:`;
-    const env = (name: string) => ({
-      ...common,
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: prefix,
-      DATA_DIR: path.join(root, `data-${name}`),
-    });
-    const replicas = await Promise.all([startBenchServer(codeRoot, env('a')), startBenchServer(codeRoot, env('b'))]);
-    try {
-      await runOn('redis (2 replicas)', replicas, apiKey, tag, rows);
-    } finally {
-      await Promise.all(replicas.map((replica) => replica.stop()));
-      const admin = new Redis(redisUrl);
-      await deletePrefixedKeys(admin, prefix).finally(() => admin.disconnect());
-    }
-  }
+  await onSqliteThenRedis({
+    codeRoot,
+    root,
+    apiKey,
+    spendLimitValves: { monthly_limit_usd: CAP_USD },
+    redis: async () => {
+      const url =
+        process.env.REDIS_URL ?? ((await redisAnswers('127.0.0.1', 6379)) ? 'redis://127.0.0.1:6379' : undefined);
+      return url === undefined ? undefined : { url };
+    },
+    prefix: `eunoe-bench-model-burst-${tag}:`,
+    run: (backend, servers) => runOn(backend, servers, apiKey, tag, rows),
+  });
   const fmt = (value: number, digits: number) => value.toFixed(digits);
   // What the replies cost (each $0.0075), whatever was recorded: a reply recorded at $0 still cost its owner.
   const owed = (row: Row) => START_USD + row.admitted * REPLY_USD;

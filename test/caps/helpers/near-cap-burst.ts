@@ -1,4 +1,10 @@
-import type { ServerProcess } from '../../helpers/server-process.js';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
+import { serverCaller } from '../../helpers/server-calls.js';
+import { deleteRedisPrefix } from '../../usage/helpers/ledger-fixtures.js';
 
 /**
  * The near-cap burst against real server processes, for a model as Open WebUI's Pipelines connection sends it: a
@@ -25,14 +31,9 @@ export interface BurstModel {
   reportedCost?: number;
 }
 
-export async function post(server: ServerProcess, route: string, body: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = serverCaller(KEY);
+/** `POST route` on `server` with `body`, the API key: the status and the JSON answer. */
+export const post = (server: ServerProcess, route: string, body: unknown) => call(server, 'POST', route, body);
 
 /**
  * One request through the Pipelines server's filters, as Open WebUI calls them: each filter's inlet in ascending
@@ -44,7 +45,8 @@ export async function inletChain(server: ServerProcess, envelope: ReturnType<typ
   return post(server, '/accounting/filter/inlet', { user: envelope.user, body: limited.body });
 }
 
-export const userOf = (id: string) => ({ id, email: `${id}@example.com`, name: id, role: 'user' });
+/** The burst's user `id`, in `role` (the spend-limit valves' `role_limits` key). */
+export const userOf = (id: string, role = 'user') => ({ id, email: `${id}@example.com`, name: id, role });
 
 /** An outlet as Open WebUI 0.10+ sends it: `{model, messages, chat_id, session_id, id}`, no metadata. */
 export function outlet(
@@ -52,9 +54,10 @@ export function outlet(
   id: string,
   model: string,
   usage: { prompt: number; completion: number; cost?: number },
+  role?: string,
 ) {
   return {
-    user: userOf(userId),
+    user: userOf(userId, role),
     body: {
       model,
       chat_id: `chat-${userId}`,
@@ -79,9 +82,9 @@ export function outlet(
 }
 
 /** An inlet as Open WebUI's Pipelines connection sends it. */
-export function inlet(userId: string, id: string, spec: BurstModel) {
+export function inlet(userId: string, id: string, spec: Pick<BurstModel, 'model' | 'metadata'>, role?: string) {
   return {
-    user: userOf(userId),
+    user: userOf(userId, role),
     body: {
       model: spec.model,
       max_tokens: 500,
@@ -105,6 +108,8 @@ export async function usageOf(server: ServerProcess, userId: string): Promise<Us
 
 export interface BurstResult {
   statuses: number[];
+  /** The burst's inlet answers, in the order of `statuses`. */
+  answers: Array<{ status: number; body: Record<string, unknown> }>;
   admitted: number;
   /** The month's recorded spend after every admitted reply, USD. */
   spent: number;
@@ -144,9 +149,52 @@ export async function nearCapBurst(
   const after = await inletChain(servers.at(-1)!, inlet(userId, `${userId}-after`, spec));
   return {
     statuses: answers.map((answer) => answer.status),
+    answers,
     admitted: admitted.length,
     spent: Number(usage.totals.cost),
     replies: usage.records.filter((record) => record.messageId !== `${userId}-seed`),
     after: after.status,
+  };
+}
+
+/**
+ * The servers of a near-cap burst: one SQLite server, and (with `redisUrl`) two replicas on one Redis under a prefix
+ * of their own; the shipped spend-limit and accounting filters in the server's thread as deployed, a $0.10 monthly
+ * cap for every user. `stop` stops them and removes their files and Redis keys.
+ */
+export async function startCapServers(
+  label: string,
+  redisUrl: string | undefined,
+): Promise<{ servers: ServerProcess[]; stop: () => Promise<void> }> {
+  const root = mkdtempSync(path.join(os.tmpdir(), `eunoe-${label}-`));
+  const prefix = `eunoe-test-${label}-${randomBytes(4).toString('hex')}:`;
+  const filters = path.join(root, 'filters');
+  mkdirSync(filters);
+  const valves = path.join(root, 'valves');
+  mkdirSync(valves);
+  writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: CAP_USD }));
+  const env = (name: string, extra: Record<string, string> = {}) => ({
+    PIPELINES_API_KEY: KEY,
+    // The shipped filters, in the server's thread as deployed (filter workers are not the subject here).
+    SHIPPED_FILTERS: 'spend-limit,accounting',
+    FILTERS_DIR: filters,
+    VALVES_DIR: valves,
+    DATA_DIR: path.join(root, name),
+    ...extra,
+  });
+  const starting = [startServerProcess(env('sqlite'))];
+  if (redisUrl)
+    starting.push(
+      startServerProcess(env('a', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
+      startServerProcess(env('b', { REDIS_URL: redisUrl, REDIS_PREFIX: prefix })),
+    );
+  const servers = await Promise.all(starting);
+  return {
+    servers,
+    stop: async () => {
+      await Promise.all(servers.map((server) => server.stop()));
+      if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }
