@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { redisAnswers } from '../../../test/helpers/redis-server.js';
+import { startRedisSingle } from '../redis-topologies.js';
 import { markdownTable } from '../table.js';
 import type { BenchServer } from './bench-server.js';
 import { inlet, onSqliteThenRedis, outlet, post, seedSpend, spentOf } from './near-cap.js';
@@ -138,10 +138,11 @@ export async function runModelBurst(options: {
     root,
     apiKey,
     spendLimitValves: { monthly_limit_usd: CAP_USD },
+    // A redis-server of its own on a free port, or EUNOE_TEST_REDIS_URL (never whatever answers on 6379).
     redis: async () => {
-      const url =
-        process.env.REDIS_URL ?? ((await redisAnswers('127.0.0.1', 6379)) ? 'redis://127.0.0.1:6379' : undefined);
-      return url === undefined ? undefined : { url };
+      if (process.env.EUNOE_TEST_REDIS_URL) return { url: process.env.EUNOE_TEST_REDIS_URL };
+      const own = await startRedisSingle().catch(() => undefined);
+      return own && { url: own.env.REDIS_URL!, stop: own.stop };
     },
     prefix: `eunoe-bench-model-burst-${tag}:`,
     run: (backend, servers) => runOn(backend, servers, apiKey, tag, rows),
