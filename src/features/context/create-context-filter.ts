@@ -1,21 +1,23 @@
 import { defineFilter } from '../../runtime/host/define-filter.js';
 import { contextUserValves, contextValves } from './context-valves.js';
-import { closeContext, contextInlet, contextOutlet, warmContext } from './context-filter.js';
+import { createContextHooks } from './context-filter.js';
 
 /**
  * The context filter (filters/context.ts): on every inlet, scores the history against the current question and keeps,
  * summarizes or drops messages under the token/cost budget, obeying the chat's `!flags`; on outlet, notes under the
- * reply. Its hooks share the process's token cache and LLM clients: one context filter per process.
+ * reply. Each filter it makes has its own token cache, LLM clients and ahead-of-time runner (its onShutdown closes
+ * them): two context filters in one process share nothing.
  */
 export function createContextFilter() {
+  const hooks = createContextHooks();
   return defineFilter({
     name: 'Context Budget',
     valves: contextValves,
     userValves: contextUserValves,
     defaultFlagsValve: 'default_flags',
-    inlet: contextInlet,
-    outlet: contextOutlet,
-    onStartup: warmContext,
-    onShutdown: closeContext,
+    inlet: hooks.inlet,
+    outlet: hooks.outlet,
+    onStartup: hooks.warm,
+    onShutdown: hooks.close,
   });
 }
