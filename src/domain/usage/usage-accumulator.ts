@@ -3,7 +3,8 @@ import { recordTotals } from './daily-usage.js';
 import type { UsageGroupBy, UsageTotals, UsageRecord, UsageSummary, PartialTotals } from './types.js';
 export type { PartialTotals } from './types.js';
 
-const empty = (): PartialTotals => ({
+/** Totals of no record. */
+export const emptyTotals = (): PartialTotals => ({
   records: 0,
   promptTokens: 0,
   completionTokens: 0,
@@ -25,7 +26,7 @@ export function groupKeyOf(record: UsageRecord, groupBy: UsageGroupBy): string {
 
 /** Adds up records, or partial totals per group from a store's own aggregation, exactly. */
 export class UsageAccumulator {
-  private readonly all = empty();
+  private readonly all = emptyTotals();
   private readonly groups = new Map<string, PartialTotals>();
 
   constructor(private readonly groupBy?: UsageGroupBy) {}
@@ -37,11 +38,11 @@ export class UsageAccumulator {
 
   /** Add already-summed totals of one group. */
   addPartial(key: string, part: PartialTotals): void {
-    addInto(this.all, part);
+    addTotals(this.all, part);
     if (!this.groupBy) return;
     let group = this.groups.get(key);
-    if (!group) this.groups.set(key, (group = empty()));
-    addInto(group, part);
+    if (!group) this.groups.set(key, (group = emptyTotals()));
+    addTotals(group, part);
   }
 
   /** Totals, and groups sorted by key when grouping. */
@@ -55,7 +56,8 @@ export class UsageAccumulator {
   }
 }
 
-function addInto(target: PartialTotals, part: PartialTotals): void {
+/** Add `part` into `target`, field by field (cost exact). */
+export function addTotals(target: PartialTotals, part: PartialTotals): void {
   target.records += part.records;
   target.promptTokens += part.promptTokens;
   target.completionTokens += part.completionTokens;

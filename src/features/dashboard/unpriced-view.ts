@@ -1,8 +1,8 @@
 import { formatDecimal, type Decimal } from '../../domain/pricing/decimal.js';
 import { dayStart } from '../../domain/usage/day-range.js';
 import { recordTotals } from '../../domain/usage/daily-usage.js';
-import { groupKeyOf } from '../../domain/usage/usage-accumulator.js';
-import type { DailyRow, Ledger, PartialTotals } from '../../domain/usage/types.js';
+import { addTotals, emptyTotals, groupKeyOf } from '../../domain/usage/usage-accumulator.js';
+import type { DailyRow, Ledger } from '../../domain/usage/types.js';
 import type { DayRange } from './range-query.js';
 
 /** The tokens of a set of replies, and their count. */
@@ -39,26 +39,6 @@ export interface UnpricedView extends DayRange {
 
 const DAY = 86_400_000;
 
-const none = (): PartialTotals => ({
-  records: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  cachedTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  totalTokens: 0,
-  estimated: 0,
-  unpriced: 0,
-  cost: 0n,
-});
-
-function addInto(target: PartialTotals, part: PartialTotals): void {
-  for (const field of Object.keys(target) as Array<keyof PartialTotals>) {
-    if (field === 'cost') target.cost += part.cost;
-    else target[field] += part[field];
-  }
-}
-
 const tokensOf = (totals: UnpricedTokens): UnpricedTokens => ({
   records: totals.records,
   promptTokens: totals.promptTokens,
@@ -86,17 +66,17 @@ export async function unpricedView(ledger: Pick<Ledger, 'daily' | 'scan'>, range
   const estimates = new Map<string, Decimal>();
   for (const [model, days] of byModel) {
     if (!days.some((row) => row.totals.unpriced > 0)) continue;
-    const unpriced = none();
-    const priced = none();
+    const unpriced = emptyTotals();
+    const priced = emptyTotals();
     for (const row of days) {
-      if (row.totals.unpriced === 0) addInto(priced, row.totals);
-      else if (row.totals.unpriced === row.totals.records) addInto(unpriced, row.totals);
+      if (row.totals.unpriced === 0) addTotals(priced, row.totals);
+      else if (row.totals.unpriced === row.totals.records) addTotals(unpriced, row.totals);
       else {
         const from = dayStart(row.day);
         await ledger.scan({ from, to: from + DAY, model }, (chunk) => {
           for (const record of chunk) {
             if (groupKeyOf(record, 'model') !== model) continue; // the model filter also matches other keys
-            addInto(record.costSource === 'unpriced' ? unpriced : priced, recordTotals(record));
+            addTotals(record.costSource === 'unpriced' ? unpriced : priced, recordTotals(record));
           }
         });
       }
@@ -115,10 +95,10 @@ export async function unpricedView(ledger: Pick<Ledger, 'daily' | 'scan'>, range
     });
   }
   models.sort((a, b) => b.records - a.records || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
-  const totals = none();
+  const totals = emptyTotals();
   let estimate: Decimal | null = null;
   for (const model of models) {
-    addInto(totals, { ...none(), ...tokensOf(model) });
+    addTotals(totals, { ...emptyTotals(), ...tokensOf(model) });
     const known = estimates.get(model.model);
     if (known !== undefined) estimate = (estimate ?? 0n) + known;
   }
