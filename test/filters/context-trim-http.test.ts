@@ -2,7 +2,9 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { detailsResults, escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
+import type { RunHead, RunRecord } from '../../src/features/context/runs/run-record.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
 
 /**
@@ -121,6 +123,38 @@ describe('context filter: trimming long tool results over HTTP', () => {
     ).toBe(true);
     expect(sent[0]).toEqual(history[0]);
     expect(sent.at(-1)).toEqual(QUESTION);
+  });
+
+  it('the run record marks the trimmed message: its size before and the lines left out', async () => {
+    await setValves({});
+    const history = toolChat();
+    const sent = await inlet(structuredClone(history), 'trim-run');
+    let heads: RunHead[] = [];
+    await waitFor(
+      async () => {
+        const response = await request(runtime.app).get('/runs?chat=trim-run').set(runtime.auth).expect(200);
+        heads = response.body.runs as RunHead[];
+        return heads.length > 0;
+      },
+      { timeoutMs: 30_000 },
+    );
+    const run = (await request(runtime.app).get(`/runs/${heads[0]!.id}`).set(runtime.auth).expect(200))
+      .body as RunRecord;
+    const toolIndex = history.findIndex((message) => message.role === 'tool');
+    const tool = run.messages[toolIndex]!;
+    const sentTool = sent.find((message) => message.role === 'tool')!;
+    const markers = [...(sentTool.content as string).matchAll(/^… ([\d,]+) lines left out …$/gm)];
+    const leftOut = markers.reduce((sum, marker) => sum + Number(marker[1]!.replace(/,/g, '')), 0);
+    expect(tool.disposition).toBe('kept');
+    expect(tool.trimmed).toEqual({
+      tokensBefore: promptTokens([history[toolIndex]!]) - 3,
+      leftOut,
+      unit: 'lines',
+    });
+    expect(tool.trimmed!.tokensBefore).toBeGreaterThan(tool.tokens);
+    expect(tool.reason).toContain(`trimmed from ${tool.trimmed!.tokensBefore.toLocaleString('en-US')} tokens`);
+    // Only the trimmed message carries it.
+    expect(run.messages.filter((message) => message.trimmed)).toEqual([tool]);
   });
 
   it('trim_exclude_tools and trim_tool_results off: the result is kept or dropped whole, never cut', async () => {

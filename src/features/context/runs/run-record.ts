@@ -2,7 +2,7 @@
  * A run record: what one context inlet decided, message by message, and why. Built from the plan the engine returned
  * (dispositions, causes, reasons, scores, the budget) and what compression did; message text only in `preview` mode.
  */
-import type { EntryCause, Plan } from '../../../domain/engine/index.js';
+import type { EntryCause, Plan, PlanEntry } from '../../../domain/engine/index.js';
 import { contentText } from '../../../core/messages/last-user-message.js';
 import type { CompressOutcome } from '../compress/compress-plan.js';
 import type { BudgetSource } from './budget-source.js';
@@ -29,9 +29,17 @@ export interface RunMessage {
   reason: string;
   /** The message it was merged into (strict role alternation). */
   mergedInto?: number;
+  /**
+   * The message was sent trimmed (a long tool result or message of an earlier turn cut to the lines the question
+   * needs): its size before (`tokens` is what was sent) and how many lines or JSON items were left out.
+   */
+  trimmed?: RunTrimmed;
   /** `preview` mode only: the first characters of its text. */
   preview?: string;
 }
+
+/** How a trimmed message was cut (the plan entry's `trimmed`). */
+export type RunTrimmed = NonNullable<PlanEntry['trimmed']>;
 
 /** What the listing shows of a run: everything but its messages and notes. */
 export interface RunHead {
@@ -94,6 +102,8 @@ export interface StoredRun extends RunHead {
     reason: number[];
     /** Message index → the index it was merged into. */
     merged: Record<string, number>;
+    /** Message index → how it was trimmed (absent when no message was). */
+    trimmed?: Record<string, RunTrimmed>;
     preview?: string[];
   };
 }
@@ -183,6 +193,10 @@ export function buildRunRecord(inputs: RunInputs): StoredRun {
     columns.cause.push(slot(columns.causes, tables.causes, entry.cause));
     columns.reason.push(slot(columns.reasons, tables.reasons, reason));
     if (entry.mergedInto !== undefined) columns.merged[entry.index] = entry.mergedInto;
+    if (entry.trimmed) {
+      const { tokensBefore, leftOut, unit } = entry.trimmed;
+      (columns.trimmed ??= {})[entry.index] = { tokensBefore, leftOut, unit };
+    }
     columns.preview?.push(previewOf(inputs.messages[entry.index]));
   }
   columns.disposition = letters.join('');
@@ -232,6 +246,7 @@ export function expandRun(stored: StoredRun): RunRecord {
   const messages = columns.role.map((role, index): RunMessage => {
     const merged = columns.merged[index];
     const preview = columns.preview?.[index];
+    const trimmed = columns.trimmed?.[index];
     return {
       index,
       role: columns.roles[role] ?? 'unknown',
@@ -241,6 +256,7 @@ export function expandRun(stored: StoredRun): RunRecord {
       cause: columns.causes[columns.cause[index] ?? 0] ?? 'budget',
       reason: columns.reasons[columns.reason[index] ?? 0] ?? '',
       ...(merged !== undefined ? { mergedInto: merged } : {}),
+      ...(trimmed !== undefined ? { trimmed } : {}),
       ...(preview !== undefined ? { preview } : {}),
     };
   });
