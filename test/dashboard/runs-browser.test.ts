@@ -12,7 +12,7 @@ import { fillerText } from '../filters/helpers/flag-chats.js';
 /**
  * The dashboard's Runs view in a real headless Chromium against a real server on loopback, its runs recorded by
  * real inlets of the context filter: the list and its filters, a run's strip (dispositions, scores and reasons on
- * focus, arrow keys, order by score), the budget bar, a direct link to a run, the empty state, no console errors.
+ * focus, arrow keys, order by score), a trimmed message's mark and badge, the budget bar, a direct link to a run, the empty state, no console errors.
  */
 describe('dashboard Runs view in a real browser', () => {
   let runtime: TestRuntime;
@@ -28,6 +28,26 @@ describe('dashboard Runs view in a real browser', () => {
       { role: 'assistant', content: fillerText('a', turn) },
     ]).flat(),
     { role: 'user', content: question },
+  ];
+  const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
+  /** An earlier turn's tool call and its 2,500-line log, then a question about one line of it. */
+  const toolChat = (): ChatMessage[] => [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Show me the system log of the server.' },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
+    },
+    {
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: Array.from({ length: 2500 }, (_, index) =>
+        index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
+      ).join('\n'),
+    },
+    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
+    { role: 'user', content: 'Which controller overheated, and what was its error code?' },
   ];
   const inlet = (messages: ChatMessage[], chatId: string, user: string, model: string) =>
     request(runtime.app)
@@ -53,7 +73,10 @@ describe('dashboard Runs view in a real browser', () => {
     await inlet(chat(6, 'What did we say about the topic?'), 'chat-ann', 'ann', 'openai/gpt-4o');
     await inlet(chat(10, 'And now?'), 'chat-ann', 'ann', 'openai/gpt-4o');
     await inlet(chat(4, '!context=1 Just the last turn'), 'chat-bob', 'bob', 'anthropic/claude-3.5-sonnet');
-    await waitFor(async () => (await request(runtime.app).get('/runs').set(runtime.auth)).body.runs?.length === 3, {
+    // A long tool result of an earlier turn, trimmed by the engine (a budget with room for a share of it).
+    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send({ max_tokens: 2000 }).expect(200);
+    await inlet(toolChat(), 'chat-cat', 'cat', 'openai/gpt-4o');
+    await waitFor(async () => (await request(runtime.app).get('/runs').set(runtime.auth)).body.runs?.length === 4, {
       timeoutMs: 30_000,
     });
     empty = await createTestRuntime({ filters: ['context.ts'] });
@@ -176,6 +199,36 @@ describe('dashboard Runs view in a real browser', () => {
     await page.locator('#load-error:not(:empty)').waitFor();
     expect(await page.textContent('#load-error')).toMatch(/^Could not load runs: No run "00000000a-00000000" is kept/);
     expect(consoleErrors.filter((error) => !error.includes('404'))).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('a trimmed message is hatched in the strip and badged with its size before and the lines left out', async () => {
+    const head = (await api<{ runs: RunHead[] }>('/runs?user=cat')).runs[0]!;
+    const run = await api<RunRecord>(`/runs/${head.id}`);
+    const tool = run.messages.find((message) => message.role === 'tool')!;
+    expect(tool.trimmed).toMatchObject({ unit: 'lines' });
+    const { tokensBefore, leftOut } = tool.trimmed!;
+    const badge = `trimmed from ${tokensBefore.toLocaleString('en-US')} tokens, ${leftOut.toLocaleString('en-US')} lines left out`;
+    const page = await openRuns(base, runtime.apiKey, `#runs/${head.id}`);
+    await page.locator('#run-detail:not([hidden])').waitFor();
+    // Only the trimmed message is marked in the strip.
+    const marked = await page.$$eval('#run-strip li.trimmed', (items) =>
+      items.map((item) => [item.getAttribute('data-index'), item.getAttribute('data-trimmed')]),
+    );
+    expect(marked).toEqual([[String(tool.index), badge]]);
+    expect(await page.textContent('#run-cards')).toContain('Trimmed1');
+    // The first message (not trimmed): no badge; the tool result focused by keyboard: its badge.
+    await page.focus('#run-strip li[tabindex="0"]');
+    expect(await page.isHidden('#run-trimmed')).toBe(true);
+    for (let step = 0; step < tool.index; step++) await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(FOCUSED_INDEX)).toBe(String(tool.index));
+    expect(await page.isVisible('#run-trimmed')).toBe(true);
+    expect(await page.textContent('#run-trimmed')).toBe(badge);
+    expect(await page.textContent('#run-focus')).toContain(`kept: ${tool.reason}`);
+    // Moving on hides it again.
+    await page.keyboard.press('ArrowRight');
+    expect(await page.isHidden('#run-trimmed')).toBe(true);
+    expect(consoleErrors).toEqual([]);
     await page.close();
   }, 120_000);
 

@@ -1,7 +1,8 @@
 // The Runs view: the context filter's run records (GET /runs, GET /runs/:id). A list by time, filtered by chat,
 // user and model, paged with "Older runs"; a run page draws the conversation as a strip of messages coloured by
 // disposition (score and reason on hover or focus; arrow keys move along it), sortable by score, with the budget bar,
-// the totals and, in `preview` mode, each message's first characters.
+// the totals and, in `preview` mode, each message's first characters. A message the engine sent trimmed (a long tool
+// result cut to the lines the question needs) is hatched in the strip and badged when focused.
 
 import { count, share } from './format.js';
 
@@ -93,8 +94,18 @@ function describe(message) {
   return parts.join(' · ');
 }
 
+/** `trimmed from 74,683 tokens, 2,992 lines left out` for a trimmed message, else undefined. */
+function trimmedText(message) {
+  const trimmed = message.trimmed;
+  if (!trimmed) return undefined;
+  return `trimmed from ${count(trimmed.tokensBefore)} tokens, ${count(trimmed.leftOut)} ${trimmed.unit} left out`;
+}
+
 function showFocus(message) {
   $('run-focus').textContent = describe(message);
+  const trimmed = trimmedText(message);
+  $('run-trimmed').textContent = trimmed ?? '';
+  $('run-trimmed').hidden = trimmed === undefined;
   $('run-preview').textContent = message.preview ?? '';
   $('run-preview').hidden = message.preview === undefined;
 }
@@ -109,9 +120,11 @@ function drawStrip() {
   strip.replaceChildren(
     ...messages.map((message, position) => {
       const item = document.createElement('li');
-      item.className = `seg ${message.disposition}`;
+      const trimmed = trimmedText(message);
+      item.className = `seg ${message.disposition}${trimmed ? ' trimmed' : ''}`;
       item.dataset.index = String(message.index);
       item.dataset.disposition = message.disposition;
+      if (trimmed) item.dataset.trimmed = trimmed;
       item.dataset.score = String(message.score);
       item.setAttribute('role', 'option');
       item.setAttribute('aria-label', describe(message));
@@ -170,12 +183,14 @@ export async function loadRun(api, id) {
   $('run-meta').textContent = `chat ${run.chat} · user ${run.user ?? '—'} · model ${run.model ?? '—'} · ${run.algorithm} / ${run.weighting} · ${run.durationMs} ms`;
   const t = run.totals;
   const saved = t.tokensBefore ? 1 - t.tokensAfter / t.tokensBefore : 0;
+  const trimmedCount = run.messages.filter((message) => message.trimmed).length;
   const cards = [
     ['Messages', count(t.messages)],
     ['Kept', count(t.kept)],
     ['Pinned', count(t.pinned)],
     ['Summarized', count(t.summarized)],
     ['Dropped', count(t.dropped)],
+    ...(trimmedCount ? [['Trimmed', count(trimmedCount)]] : []),
     ['Tokens before', count(t.tokensBefore)],
     ['Tokens after', count(t.tokensAfter)],
     ['Saved', share(saved)],
