@@ -205,4 +205,31 @@ describe('run records of tool, flag and order cases', () => {
     const run = plan(messages, { options: { maxTokens: 100_000, roleAlternation: 'strict' } });
     expect(run.messages[3]).toMatchObject({ disposition: 'kept', cause: 'role-alternation', mergedInto: 2 });
   });
+  it('a trimmed tool result carries its trimming (a JSON array: items left out); untrimmed runs store none', () => {
+    const results = Array.from({ length: 400 }, (_, index) => ({
+      id: index,
+      title: index === 250 ? 'Quarterly revenue forecast for the Lisbon office' : `Routine note number ${index}`,
+    }));
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'Search the notes.' },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_notes', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ results }) },
+      { role: 'assistant', content: 'Found 400 notes.' },
+      { role: 'user', content: 'What was the revenue forecast note about Lisbon?' },
+    ];
+    const result = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 2000, recent: 2 } });
+    const entry = result.plan.entries[2]!;
+    expect(entry.trimmed).toMatchObject({ unit: 'items' });
+    const { stored, run } = record(result, messages);
+    expectAgrees(run, result);
+    expect(run.messages[2]!.trimmed).toEqual(entry.trimmed);
+    expect(run.messages.filter((message) => message.trimmed)).toHaveLength(1);
+    expect(stored.columns.trimmed).toEqual({ 2: entry.trimmed });
+    const whole = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 100_000 } });
+    expect(record(whole, messages).stored.columns.trimmed).toBeUndefined();
+  });
 });
