@@ -9,8 +9,8 @@ import { renderFunction } from '../../features/integrations/open-webui/render-fu
 import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filter-chain.js';
 import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
 import { VERSION } from '../../core/version.js';
-import { checkedBody } from '../http/checked-body.js';
-import { clientSignal } from '../http/client-signal.js';
+import { checkedBody } from '../../runtime/http/checked-body.js';
+import { clientSignal } from '../../runtime/http/client-signal.js';
 import { HOOKS } from '../../core/messages/hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
