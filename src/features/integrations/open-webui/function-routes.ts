@@ -1,17 +1,17 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { ValidationError } from '../../core/errors/index.js';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
-import { HookEvents } from '../../runtime/host/hook-events.js';
-import type { PipelineUser } from '../../runtime/host/types.js';
-import { isForbiddenKey } from '../../runtime/host/valve-keys.js';
-import { renderFunction } from '../../features/integrations/open-webui/render-function.js';
-import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filter-chain.js';
-import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
-import { VERSION } from '../../core/version.js';
-import { checkedBody } from '../../runtime/http/checked-body.js';
-import { clientSignal } from '../../runtime/http/client-signal.js';
-import { HOOKS } from '../../core/messages/hooks.js';
+import { ValidationError } from '../../../core/errors/index.js';
+import type { FilterRegistry } from '../../../runtime/host/filter-registry.js';
+import { HookEvents } from '../../../runtime/host/hook-events.js';
+import type { PipelineUser } from '../../../runtime/host/types.js';
+import { isForbiddenKey } from '../../../runtime/host/valve-keys.js';
+import { renderFunction } from './render-function.js';
+import { runFunctionChain, type FilterChainDeps } from '../../../runtime/pipes/filter-chain.js';
+import { loadedFilters } from '../../../runtime/pipes/pipe-catalog.js';
+import { VERSION } from '../../../core/version.js';
+import { checkedBody } from '../../../runtime/http/checked-body.js';
+import { clientSignal } from '../../../runtime/http/client-signal.js';
+import { HOOKS } from '../../../core/messages/hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
 export const FUNCTION_PATH = '/integrations/open-webui/function.py';
