@@ -29,7 +29,6 @@ import { httpMetrics } from './runtime/metrics/http-metrics.js';
 import { metricsRouter } from './runtime/metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
 import { ManifoldModels } from './runtime/pipes/manifold-models.js';
-import { openWebuiRouter } from './server/routes/open-webui.js';
 import { heldForPipeModels, PipeStatusMailbox } from './runtime/pipes/pipe-status.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
@@ -136,7 +135,6 @@ export function createApp(deps: AppDeps): Express {
   const manifolds = deps.manifolds ?? new ManifoldModels({ services: deps.services, logger: deps.logger });
   routes.use(modelsRouter({ registry: deps.registry, manifolds, listFilters: deps.listFilters ?? true }));
   routes.use(chatCompletionsRouter({ ...deps, manifolds, mailbox }));
-  routes.use(openWebuiRouter({ ...deps }));
   routes.use(managementRouter(deps));
   if (deps.pricing) routes.use(pricingRouter({ pricing: deps.pricing }));
   if (deps.ledger) routes.use(usageRouter({ ledger: deps.ledger }));
@@ -147,6 +145,14 @@ export function createApp(deps: AppDeps): Express {
     ledger: deps.ledger,
     pricing: deps.pricing,
     provided: deps.provided ?? { get: () => undefined },
+    chain: {
+      registry: deps.registry,
+      valves: deps.valves,
+      services: deps.services,
+      flags: deps.flags,
+      hookTimeoutMs: deps.hookTimeoutMs,
+      metrics: deps.metrics,
+    },
   };
   for (const feature of deps.features ?? []) feature.routes?.(routes, host);
   routes.use(valvesRouter({ registry: deps.registry, valves: deps.valves }));

@@ -27,6 +27,7 @@ import type { StateStore } from '../state/types.js';
 import type { FilterRegistry } from './host/filter-registry.js';
 import type { ServiceRegistry } from './host/service-registry.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { FilterChainDeps } from './pipes/filter-chain.js';
 import type { PricingService } from './pricing/pricing-service.js';
 
 /** What the host gives a feature's `services`. */
@@ -51,6 +52,12 @@ export interface RouteHost {
   pricing?: Pick<PricingService, 'status'>;
   /** What the features provided (`get(key)`): a feature's routes read another's services by key, never by import. */
   provided: Pick<ServiceRegistry, 'get'>;
+  /**
+   * What running the loaded filters' hooks as one chain needs (the registry, the valves, the host's services, the
+   * flags, the hook deadline, the metrics): `runFunctionChain(host.chain, …)`, which calls every hook through
+   * `callHook`. A route never runs a hook itself.
+   */
+  chain: FilterChainDeps;
 }
 
 /** One feature's parts; every member but `name` is optional. */

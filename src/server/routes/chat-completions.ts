@@ -18,7 +18,7 @@ import { invokePipe } from '../../runtime/pipes/invoke-pipe.js';
 import { sendJsonReply, sendStreamReply } from '../../runtime/pipes/send-reply.js';
 import { userValvesFor } from '../../runtime/host/user-valves.js';
 import { HookEvents } from '../../runtime/host/hook-events.js';
-import { clientSignal } from '../http/client-signal.js';
+import { clientSignal } from '../../runtime/http/client-signal.js';
 import type { FilterEvent, PipelineUser } from '../../runtime/host/types.js';
 import type { Logger } from '../../core/util/logger.js';
 import { wantsEvents, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';

@@ -6,8 +6,8 @@ import type { ActiveModule, FilterRegistry } from '../../runtime/host/filter-reg
 import { callHook, hookLogFields, type HookCallDeps } from '../../runtime/host/hook-call.js';
 import type { PipelineUser } from '../../runtime/host/types.js';
 import { pipeOwning } from '../../runtime/pipes/pipe-catalog.js';
-import { checkedBody } from '../http/checked-body.js';
-import { clientSignal } from '../http/client-signal.js';
+import { checkedBody } from '../../runtime/http/checked-body.js';
+import { clientSignal } from '../../runtime/http/client-signal.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),

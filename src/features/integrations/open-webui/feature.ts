@@ -1,10 +1,16 @@
 /**
  * The Open WebUI integration (the generated Function). It provides no service; its routes
- * (`GET /integrations/open-webui/function.py`, `POST /integrations/open-webui/inlet|outlet`) are mounted by the
- * server (src/server/routes/open-webui.ts), beside the Pipelines hook routes they share the hook path with.
+ * (`GET /integrations/open-webui/function.py`, `POST /integrations/open-webui/inlet|outlet`, function-routes.ts) run
+ * the loaded filters' hooks through the host's chain (`RouteHost.chain`).
  */
 import type { Feature } from '../../../runtime/feature.js';
+import { openWebuiRouter } from './function-routes.js';
 
 export function openWebuiFeature(): Feature {
-  return { name: 'integrations/open-webui' };
+  return {
+    name: 'integrations/open-webui',
+    routes(router, host) {
+      router.use(openWebuiRouter(host.chain));
+    },
+  };
 }

@@ -1,17 +1,16 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { ValidationError } from '../../core/errors/index.js';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
-import { HookEvents } from '../../runtime/host/hook-events.js';
-import type { PipelineUser } from '../../runtime/host/types.js';
-import { isForbiddenKey } from '../../runtime/host/valve-keys.js';
-import { renderFunction } from '../../features/integrations/open-webui/render-function.js';
-import { runFunctionChain, type FilterChainDeps } from '../../runtime/pipes/filter-chain.js';
-import { loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
-import { VERSION } from '../../core/version.js';
-import { checkedBody } from '../http/checked-body.js';
-import { clientSignal } from '../http/client-signal.js';
-import { HOOKS } from '../../core/messages/hooks.js';
+import { ValidationError } from '../../../core/errors/index.js';
+import { HookEvents } from '../../../runtime/host/hook-events.js';
+import type { PipelineUser } from '../../../runtime/host/types.js';
+import { isForbiddenKey } from '../../../runtime/host/valve-keys.js';
+import { renderFunction } from './render-function.js';
+import { runFunctionChain, type FilterChainDeps } from '../../../runtime/pipes/filter-chain.js';
+import { loadedFilters } from '../../../runtime/pipes/pipe-catalog.js';
+import { VERSION } from '../../../core/version.js';
+import { checkedBody } from '../../../runtime/http/checked-body.js';
+import { clientSignal } from '../../../runtime/http/client-signal.js';
+import { HOOKS } from '../../../core/messages/hooks.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
 export const FUNCTION_PATH = '/integrations/open-webui/function.py';
@@ -47,17 +46,13 @@ function callerUrl(request: Request): string {
   return `${request.protocol}://${host}`;
 }
 
-export interface OpenWebuiDeps extends FilterChainDeps {
-  registry: FilterRegistry;
-}
-
 /**
  * Eunoe inside Open WebUI: `GET /integrations/open-webui/function.py` renders the Filter Function an
  * admin imports into Open WebUI; `POST /integrations/open-webui/inlet|outlet` is what it calls on
  * every chat: `{body, user, user_valves?, filters?}` in, `{body, events}` out (events are Open WebUI
  * status lines). Auth, body limits and errors as on the filter routes; refusals carry their `code`.
  */
-export function openWebuiRouter(deps: OpenWebuiDeps): Router {
+export function openWebuiRouter(deps: FilterChainDeps): Router {
   const router = Router();
   router.get(FUNCTION_PATH, (request, response) => {
     const query = functionQuery.safeParse(request.query);
