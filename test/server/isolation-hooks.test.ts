@@ -205,8 +205,8 @@ describe('the shipped context filter (FILTER_ISOLATION=auto)', () => {
       })),
       { role: 'user', content: 'what did the report say about hiring?' },
     ];
-    // 40 messages in the main thread; 1,200 (past 1,000) in the worker, started on the first, then reused.
-    for (const messages of [chat(40), chat(1_200), chat(1_200), chat(40)]) {
+    // 40 messages in the main thread; 5,200 (past 5,000) in the worker, started on the first, then reused.
+    for (const messages of [chat(40), chat(5_200), chat(5_200), chat(40)]) {
       const answer = await request(runtime.app)
         .post('/context/filter/inlet')
         .set(runtime.auth)

@@ -73,7 +73,7 @@ describe('isolation settings', () => {
     expect(() => parseOverrides('mine=sandbox')).toThrow(ConfigError);
   });
 
-  it('a chat is large past 1,000 messages or 256 Ki characters of text (string contents and text parts)', () => {
+  it('a chat is large past 5,000 messages or 1 Mi characters of text (string contents and text parts)', () => {
     const chat = (count: number, text = 'x') => ({
       messages: Array.from({ length: count }, () => ({ role: 'user', content: text })),
     });

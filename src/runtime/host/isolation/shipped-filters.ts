@@ -17,7 +17,7 @@ export const SHIPPED_FILTER_FILES = [
 /**
  * Where a shipped filter runs under `FILTER_ISOLATION=auto`: the main thread, except the context filter's large
  * chats: its work (token counts, scoring, planning) grows with a chat's whole text (about 3 s of CPU for the largest
- * chat the default limits accept, 10,000 messages in 48 MB), so chats past 1,000 messages or 256 Ki characters run in
+ * chat the default limits accept, 10,000 messages in 48 MB), so chats past 5,000 messages or 1 Mi characters run in
  * a worker thread of its own (size-routed-definition.ts), where they cannot hold the server's event loop; smaller
  * ones stay in the main thread, where a warm inlet is about half as fast again as through a worker.
  */

@@ -9,11 +9,13 @@ type Definition = FilterDefinition<AnyValvesSchema, AnyValvesSchema | undefined>
  * filter counts, scores and plans every message) would hold the server's event loop for seconds with the largest
  * chats the default limits accept (10,000 messages, 48 MB), while in a worker each call costs a structured clone of
  * the body each way and a message round trip for each state or service call (+0.7–3.7 ms, about half of a warm
- * context inlet of 20–200 messages). 1,000 messages or 256 Ki characters of text cost the context filter in the main
- * thread at most about 0.1 s on a 2-core machine (its worst case, text of words it has never seen, about 0.3 s).
+ * context inlet of 20–200 messages, and more with a chat of 2,000: npm run bench:inlet's warm HTTP row went from 11 to
+ * 17 ms through the worker). Up to 5,000 messages and 1 Mi characters of text, the context filter plans a chat in the
+ * main thread in at most about 0.3 s on a 2-core machine, cold, with text of words it has never seen (1 Mi characters
+ * in 5,000 messages: 277 ms; 256 Ki in 1,000: 171 ms, the tokenizer's load included), so chats of that size stay there.
  */
-export const WORKER_BODY_MESSAGES = 1_000;
-export const WORKER_BODY_CHARACTERS = 262_144;
+export const WORKER_BODY_MESSAGES = 5_000;
+export const WORKER_BODY_CHARACTERS = 1_048_576;
 
 /** Characters of a message's text: a string content, or the text of its parts. */
 function textLength(message: unknown): number {
