@@ -19,25 +19,30 @@ const upward = LAYERS.map((name, index) => ({
   to: { path: [...LAYERS.slice(index + 1).map(layer), ENTRY] },
 }));
 
+/** Folders `names` (a regex alternative) below `parent` that must not import one another. */
+const siblingsApart = (name, comment, parent, names) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: `^${parent}(${names})/` },
+  to: { path: `^${parent}(${names})/`, pathNot: `^${parent}$1/` },
+});
+
 module.exports = {
   forbidden: [
     ...upward,
-    {
-      name: 'feature-imports-feature',
-      comment:
-        'a feature (src/features/<name>/) must not import another feature: what two features share moves down a layer',
-      severity: 'error',
-      from: { path: '^src/features/([^/]+)/' },
-      to: { path: '^src/features/', pathNot: '^src/features/$1/' },
-    },
-    {
-      name: 'state-backends-apart',
-      comment:
-        'a state backend (src/state/sqlite, src/state/redis) does not import the other: what both use lives in src/state (journal/, …)',
-      severity: 'error',
-      from: { path: '^src/state/(sqlite|redis)/' },
-      to: { path: '^src/state/(sqlite|redis)/', pathNot: '^src/state/$1/' },
-    },
+    siblingsApart(
+      'feature-imports-feature',
+      'a feature (src/features/<name>/) must not import another feature: what two features share moves down a layer',
+      'src/features/',
+      '[^/]+',
+    ),
+    siblingsApart(
+      'state-backends-apart',
+      'a state backend (src/state/sqlite, src/state/redis) does not import the other: what both use lives in src/state (journal/, …)',
+      'src/state/',
+      'sqlite|redis',
+    ),
     {
       name: 'no-folder-cycle',
       comment:
