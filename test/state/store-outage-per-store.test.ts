@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StateUnavailableError } from '../../src/core/errors/index.js';
 import { loadConfig } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/util/logger.js';
-import { StoreOutageLog, storeOutage } from '../../src/core/util/store-outage.js';
+import { reportDegraded, StoreOutageLog } from '../../src/core/util/store-outage.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
@@ -53,8 +53,8 @@ describe('the outage log is per store', () => {
     await storeA.close(); // store A is away: its calls fail as unavailable
     const error = await storeA.get('k').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StateUnavailableError);
-    storeOutage.degraded(undefined, 'flag state unavailable', error);
-    storeOutage.degraded(undefined, 'flag state unavailable', error);
+    reportDegraded(undefined, 'flag state unavailable', error);
+    reportDegraded(undefined, 'flag state unavailable', error);
 
     // The start line is store A's, on A's logger.
     expect(a.lines.filter((line) => /State store unavailable/.test(line.msg))).toHaveLength(1);
@@ -78,7 +78,7 @@ describe('the outage log is per store', () => {
     const storeB = sqliteStore(dir, 'b');
     await storeA.close();
     const error = await storeA.get('k').catch((caught: unknown) => caught);
-    storeOutage.degraded(undefined, 'user valves', error);
+    reportDegraded(undefined, 'user valves', error);
     await storeB.close();
     expect(storeA.outage.isOpen).toBe(true);
   });

@@ -140,6 +140,3 @@ export function reportDegraded(
   if (log) log.degraded(logger, what, error, fields);
   else logger?.warn({ ...fields, err: errorMessage(error) }, what);
 }
-
-/** `storeOutage.degraded(…)`: reportDegraded, for the callers that name it so. It holds no state of its own. */
-export const storeOutage = { degraded: reportDegraded } as const;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { withStablePrefix } from '../../core/messages/cache-breakpoint.js';
 import type { FilterBody } from '../../core/messages/request.js';
 import type { Logger } from '../../core/util/logger.js';
-import { storeOutage } from '../../core/util/store-outage.js';
+import { reportDegraded } from '../../core/util/store-outage.js';
 import { cacheOrdered, type AlgorithmName } from '../../domain/engine/index.js';
 import type { ScopedState } from '../../state/scoped-state.js';
 import type { CompressedContext } from './compress/plan-and-compress.js';
@@ -37,9 +37,7 @@ export async function savePreviousPrompt(
 ): Promise<void> {
   await state
     .set(keyOf(chatKey), sequence, { ttlMs: PREVIOUS_PROMPT_TTL_MS })
-    .catch((error: Error) =>
-      storeOutage.degraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error),
-    );
+    .catch((error: Error) => reportDegraded(logger, 'could not save the sequence sent (prefix reuse degrades)', error));
 }
 
 /**

@@ -11,7 +11,7 @@ import { SummaryCache, type CacheStore } from './summary-cache.js';
 import { DEFAULT_LEVEL_POLICY } from './summary-level.js';
 import type { SummaryValves } from './summary-valves.js';
 import { StateUnavailableError } from '../../../core/errors/index.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 
 /** Where the compression pieces report store errors. */
 type Warn = (fields: Record<string, unknown>, message: string) => void;
@@ -49,7 +49,7 @@ export function compressionFor(client: LlmClient, valves: SummaryValves, store: 
     summarizer: new LlmSummarizer(client),
     cache: new SummaryCache(store, cacheTtlMs(valves), (error, action) =>
       error instanceof StateUnavailableError
-        ? storeOutage.degraded(undefined, 'summary cache unavailable', error, { action })
+        ? reportDegraded(undefined, 'summary cache unavailable', error, { action })
         : warn({ err: error.message, action }, 'summary cache unavailable'),
     ),
     settings: compressSettings({

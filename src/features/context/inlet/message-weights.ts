@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../../../core/messages/chat-message.js';
 import type { Logger } from '../../../core/util/logger.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 import { messageIds, newestUserIndex } from '../../../domain/engine/index.js';
 import type { ScopedState } from '../../../state/scoped-state.js';
 
@@ -30,7 +30,7 @@ export async function rememberWeight(options: {
       weights = { ...weights, [id]: options.weight };
       await options.state
         .set(key, weights, { ttlMs: WEIGHTS_TTL_MS })
-        .catch((error: Error) => storeOutage.degraded(options.logger, 'could not save a message weight', error));
+        .catch((error: Error) => reportDegraded(options.logger, 'could not save a message weight', error));
     }
   }
   return Object.keys(weights).length ? weights : undefined;

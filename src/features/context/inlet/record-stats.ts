@@ -1,4 +1,4 @@
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 import { provided } from '../../../runtime/host/service-registry.js';
 import type { ContextHookArgs } from '../context-hook-args.js';
 import type { CompressedContext } from '../compress/plan-and-compress.js';
@@ -35,5 +35,5 @@ export async function recordContextStats(
   provided(args.services, contextMetricsService)?.contextPlan(stats);
   await provided(args.services, contextStatsService)
     ?.record({ ...stats, summarizerCalls: outcome?.calls ?? 0, cacheHits: outcome?.cacheHits ?? 0 })
-    .catch((error: Error) => storeOutage.degraded(args.logger, 'could not record context statistics', error));
+    .catch((error: Error) => reportDegraded(args.logger, 'could not record context statistics', error));
 }

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../../core/messages/chat-message.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 import type { ContextHookArgs } from '../context-hook-args.js';
 import { cappedText } from '../context-options.js';
 import type { CompressedContext } from '../compress/plan-and-compress.js';
@@ -38,6 +38,6 @@ export async function writeContextNote(
   if (flags.chatKey && contextNoteEnabled(valves.show_context_note, userValves.show_context_note)) {
     await state
       .set(contextNoteKey(flags.chatKey, messages), note, { ttlMs: CONTEXT_NOTE_TTL_MS })
-      .catch((error: Error) => storeOutage.degraded(logger, 'could not save the context note', error));
+      .catch((error: Error) => reportDegraded(logger, 'could not save the context note', error));
   }
 }

@@ -9,7 +9,7 @@
  */
 import { StateUnavailableError } from '../../../core/errors/index.js';
 import type { Logger } from '../../../core/util/logger.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 
 /** Buffered runs reach the store within this long (or at the next read, or at shutdown). */
 export const RUN_FLUSH_MS = 200;
@@ -47,7 +47,7 @@ export function createRunBuffer<T>(options: RunBufferOptions<T>): RunBuffer<T> {
     } catch (error) {
       // The store was away: the batch waits for the next flush (rewriting what did land is harmless).
       if (error instanceof StateUnavailableError) {
-        storeOutage.degraded(options.logger, 'could not record runs', error, { runs: batch.length });
+        reportDegraded(options.logger, 'could not record runs', error, { runs: batch.length });
         queued = [...batch, ...queued].slice(-max);
         schedule();
         return;
@@ -56,7 +56,7 @@ export function createRunBuffer<T>(options: RunBufferOptions<T>): RunBuffer<T> {
       for (const run of batch) {
         await options
           .write([run])
-          .catch((alone: unknown) => storeOutage.degraded(options.logger, 'could not record a run', alone));
+          .catch((alone: unknown) => reportDegraded(options.logger, 'could not record a run', alone));
       }
     }
   };
