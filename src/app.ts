@@ -7,7 +7,7 @@ import { pricingRouter } from './server/routes/pricing.js';
 import { usageRouter } from './server/routes/usage.js';
 import type { Logger } from './core/util/logger.js';
 import type { StateStore } from './state/types.js';
-import type { FilterRegistry } from './runtime/host/filter-registry.js';
+import type { ModuleRegistry } from './runtime/host/module-registry.js';
 import type { ValvesRepository } from './runtime/host/valves-repository.js';
 import type { FlagsHost } from './runtime/host/flags-host.js';
 import type { HostServices } from './runtime/host/types.js';
@@ -38,7 +38,7 @@ export interface AppDeps {
   dashboardApiKey?: string;
   logger: Logger;
   store: StateStore;
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
   valves: ValvesRepository;
   services: HostServices;
   flags?: FlagsHost;

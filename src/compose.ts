@@ -3,7 +3,7 @@ import { usesRedis, type Config } from './core/config.js';
 import type { Logger } from './core/util/logger.js';
 import type { StateStore } from './state/types.js';
 import { createStateStore } from './state/create-state-store.js';
-import { FilterRegistry } from './runtime/host/filter-registry.js';
+import { ModuleRegistry } from './runtime/host/module-registry.js';
 import { ValvesRepository } from './runtime/host/valves-repository.js';
 import { createFlagsHost } from './runtime/host/create-flags-host.js';
 import type { HostServices } from './runtime/host/types.js';
@@ -51,7 +51,7 @@ export interface Runtime {
   app: Express;
   apiKey: string;
   store: StateStore;
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
   services: HostServices;
   logger: Logger;
   /** Prometheus metrics (GET /metrics; METRICS_PORT serves them apart). */
@@ -96,7 +96,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
   const provided = new ServiceRegistry();
   const features = shippedFeatures();
   // The features read the loaded filters' valves (the spend-limit caps) once the registry below exists.
-  let loaded: FilterRegistry | undefined;
+  let loaded: ModuleRegistry | undefined;
   const filters = () => loaded?.list() ?? [];
   for (const feature of features) feature.services?.({ store, logger, metrics, provided, filters });
   const services: HostServices = {
@@ -116,7 +116,7 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     loadTimeoutMs: config.FILTER_LOAD_TIMEOUT_MS,
     maxMemoryMb: config.FILTER_WORKER_MAX_MB,
   };
-  const registry = new FilterRegistry({
+  const registry = new ModuleRegistry({
     load: createFilterLoader({ settings: isolation, shipped: new ShippedFilters(), services, logger }),
     dir: config.FILTERS_DIR,
     // The API never writes the package's own filters/ (the default FILTERS_DIR): uploads go to DATA_DIR/filters then.

@@ -24,7 +24,7 @@ import type { Router } from 'express';
 import type { Logger } from '../core/util/logger.js';
 import type { Ledger } from '../domain/usage/types.js';
 import type { StateStore } from '../state/types.js';
-import type { FilterRegistry } from './host/filter-registry.js';
+import type { ModuleRegistry } from './host/module-registry.js';
 import type { ServiceRegistry } from './host/service-registry.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { FilterChainDeps } from './pipes/filter-chain.js';
@@ -48,7 +48,7 @@ export interface RouteHost {
   /** The ledger (reads: ranges, daily aggregates); absent in an app built without the host's services. */
   ledger?: Ledger;
   /** The loaded filters and pipes, and those that failed to load. */
-  registry: Pick<FilterRegistry, 'list' | 'failures'>;
+  registry: Pick<ModuleRegistry, 'list' | 'failures'>;
   pricing?: Pick<PricingService, 'status'>;
   /** What the features provided (`get(key)`): a feature's routes read another's services by key, never by import. */
   provided: Pick<ServiceRegistry, 'get'>;

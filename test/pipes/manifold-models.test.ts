@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivePipe } from '../../src/runtime/host/filter-registry.js';
+import type { ActivePipe } from '../../src/runtime/host/module-registry.js';
 import { ManifoldModels } from '../../src/runtime/pipes/manifold-models.js';
 import { definePipe } from '../../src/sdk.js';
 import { silentLogger } from '../../src/core/util/logger.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { FilterRegistry } from '../../src/runtime/host/filter-registry.js';
+import { ModuleRegistry } from '../../src/runtime/host/module-registry.js';
 import { ValvesRepository } from '../../src/runtime/host/valves-repository.js';
 import { silentLogger } from '../../src/core/util/logger.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
@@ -54,7 +54,7 @@ describe('public probes', () => {
     const runtime = await runtimeWith();
     const logger = silentLogger();
     const valves = new ValvesRepository({ dir: runtime.config.VALVES_DIR, store: runtime.store, logger });
-    const registry = new FilterRegistry({
+    const registry = new ModuleRegistry({
       dir: runtime.filtersDir,
       store: runtime.store,
       valves,

@@ -6,7 +6,7 @@ import { capsView } from './caps-view.js';
 import { parseDayRange } from './range-query.js';
 import { withFreshness } from './price-freshness.js';
 import { unpricedView } from './unpriced-view.js';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ModuleRegistry } from '../../runtime/host/module-registry.js';
 import type { PricingService } from '../../runtime/pricing/pricing-service.js';
 import type { StateStore } from '../../state/types.js';
 import { buildDailySeries } from '../../domain/usage/daily-series.js';
@@ -22,7 +22,7 @@ const RANGE = ['from', 'to', 'days', 'month'];
 export interface DashboardDataDeps {
   ledger: Ledger;
   contextStats?: ContextStats;
-  registry: Pick<FilterRegistry, 'list' | 'failures'>;
+  registry: Pick<ModuleRegistry, 'list' | 'failures'>;
   store: Pick<StateStore, 'health' | 'backend'>;
   pricing?: Pick<PricingService, 'status'>;
   now?: () => number;

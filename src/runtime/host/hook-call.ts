@@ -5,7 +5,7 @@ import { describeFlags } from '../../domain/flags/describe-flags.js';
 import type { ActiveFlags } from '../../domain/flags/types.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { observeHook } from '../metrics/observe-hook.js';
-import type { ActiveModule } from './filter-registry.js';
+import type { ActiveModule } from './module-registry.js';
 import { noFlags, type FlagsHost } from './flags-host.js';
 import { HookEvents } from './hook-events.js';
 import { runHook } from './run-hook.js';

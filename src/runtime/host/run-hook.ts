@@ -1,6 +1,6 @@
 import { EunoeError, FilterExecutionError, FilterTimeoutError } from '../../core/errors/index.js';
 import type { FilterBody, HookArgs } from './types.js';
-import type { ActiveModule } from './filter-registry.js';
+import type { ActiveModule } from './module-registry.js';
 import { servicesForUser } from './user-scoped-services.js';
 import type { Hook } from '../../core/messages/hooks.js';
 

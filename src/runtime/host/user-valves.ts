@@ -1,5 +1,5 @@
 import { ValidationError } from '../../core/errors/index.js';
-import type { ActiveFilter, ActiveModule } from './filter-registry.js';
+import type { ActiveFilter, ActiveModule } from './module-registry.js';
 import type { ValvesRepository } from './valves-repository.js';
 import { coerceValves, mergeSavedValves } from './coerce-valves.js';
 import { isForbiddenKey } from './valve-keys.js';

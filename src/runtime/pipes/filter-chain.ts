@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ActiveFilter, ActiveModule, ActivePipe, FilterRegistry } from '../host/filter-registry.js';
+import type { ActiveFilter, ActiveModule, ActivePipe, ModuleRegistry } from '../host/module-registry.js';
 import { callHook, type HookCall, type HookCallDeps } from '../host/hook-call.js';
 import { targets, userValvesFor } from '../host/user-valves.js';
 import type { FilterBody } from '../host/types.js';
@@ -11,14 +11,14 @@ import { errorMessage } from '../../core/util/error-message.js';
 
 /** What running filters around a pipe needs from the host. */
 export interface FilterChainDeps extends HookCallDeps {
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
 }
 
 /** One request's view of the chain: who, the request's log and signal, where the hooks' events go (HookCall). */
 export type ChainCall = HookCall;
 
 /** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
-function chainFor(registry: FilterRegistry, model: unknown): ActiveFilter[] {
+function chainFor(registry: ModuleRegistry, model: unknown): ActiveFilter[] {
   return loadedFilters(registry).filter((filter) => targets(filter, model));
 }
 
@@ -87,7 +87,7 @@ const hasOwnHooks = (pipe: ActivePipe | undefined): boolean =>
   Boolean(pipe && (pipe.definition.inlet || pipe.definition.outlet));
 
 /** True when some filter targets `model`, or the pipe has hooks of its own (else there is no chain to run). */
-export function hasFilterChain(registry: FilterRegistry, model: unknown, pipe?: ActivePipe): boolean {
+export function hasFilterChain(registry: ModuleRegistry, model: unknown, pipe?: ActivePipe): boolean {
   return hasOwnHooks(pipe) || chainFor(registry, model).length > 0;
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/util/logger.js';
-import type { ActivePipe } from '../host/filter-registry.js';
+import type { ActivePipe } from '../host/module-registry.js';
 import type { HostServices } from '../host/types.js';
 import type { ManifoldModel } from './types.js';
 import { errorMessage } from '../../core/util/error-message.js';

@@ -1,4 +1,4 @@
-import type { ActiveFilter, ActivePipe, FilterRegistry } from '../host/filter-registry.js';
+import type { ActiveFilter, ActivePipe, ModuleRegistry } from '../host/module-registry.js';
 import type { ManifoldModels } from './manifold-models.js';
 
 /** One model a pipe offers: the pipe itself, or one child of a manifold. */
@@ -14,17 +14,17 @@ export interface PipeModel {
 }
 
 /** The loaded pipes (files whose default export came from `definePipe`). */
-export function loadedPipes(registry: FilterRegistry): ActivePipe[] {
+export function loadedPipes(registry: ModuleRegistry): ActivePipe[] {
   return registry.list().filter((module): module is ActivePipe => module.kind === 'pipe');
 }
 
 /** The loaded filters (everything but pipes). */
-export function loadedFilters(registry: FilterRegistry): ActiveFilter[] {
+export function loadedFilters(registry: ModuleRegistry): ActiveFilter[] {
   return registry.list().filter((module): module is ActiveFilter => module.kind === 'filter');
 }
 
 /** Every model the pipes offer, in registry order; manifold children from the cache. */
-export async function listPipeModels(registry: FilterRegistry, manifolds: ManifoldModels): Promise<PipeModel[]> {
+export async function listPipeModels(registry: ModuleRegistry, manifolds: ManifoldModels): Promise<PipeModel[]> {
   const lists = await Promise.all(
     loadedPipes(registry).map(async (pipe): Promise<PipeModel[]> => {
       const children = await manifolds.get(pipe);
@@ -47,7 +47,7 @@ export async function listPipeModels(registry: FilterRegistry, manifolds: Manifo
  * `<manifold id>.<child id>` (the child must be in the manifold's list). Undefined otherwise.
  */
 export async function resolvePipeModel(
-  registry: FilterRegistry,
+  registry: ModuleRegistry,
   manifolds: ManifoldModels,
   model: string,
 ): Promise<PipeModel | undefined> {
@@ -64,6 +64,6 @@ export async function resolvePipeModel(
 }
 
 /** The pipe whose model a hook URL names (`<pipe id>` or `<manifold id>.<child id>`), as Python cuts at the dot. */
-export function pipeOwning(registry: FilterRegistry, id: string): ActivePipe | undefined {
+export function pipeOwning(registry: ModuleRegistry, id: string): ActivePipe | undefined {
   return loadedPipes(registry).find((pipe) => pipe.id === id || id.startsWith(`${pipe.id}.`));
 }

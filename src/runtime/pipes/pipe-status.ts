@@ -5,7 +5,7 @@ import type { FilterBody, FilterEvent, PipelineUser } from '../host/types.js';
 import type { ChatMessage } from '../../core/messages/chat-message.js';
 import { lastUserMessage } from '../../core/messages/last-user-message.js';
 import type { StateStore } from '../../state/types.js';
-import type { FilterRegistry } from '../host/filter-registry.js';
+import type { ModuleRegistry } from '../host/module-registry.js';
 import type { HeldEvents } from '../host/hook-call.js';
 import { pipeOwning } from './pipe-catalog.js';
 import { callerIsOpenWebui, headerSwitch } from './runs-filters.js';
@@ -21,7 +21,7 @@ export function wantsEvents(body: Record<string, unknown>, headers: IncomingHttp
 }
 
 /** The model a body names is one of Eunoe's pipes (also behind an Open WebUI connection prefix, `prefix.model`). */
-export function isPipeModel(registry: FilterRegistry, model: unknown): boolean {
+export function isPipeModel(registry: ModuleRegistry, model: unknown): boolean {
   if (typeof model !== 'string' || model === '') return false;
   if (pipeOwning(registry, model)) return true;
   const dot = model.indexOf('.');
@@ -75,7 +75,7 @@ export class PipeStatusMailbox {
 }
 
 /** The events of Open WebUI's Pipelines inlets held in `mailbox` when the chat's model is one of Eunoe's pipes. */
-export function heldForPipeModels(mailbox: PipeStatusMailbox, registry: FilterRegistry): HeldEvents {
+export function heldForPipeModels(mailbox: PipeStatusMailbox, registry: ModuleRegistry): HeldEvents {
   return {
     hold: (user, model, body, events) =>
       isPipeModel(registry, model) ? mailbox.post(user, body, events) : Promise.resolve(),

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { FilterNotLoadedError, NotFoundError, ValidationError } from '../../core/errors/index.js';
 import { HOOKS } from '../../core/messages/hooks.js';
-import type { ActiveModule, FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ActiveModule, ModuleRegistry } from '../../runtime/host/module-registry.js';
 import { callHook, hookLogFields, type HookCallDeps } from '../../runtime/host/hook-call.js';
 import type { PipelineUser } from '../../runtime/host/types.js';
 import { pipeOwning } from '../../runtime/pipes/pipe-catalog.js';
@@ -15,7 +15,7 @@ const envelope = z.object({
 });
 
 export interface FilterHooksDeps extends HookCallDeps {
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
 }
 
 /** The filter `id` names, or the pipe answering for it; else a 404 (a 503-class error when its file failed to load). */

@@ -4,14 +4,14 @@ import busboy from 'busboy';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../core/errors/index.js';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ModuleRegistry } from '../../runtime/host/module-registry.js';
 import { safeFilterFileName } from '../../runtime/host/filter-file-name.js';
 import { downloadFilter, rawUrl, refuseNonPublic } from '../../runtime/host/download-filter.js';
 import { writeFileAtomic } from '../../core/util/atomic-write.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 export interface ManagementDeps {
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
   /** Unused: files are written to the registry's upload folder (`registry.uploadDir`). */
   filtersDir?: string;
   uploadLimit: number;

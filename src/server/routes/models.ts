@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ModuleRegistry } from '../../runtime/host/module-registry.js';
 import type { ManifoldModels } from '../../runtime/pipes/manifold-models.js';
 import { listPipeModels, loadedFilters } from '../../runtime/pipes/pipe-catalog.js';
 import { moduleTypeOf } from '../../runtime/host/declared-kind.js';
@@ -16,7 +16,7 @@ export function modelsRouter({
   manifolds,
   listFilters = true,
 }: {
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
   manifolds: ManifoldModels;
   /** False (PIPELINES_FILTERS=off): no filter in `/models`, so Open WebUI's Pipelines connection calls none. */
   listFilters?: boolean;

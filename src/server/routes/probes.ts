@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { StateStore, StoreHealth } from '../../state/types.js';
-import type { FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ModuleRegistry } from '../../runtime/host/module-registry.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** Key used by the readiness probe's store round trip (never written). */
@@ -25,7 +25,7 @@ export async function checkStoreHealth(store: StateStore): Promise<StoreHealth> 
 
 export interface ProbeDeps {
   store: StateStore;
-  registry: FilterRegistry;
+  registry: ModuleRegistry;
 }
 
 /**

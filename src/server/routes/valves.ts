@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { NotFoundError, StateUnavailableError, ValidationError } from '../../core/errors/index.js';
-import type { ActiveModule, FilterRegistry } from '../../runtime/host/filter-registry.js';
+import type { ActiveModule, ModuleRegistry } from '../../runtime/host/module-registry.js';
 import type { ValvesRepository } from '../../runtime/host/valves-repository.js';
 import { mergeSavedValves, mergeValvesUpdate } from '../../runtime/host/coerce-valves.js';
 import { keepMaskedSecrets, maskSecrets } from '../../runtime/host/secret-valves.js';
@@ -8,7 +8,7 @@ import { knownQuery } from '../../runtime/http/known-query.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /** The filter named in the path, or 404 in the Python server's words. */
-export function filterOr404(registry: FilterRegistry, id: string): ActiveModule {
+export function filterOr404(registry: ModuleRegistry, id: string): ActiveModule {
   const filter = registry.get(id);
   if (!filter) throw new NotFoundError(`Pipeline ${id} not found`);
   return filter;
@@ -33,7 +33,7 @@ function userValvesOr404(filter: ActiveModule) {
  * strings like pydantic, validate with zod and answer 400 per field (Python answers 500). An update
  * is merged over the current values: an omitted field keeps its value, `null` resets it to the default.
  */
-export function valvesRouter({ registry, valves }: { registry: FilterRegistry; valves: ValvesRepository }): Router {
+export function valvesRouter({ registry, valves }: { registry: ModuleRegistry; valves: ValvesRepository }): Router {
   const router = Router();
   router.get('/:id/valves', (request, response) => {
     const filter = filterOr404(registry, request.params.id);

@@ -17,7 +17,7 @@ import { ModuleLifecycle } from './module-lifecycle.js';
 
 export type { ActiveFilter, ActiveModule, ActivePipe, FailedFilter } from './active-module.js';
 
-export interface FilterRegistryOptions {
+export interface ModuleRegistryOptions {
   /** The user's filters folder (FILTERS_DIR). */
   dir: string;
   /** Where the API writes filter files (default `dir`; see FilterSources.uploadDir). */
@@ -42,7 +42,7 @@ export interface FilterRegistryOptions {
  * precedence (ModuleMap), the folder watcher (FilterWatcher), the queue that serialises loads (JobQueue), and
  * start-up, shut-down and valves (ModuleLifecycle); this class runs a full load and a one-file reload over them.
  */
-export class FilterRegistry {
+export class ModuleRegistry {
   private readonly modules: ModuleMap;
   private readonly lifecycle: ModuleLifecycle;
   private readonly watcher: FilterWatcher;
@@ -52,7 +52,7 @@ export class FilterRegistry {
   /** True once the first loadAll has finished (GET /readyz). */
   loaded = false;
 
-  constructor(private readonly options: FilterRegistryOptions) {
+  constructor(private readonly options: ModuleRegistryOptions) {
     this.modules = new ModuleMap({
       sources: {
         userDir: options.dir,
