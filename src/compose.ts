@@ -1,3 +1,4 @@
+import { errorMessage } from './core/util/error-message.js';
 import type { Express } from 'express';
 import { usesRedis, type Config } from './core/config.js';
 import type { Logger } from './core/util/logger.js';
@@ -180,7 +181,14 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
       // Streams the filters' shutdown cut are recorded too; then nothing writes any more.
       await pending.settle(PENDING_WORK_LIMIT_MS, logger);
       // After the filters stopped (no inlet records any more), before the store closes.
-      for (const feature of [...features].reverse()) await feature.close?.();
+      // One feature's failure to close does not keep the others (or the store) open.
+      for (const feature of [...features].reverse()) {
+        try {
+          await feature.close?.();
+        } catch (error) {
+          logger.error({ feature: feature.name, err: errorMessage(error) }, 'a feature did not close cleanly');
+        }
+      }
       await store.close();
     },
   };

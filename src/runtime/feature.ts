@@ -11,8 +11,8 @@
  * 2. The filters load (they get the services).
  * 3. When the app is built (src/app.ts, the one place routes are mounted), for every feature: `publicRoutes(router)`,
  *    routes without the API key, before every other route (a page that asks for the key itself); then, after the
- *    host's own routes, `routes(router, host)`: authenticated routes, mounted at `/` and `/v1`, behind the API key
- *    and the JSON body limits.
+ *    host's own routes (the valves routes come last), `routes(router, host)`: authenticated routes, mounted at `/`
+ *    and `/v1`, behind the API key and the JSON body limits.
  * 4. `start()`, for every feature, once the app is built.
  *
  * At shutdown, in reverse order, after the filters stopped and work left running settled, before the store closes:

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,11 @@ import {
  * `export default defineFilter({...})` as a user writes one.
  */
 describe('every shipped filter', () => {
+  it('is listed: the files in filters/ are exactly the shipped list (an unlisted file would never load by default)', () => {
+    const files = readdirSync(path.join(repoRoot, 'filters')).filter((name) => /\.[cm]?[jt]s$/.test(name));
+    expect(files.sort()).toEqual([...SHIPPED_FILTER_FILES].sort());
+  });
+
   it.each(SHIPPED_FILTER_FILES)('%s imports only the SDK entries and has a single default export', (name) => {
     const source = readFileSync(path.join(repoRoot, 'filters', name), 'utf8');
     const specifiers = [...source.matchAll(/^import\s[^;]*?from\s+'([^']+)';/gms)].map((match) => match[1]);

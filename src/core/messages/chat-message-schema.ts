@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ChatMessage } from './chat-message.js';
 
 /**
  * Lenient check of one message, as strict as the HTTP boundary can be without refusing what
@@ -72,9 +71,4 @@ export function firstInvalidMessage(
     if (!parsed.success) return { index, issues: parsed.error.issues, reason: invalidMessageReason(messages[index]) };
   }
   return undefined;
-}
-
-/** True for a `ChatMessage` (the same check as the HTTP boundary's). */
-export function isChatMessage(value: unknown): value is ChatMessage {
-  return plainlyValid(value) || chatMessageSchema.safeParse(value).success;
 }

@@ -17,7 +17,6 @@ export const baseValves = z.object({
   priority: z.number().int().default(0).describe('Filters run in ascending priority.'),
 });
 
-export type BaseValves = z.infer<typeof baseValves>;
 export type AnyValvesSchema = z.ZodObject<z.ZodRawShape>;
 
 export type { FilterBody, PipelineUser } from '../../core/messages/request.js';

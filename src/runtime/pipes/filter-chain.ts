@@ -4,7 +4,7 @@ import { callHook, type HookCall, type HookCallDeps } from '../host/hook-call.js
 import { targets, userValvesFor } from '../host/user-valves.js';
 import type { FilterBody } from '../host/types.js';
 import type { ChatMessage } from '../../core/messages/chat-message.js';
-import type { Hook } from '../../core/messages/hooks.js';
+import { HOOKS, type Hook } from '../../core/messages/hooks.js';
 import { loadedFilters } from './pipe-catalog.js';
 import type { ReplyAssembler } from './reply-assembler.js';
 import { errorMessage } from '../../core/util/error-message.js';
@@ -13,9 +13,6 @@ import { errorMessage } from '../../core/util/error-message.js';
 export interface FilterChainDeps extends HookCallDeps {
   registry: ModuleRegistry;
 }
-
-/** One request's view of the chain: who, the request's log and signal, where the hooks' events go (HookCall). */
-export type ChainCall = HookCall;
 
 /** The filters that target `model`, in ascending priority (the order Open WebUI runs them in, both hooks). */
 function chainFor(registry: ModuleRegistry, model: unknown): ActiveFilter[] {
@@ -40,7 +37,7 @@ export async function runFunctionChain(
   deps: FilterChainDeps,
   hook: Hook,
   body: FilterBody,
-  call: ChainCall,
+  call: HookCall,
   options: FunctionChainOptions = {},
 ): Promise<FilterBody> {
   const filters = chainFor(deps.registry, body.model).filter((filter) => !options.only || options.only.has(filter.id));
@@ -61,7 +58,7 @@ async function runSequence(
   modules: readonly ActiveModule[],
   hook: Hook,
   body: FilterBody,
-  call: ChainCall,
+  call: HookCall,
   prepared?: readonly Record<string, unknown>[],
 ): Promise<FilterBody> {
   let current = body;
@@ -84,7 +81,7 @@ async function runSequence(
 
 /** True when the pipe defines its own `inlet` or `outlet` hook. */
 const hasOwnHooks = (pipe: ActivePipe | undefined): boolean =>
-  Boolean(pipe && (pipe.definition.inlet || pipe.definition.outlet));
+  Boolean(pipe && HOOKS.some((hook) => pipe.definition[hook]));
 
 /** True when some filter targets `model`, or the pipe has hooks of its own (else there is no chain to run). */
 export function hasFilterChain(registry: ModuleRegistry, model: unknown, pipe?: ActivePipe): boolean {
@@ -99,7 +96,7 @@ export function hasFilterChain(registry: ModuleRegistry, model: unknown, pipe?: 
 export async function runInletChain(
   deps: FilterChainDeps,
   body: FilterBody,
-  call: ChainCall,
+  call: HookCall,
   pipe?: ActivePipe,
 ): Promise<FilterBody> {
   const modules: ActiveModule[] = chainFor(deps.registry, body.model);
@@ -120,7 +117,7 @@ export async function runOutletChain(
   deps: FilterChainDeps,
   body: FilterBody,
   reply: ReplyAssembler,
-  call: ChainCall,
+  call: HookCall,
   pipe?: ActivePipe,
 ): Promise<string | undefined> {
   const filters: ActiveModule[] = chainFor(deps.registry, body.model);

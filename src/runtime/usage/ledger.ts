@@ -1,18 +1,6 @@
 import type { StateStore } from '../../state/types.js';
 import type { Ledger, UsageRecord } from '../../domain/usage/types.js';
-import { add, formatDecimal, parseDecimal } from '../../domain/pricing/decimal.js';
 import { exactPeriodKey } from '../../domain/usage/budget-periods.js';
-
-/** Name of the generic stream an older Eunoe kept the ledger in (imported once by the SQLite backend). */
-export const LEDGER_STREAM = 'ledger';
-
-/** Query of Ledger.list. */
-export type LedgerQuery = Parameters<Ledger['list']>[0];
-
-/** Exact decimal sum of the `cost` of records. */
-export function sumCosts(records: readonly Pick<UsageRecord, 'cost'>[]): string {
-  return formatDecimal(add(...records.map((record) => parseDecimal(record.cost) ?? 0n)));
-}
 
 /**
  * The spend ledger on a StateStore's usage store: `record` is idempotent by message id and

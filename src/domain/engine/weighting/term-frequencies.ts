@@ -88,32 +88,6 @@ export function termCount(table: TermCounts, key: number): number {
   return 0;
 }
 
-/**
- * Writes the occurrences of each term (by key) in `table` to `out[offset + i]` and returns how
- * many of them occur; the probe is written out here so the hot loop makes no calls.
- */
-export function countTerms(table: TermCounts, keys: readonly number[], out: Float64Array, offset: number): number {
-  const tableKeys = table.keys;
-  const counts = table.counts;
-  const mask = tableKeys.length - 1;
-  let found = 0;
-  for (let index = 0; index < keys.length; index += 1) {
-    const key = keys[index]!;
-    let slot = key & mask;
-    let count = 0;
-    while (counts[slot] !== 0) {
-      if (tableKeys[slot] === key) {
-        count = counts[slot]!;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-    out[offset + index] = count;
-    if (count > 0) found += 1;
-  }
-  return found;
-}
-
 /** The table of one document: from the cache when it is there and current, else counted (and cached). */
 export function termTable(text: string, key: string | undefined, cache: TermCache | undefined): TermCounts {
   let table = key === undefined ? undefined : cache?.get(key);

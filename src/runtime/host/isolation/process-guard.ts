@@ -37,9 +37,6 @@ const REFUSED: Record<string, string> = {
   _linkedBinding: 'it reaches Node internals below the guarded functions',
 };
 
-/** Names of the `process` functions a filter worker refuses. */
-export const REFUSED_PROCESS_CALLS: readonly string[] = Object.keys(REFUSED);
-
 /**
  * Replace the process-ending calls in this worker thread (before the filter file is imported). `filter()` names the
  * filter in the error (its file name until its id is known). `process.kill(pid, 0)` (does the process exist?) sends

@@ -1,3 +1,4 @@
+import { HOOKS } from '../../../core/messages/hooks.js';
 import type { Logger } from '../../../core/util/logger.js';
 import type { FilterBody, FilterDefinition, AnyValvesSchema, HookArgs, LifecycleArgs } from '../types.js';
 import type { LoadedFilter } from '../load-filter-file.js';
@@ -81,7 +82,7 @@ export function routeLargeBodiesToWorker(
   let release: (() => Promise<void>) | undefined;
 
   const definition: Record<string, unknown> = { ...inMain };
-  for (const hook of ['inlet', 'outlet'] as const) {
+  for (const hook of HOOKS) {
     const own = inMain[hook];
     if (!own) continue;
     definition[hook] = async (args: HookArgs<never, never>): Promise<FilterBody> => {
