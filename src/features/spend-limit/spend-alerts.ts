@@ -98,6 +98,17 @@ export class SpendAlerts {
     while (this.running.size > 0 || this.queue.length > 0) await Promise.allSettled([...this.running]);
   }
 
+  /** Waits for the queue to empty, at most `ms` (the filter's shutdown: alerts still queued after it are not sent). */
+  async drain(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    });
+    await Promise.race([this.settled(), limit]);
+    clearTimeout(timer);
+  }
+
   private fire(event: AlertEvent, standing: CapStanding, observation: AlertObservation, onlyIfPassing: boolean): void {
     const key = alertKey(event, standing);
     if (this.seen.has(key)) return;

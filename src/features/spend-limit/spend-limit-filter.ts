@@ -127,6 +127,11 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .describe('Which alerts to send: warn_threshold, projected_over_cap, cap_reached'),
     }),
 
+    /** Alerts still queued get up to 3 s to go out (a reload or a stop; a slow webhook cannot hold either longer). */
+    async onShutdown() {
+      await alerts.drain(3000);
+    },
+
     async inlet({ body, user, valves, services, logger, emit, requestId, state }) {
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
       if (task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
