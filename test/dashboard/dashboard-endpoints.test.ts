@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { SEED_ENV, seedThroughOutlets } from './helpers/seed-through-outlets.js';
 
@@ -212,13 +212,15 @@ describe('dashboard endpoints', () => {
     const day = new Date(now);
     const tomorrow = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1)).toISOString();
     const nextMonth = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1)).toISOString();
+    // The pace of a monthly cap depends on today's date: the test below fixes the clock to check it.
+    const pace = expect.objectContaining({ projected: expect.any(String), passes: expect.any(Boolean) });
     expect(users.cat.caps).toEqual([
-      { period: 'daily', spent: '0.5', cap: '0.5', percent: 100, resetsAt: tomorrow, reached: true },
-      { period: 'monthly', spent: '0.5', cap: '10', percent: 5, resetsAt: nextMonth, reached: false },
+      { period: 'daily', spent: '0.5', cap: '0.5', percent: 100, resetsAt: tomorrow, reached: true, pace: null },
+      { period: 'monthly', spent: '0.5', cap: '10', percent: 5, resetsAt: nextMonth, reached: false, pace },
     ]);
     expect(users.dan).toMatchObject({ role: 'user', blocked: false });
     expect(users.dan.caps).toEqual([
-      { period: 'monthly', spent: '2.5', cap: '10', percent: 25, resetsAt: nextMonth, reached: false },
+      { period: 'monthly', spent: '2.5', cap: '10', percent: 25, resetsAt: nextMonth, reached: false, pace },
     ]);
     expect(response.body.blocked).toEqual(['cat']);
   });
@@ -261,6 +263,76 @@ describe('dashboard endpoints', () => {
       })
       .expect(429);
     expect(blocked.body.detail).toBe('Your daily budget of $1.00 is used up; it resets at 00:00 UTC.');
+  });
+
+  it("caps: the month's pace of each monthly cap and who passes it when (docs/accounting.md, example 1)", async () => {
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({ monthly_limit_usd: 0, user_limits: { hal: { monthly_usd: 30 }, ida: { monthly_usd: 30 } } })
+      .expect(200);
+    // hal: $2 on each of 13–19 November 2026, $1 on the 20th by 06:00; ida: $15 on the 1st, nothing since.
+    const replies = [13, 14, 15, 16, 17, 18, 19].map((day) => ({
+      id: `h${day}`,
+      time: Date.UTC(2026, 10, day, 12),
+      user: 'hal',
+      model: 'openai/gpt-4o',
+      prompt: 1,
+      completion: 1,
+      cost: '2',
+    }));
+    replies.push(
+      {
+        id: 'h20',
+        time: Date.UTC(2026, 10, 20, 6),
+        user: 'hal',
+        model: 'openai/gpt-4o',
+        prompt: 1,
+        completion: 1,
+        cost: '1',
+      },
+      {
+        id: 'i1',
+        time: Date.UTC(2026, 10, 1, 9),
+        user: 'ida',
+        model: 'openai/gpt-4o',
+        prompt: 1,
+        completion: 1,
+        cost: '15',
+      },
+    );
+    await seedThroughOutlets(runtime.app, runtime.auth, replies);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let response: request.Response;
+    try {
+      vi.setSystemTime(Date.UTC(2026, 10, 20, 12));
+      response = await get('/usage/caps').expect(200);
+    } finally {
+      vi.useRealTimers();
+    }
+    const users = Object.fromEntries(response.body.users.map((user: { user: string }) => [user.user, user]));
+    expect(users.hal.caps).toEqual([
+      {
+        period: 'monthly',
+        spent: '15',
+        cap: '30',
+        percent: 50,
+        resetsAt: '2026-12-01T00:00:00.000Z',
+        reached: false,
+        // $15 + $2 a day (the last 7 full days) × 10.5 days left; a linear month would say $23.08.
+        pace: { projected: '36', dailyRate: '2', method: 'recent', passes: true, passesOn: '2026-11-28' },
+      },
+    ]);
+    // ida spent as much, all on the 1st: her recent rate is $0, she stays at $15.
+    expect(users.ida.caps[0].pace).toEqual({
+      projected: '15',
+      dailyRate: '0',
+      method: 'recent',
+      passes: false,
+      passesOn: null,
+    });
+    expect(response.body.passing).toEqual(['hal']);
+    expect(response.body.blocked).toEqual([]);
   });
 
   it('status: filters with load status and errors, backend, pricing age, version', async () => {

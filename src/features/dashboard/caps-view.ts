@@ -3,6 +3,8 @@ import { effectiveCaps, type SpendCapValves } from '../../domain/usage/spend-cap
 import { monthlyPeriod } from '../../domain/usage/budget-periods.js';
 import { addDays } from '../../domain/usage/day-range.js';
 import { utcDay } from '../../domain/usage/daily-usage.js';
+import { monthPace, paceWindow, type PaceMethod } from '../../domain/usage/month-pace.js';
+import type { EffectiveCap } from '../../domain/usage/spend-caps.js';
 import type { Ledger, UsageRecord } from '../../domain/usage/types.js';
 
 /** One cap of one user as the Caps view shows it. */
@@ -16,6 +18,21 @@ export interface CapUsage {
   /** When the period ends and spending starts over (ISO, UTC). */
   resetsAt: string;
   reached: boolean;
+  /** The month's pace (monthly caps; null for daily ones): see docs/accounting.md, "The month's pace". */
+  pace: CapPace | null;
+}
+
+/** A monthly cap's projection as the Caps view shows it. */
+export interface CapPace {
+  /** Month-end spend at this pace (exact decimal string, to the nano-dollar). */
+  projected: string;
+  /** USD per day the rest of the month is projected at. */
+  dailyRate: string;
+  method: PaceMethod;
+  /** The cap is reached before the month resets at this pace (already reached included). */
+  passes: boolean;
+  /** The UTC day it is reached (`YYYY-MM-DD`), or null. */
+  passesOn: string | null;
 }
 
 /** A user with at least one cap in force. */
@@ -38,6 +55,8 @@ export interface CapsView {
   users: UserCaps[];
   /** Users blocked now (a daily or monthly cap reached). */
   blocked: string[];
+  /** Users not blocked whose monthly cap is passed before the month ends at their pace. */
+  passing: string[];
 }
 
 const isCapValves = (valves: Record<string, unknown>): valves is Record<string, unknown> & SpendCapValves =>
@@ -60,12 +79,23 @@ export async function capsView(options: {
 }): Promise<CapsView> {
   const { ledger, now } = options;
   const filter = options.filters.find((candidate) => isCapValves(candidate.valves));
-  const view: CapsView = { filter: filter?.id ?? null, at: new Date(now).toISOString(), users: [], blocked: [] };
+  const view: CapsView = {
+    filter: filter?.id ?? null,
+    at: new Date(now).toISOString(),
+    users: [],
+    blocked: [],
+    passing: [],
+  };
   if (!filter || !isCapValves(filter.valves)) return view;
   const valves = filter.valves;
   const exempt = Array.isArray(valves.exempt_roles) ? (valves.exempt_roles as string[]) : [];
   const month = monthlyPeriod(now);
   const spenders = await ledger.daily(utcDay(month.from), addDays(utcDay(month.to - 1), 1), 'user');
+  // Each user's spend over the pace's recent days, from the same rows (no read more).
+  const window = paceWindow(now);
+  const recent = new Map<string, Decimal>();
+  for (const row of spenders)
+    if (window.days.includes(row.day)) recent.set(row.key, (recent.get(row.key) ?? 0n) + row.totals.cost);
   const newest = new Map<string, UsageRecord | undefined>();
   const newestOf = async (user: string) => (await ledger.latest({ userId: user }, 1)).records[0];
   for (const row of spenders) if (!newest.has(row.key)) newest.set(row.key, await newestOf(row.key));
@@ -83,22 +113,43 @@ export async function capsView(options: {
     const usage: CapUsage[] = [];
     for (const cap of caps) {
       const spent = await ledger.spent(user, cap.period.from, cap.period.to);
-      const amount = parseDecimal(spent) ?? 0n;
-      usage.push({
-        period: cap.period.kind,
-        spent,
-        cap: formatDecimal(cap.limit),
-        percent: percentOf(amount, cap.limit),
-        resetsAt: new Date(cap.period.to).toISOString(),
-        reached: compare(amount, cap.limit) >= 0,
-      });
+      usage.push(capUsage(cap, spent, recent.get(user) ?? 0n, now));
     }
     usage.sort((a, b) => (a.period < b.period ? -1 : 1));
     const blocked = usage.some((cap) => cap.reached);
     view.users.push({ user, email, role, caps: usage, blocked });
     if (blocked) view.blocked.push(user);
+    else if (usage.some((cap) => cap.pace?.passes)) view.passing.push(user);
   }
   return view;
+}
+
+/**
+ * One cap's row: `spent` in its period (exact decimal string), and for a monthly cap the pace from `recentSpend`, the
+ * holder's spend over the pace's recent days (paceWindow). The same for any holder of a cap (a user, a group, …).
+ */
+export function capUsage(cap: EffectiveCap, spent: string, recentSpend: Decimal, now: number): CapUsage {
+  const amount = parseDecimal(spent) ?? 0n;
+  let pace: CapPace | null = null;
+  if (cap.period.kind === 'monthly') {
+    const projection = monthPace({ now, spent: amount, recentSpend, limit: cap.limit });
+    pace = {
+      projected: formatDecimal(projection.projected),
+      dailyRate: formatDecimal(projection.dailyRate),
+      method: projection.method,
+      passes: projection.passes,
+      passesOn: projection.passesOn ?? null,
+    };
+  }
+  return {
+    period: cap.period.kind,
+    spent,
+    cap: formatDecimal(cap.limit),
+    percent: percentOf(amount, cap.limit),
+    resetsAt: new Date(cap.period.to).toISOString(),
+    reached: compare(amount, cap.limit) >= 0,
+    pace,
+  };
 }
 
 /** spent ÷ cap in percent, rounded to one decimal (exact integer division first, then one rounding). */

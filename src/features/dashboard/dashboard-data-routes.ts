@@ -39,12 +39,13 @@ const groupBy = z.enum(['user', 'model']).optional();
  *   ledger's prompt tokens and cached (prompt-cache read) tokens of the day and their share.
  * - `/usage/unpriced?…range`: replies without a cost per model (count, tokens) and an estimate learned from the
  *   model's priced or reported replies of the range.
- * - `/usage/caps`: every capped user's spend, cap, percent used, reset time; who is blocked.
+ * - `/usage/caps`: every capped user's spend, cap, percent used, reset time, a monthly cap's pace (projected month-end
+ *   spend, the day it is passed); who is blocked, who will pass a monthly cap this month.
  * - `/status`: filters (loaded / failed with errors), state backend, price table age (flagged when stale) and last
  *   refresh, version.
  */
 export function dashboardDataRouter(deps: DashboardDataDeps): Router {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => Date.now()); // read at each call (a test that fakes Date moves it)
   const router = Router();
   router.get('/usage/daily', knownQuery(...RANGE, 'group_by'), async (request, response) => {
     const range = parseDayRange(request.query, now());

@@ -20,6 +20,11 @@ import { RecentCompletions } from './recent-completions.js';
 import { LearnedCosts } from './learned-costs.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
 import { isRecord } from '../../core/messages/chat-message.js';
+import type { PipelineUser } from '../../runtime/host/types.js';
+import type { StateStore } from '../../state/types.js';
+import { ALERT_EVENTS } from '../../domain/usage/spend-alerts.js';
+import { isWebhookUrl, SpendAlerts } from './spend-alerts.js';
+import { observeAlerts, type AlertValves } from './observe-alerts.js';
 
 /** One cap pair; strict, so a misspelt key (`monthly`) is refused by name instead of saving both caps as null. */
 const capPair = z.strictObject({
@@ -30,6 +35,8 @@ const capPair = z.strictObject({
 /** Options of the spend-limit filter (tests inject the clock). */
 export interface SpendLimitOptions {
   now?: () => number;
+  /** The webhook alerts' queue (tests pass one with short retry delays and await its `settled()`). */
+  alerts?: SpendAlerts;
 }
 
 /**
@@ -43,12 +50,15 @@ export interface SpendLimitOptions {
  * Otherwise HTTP 429 with a message the user understands. Near a cap (`warn_fraction`) the inlet
  * reports a status line. Admins are exempt by default; Open WebUI background tasks (titles, tags)
  * are never blocked and hold nothing. A host without the spend service checks recorded spend only.
+ * With `alert_webhook_url`, each reservation's outcome goes to the webhook alerts (spend-alerts.ts: in the
+ * background, once per crossing per period).
  */
 export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   const now = options.now ?? Date.now;
   const outage = new OutageNotice('the ledger (spend limits)');
   const recent = new RecentCompletions();
   const learned = new LearnedCosts();
+  const alerts = options.alerts ?? new SpendAlerts();
   return defineFilter({
     name: 'Spend Limits',
     valves: baseValves.extend({
@@ -103,9 +113,26 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .max(1)
         .default(0.8)
         .describe('Show a status line when a cap is this much used after admitting a request (0 = never)'),
+      alert_webhook_url: z
+        .string()
+        .trim()
+        .default('')
+        .refine((url) => url === '' || isWebhookUrl(url), 'must be an http:// or https:// URL, or empty (no alerts)')
+        .describe(
+          'POST a JSON alert here when a cap crosses warn_fraction, its month-end projection, or the cap (once per crossing per period; empty = no alerts)',
+        ),
+      alert_on: z
+        .array(z.enum(ALERT_EVENTS))
+        .default([...ALERT_EVENTS])
+        .describe('Which alerts to send: warn_threshold, projected_over_cap, cap_reached'),
     }),
 
-    async inlet({ body, user, valves, services, logger, emit, requestId }) {
+    /** Alerts still queued get up to 3 s to go out (a reload or a stop; a slow webhook cannot hold either longer). */
+    async onShutdown() {
+      await alerts.drain(3000);
+    },
+
+    async inlet({ body, user, valves, services, logger, emit, requestId, state }) {
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
       if (task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
@@ -114,7 +141,8 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };
-        await reserve({ body, userId: user.id, caps, at, valves, services: withSpend, logger, emit, requestId });
+        const alertUser = { ...user, id: user.id };
+        await reserve({ body, user: alertUser, caps, at, valves, services: withSpend, logger, emit, requestId, state });
         return body;
       }
       if (!services.ledger) {
@@ -143,7 +171,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
   /** Hold the request's estimated cost against every cap, atomically; 429 when a cap has no room for it. */
   async function reserve(args: {
     body: Record<string, unknown>;
-    userId: string;
+    user: PipelineUser & { id: string };
     caps: EffectiveCap[];
     at: number;
     valves: {
@@ -151,13 +179,15 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       expected_completion_tokens: number;
       warn_fraction: number;
       unpriced_estimate_usd: number;
-    };
+    } & AlertValves;
     services: HostServices & { spend: SpendHolds };
     logger: Logger;
     emit: (event: FilterEvent) => void;
     requestId: string;
+    state: Pick<StateStore, 'compareAndSet'>;
   }): Promise<void> {
-    const { body, userId, caps, at, valves, services, logger } = args;
+    const { body, user, caps, at, valves, services, logger } = args;
+    const userId = user.id;
     // Without max_tokens, the user's recent median completion (read when needed, never fails: undefined instead).
     const median =
       requestedMaxTokens(body) === undefined && services.ledger
@@ -195,6 +225,18 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     // What each cap has in use: its period's recorded spend + the user's holds (this one included when admitted).
     const held = decimalOf(outcome.held);
     const inUse = caps.map((_, index) => (parseDecimal(outcome.spent[index]) ?? 0n) + held);
+    observeAlerts(alerts, {
+      valves,
+      user,
+      caps,
+      spent: outcome.spent,
+      inUse,
+      at,
+      logger,
+      state: args.state,
+      blockedBy: outcome.admitted ? undefined : (outcome.blockedBy ?? 0),
+      ledger: services.ledger,
+    });
     if (!outcome.admitted) {
       const index = outcome.blockedBy ?? 0;
       const cap = caps[index]!;

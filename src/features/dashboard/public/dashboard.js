@@ -375,6 +375,12 @@ async function loadCaps() {
     : caps.users.length
       ? 'Nobody is blocked.'
       : '';
+  const passing = caps.users.filter((user) => (caps.passing ?? []).includes(user.user));
+  $('caps-passing').textContent = passing.length
+    ? `On pace to pass a monthly cap this month: ${passing
+        .map((user) => `${nameOf(user)} (${dayLabel(user.caps.find((cap) => cap.pace?.passes)?.pace.passesOn)})`)
+        .join(', ')}`
+    : '';
   const rows = [];
   for (const user of caps.users) {
     for (const cap of user.caps) {
@@ -397,12 +403,33 @@ async function loadCaps() {
         cell(usd(cap.spent), { exact: cap.spent }),
         cell(usd(cap.cap), { exact: cap.cap }),
         used,
+        ...paceCells(cap),
         cell(instant(cap.resetsAt)),
         stateCell,
       ]);
     }
   }
   fillRows('caps-table', rows);
+}
+
+/**
+ * A cap's projected month-end spend and its pace (monthly caps; a daily cap has none): "Passes on Nov 28" when the
+ * cap is reached before the month resets at this pace. How it is projected: docs/accounting.md, "The month's pace".
+ */
+function paceCells(cap) {
+  if (!cap.pace) return [cell('—'), cell('—')];
+  const { pace } = cap;
+  const projected = cell(usd(pace.projected), { exact: pace.projected });
+  const basis = pace.method === 'recent' ? 'the last 7 full days' : 'the month so far';
+  projected.title = `${usd(pace.dailyRate)} a day (${basis}) for the rest of the month`;
+  const verdict = cap.reached
+    ? cell('Reached')
+    : pace.passes
+      ? cell(`Passes on ${dayLabel(pace.passesOn)}`)
+      : cell('Within cap');
+  verdict.className = cap.reached ? 'state-blocked' : pace.passes ? 'state-warn' : 'state-ok';
+  if (pace.passesOn) verdict.dataset.day = pace.passesOn;
+  return [projected, verdict];
 }
 
 async function loadContext() {
