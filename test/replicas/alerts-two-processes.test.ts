@@ -53,6 +53,8 @@ describe.runIf(redisUrl)('alerts across two server processes on one Redis', () =
       DATA_DIR: path.join(root, name),
       REDIS_URL: redisUrl!,
       REDIS_PREFIX: prefix,
+      // Atomicity is the subject, not a slow store's fall-back (see near-cap-burst.ts).
+      STATE_TIMEOUT_MS: '10000',
     });
     servers = await Promise.all([startServerProcess(env('a')), startServerProcess(env('b'))]);
   }, 120_000);

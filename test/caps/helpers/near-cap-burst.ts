@@ -180,6 +180,9 @@ export async function startCapServers(
     FILTERS_DIR: filters,
     VALVES_DIR: valves,
     DATA_DIR: path.join(root, name),
+    // The subject is the reservations' atomicity: a store answer slower than the default 500 ms (a loaded machine)
+    // would let requests through as an outage does (docs/reliability.md), which is another test's subject.
+    STATE_TIMEOUT_MS: '10000',
     ...extra,
   });
   const starting = [startServerProcess(env('sqlite'))];
