@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 
 /**
@@ -10,6 +11,8 @@ import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runt
  * Prices (the bundled OpenRouter snapshot, pricing/openrouter-snapshot.json): openai/gpt-4o $2.50 / $10 per M prompt /
  * completion tokens; openai/gpt-4o-mini $0.15 / $0.60.
  */
+
+const redisUrl = inject('redisUrl');
 
 /** 10 s into a UTC minute: a refusal then says "Try again in 50 s". */
 const START = Date.parse('2026-12-05T10:00:10Z');
@@ -178,5 +181,63 @@ describe('soft modes past the soft threshold (SQLite)', () => {
     const refused = await inlet(chat('openai/gpt-4o', 'r2'));
     expect(refused.status).toBe(429);
     expect(refused.body.detail).toMatch(/^Your daily budget of \$0\.10 is used up; it resets/);
+  });
+});
+
+describe.runIf(redisUrl)('soft modes across two replicas on one Redis', () => {
+  const replicas: TestRuntime[] = [];
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(START);
+    const env = { REDIS_URL: redisUrl, REDIS_PREFIX: `eunoe-soft-${randomBytes(4).toString('hex')}:` };
+    for (let index = 0; index < 2; index++)
+      replicas.push(await createTestRuntime({ filters: ['spend-limit.ts', 'accounting.ts'], env }));
+  });
+  afterAll(async () => {
+    for (const replica of replicas) await replica.dispose();
+    vi.useRealTimers();
+  });
+
+  const on = (replica: TestRuntime, hook: 'inlet' | 'outlet', body: Record<string, unknown>, user = alice) =>
+    request(replica.app).post(`/integrations/open-webui/${hook}`).set(replica.auth).send({ body, user });
+
+  /** Sets the valves on the first replica and waits until the second has them (the store's change channel). */
+  async function valves(values: Record<string, unknown>) {
+    const [first, second] = replicas;
+    await request(first!.app)
+      .post('/spend-limit/valves/update')
+      .set(first!.auth)
+      .send({ daily_limit_usd: 0.1, warn_fraction: 0.8, ...values })
+      .expect(200);
+    await vi.waitFor(
+      async () => {
+        const answer = await request(second!.app).get('/spend-limit/valves').set(second!.auth);
+        expect(answer.body.soft_mode).toEqual(values.soft_mode);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+  }
+
+  it('slow: 2 a minute between both replicas; cheaper: switched on one, recorded with both ids by the other', async () => {
+    const [first, second] = replicas as [TestRuntime, TestRuntime];
+    await valves({ soft_mode: 'slow', slow_requests_per_minute: 2 });
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
+    await on(first, 'outlet', reply('openai/gpt-4o', 'redis-seed', { ...usage, cost: 0.085 })).expect(200);
+    const answers = [];
+    for (let index = 0; index < 4; index++)
+      answers.push((await on(index % 2 ? second : first, 'inlet', chat('openai/gpt-4o', `rs-${index}`))).status);
+    expect(answers).toEqual([200, 200, 429, 429]);
+
+    await valves({ soft_mode: 'cheaper', cheaper_models: { 'openai/gpt-4o': 'openai/gpt-4o-mini' } });
+    const switched = await on(first, 'inlet', chat('openai/gpt-4o', 'redis-cheap')).expect(200);
+    expect(switched.body.body.model).toBe('openai/gpt-4o-mini');
+    await on(second, 'outlet', reply('openai/gpt-4o', 'redis-cheap', usage)).expect(200);
+    const records = await second.services.ledger!.list({ userId: 'alice', from: START - 60_000 });
+    expect(records.find((each) => each.messageId === 'redis-cheap')).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      requestedModel: 'openai/gpt-4o',
+      cost: expect.stringMatching(/^0\.00021/),
+    });
   });
 });
