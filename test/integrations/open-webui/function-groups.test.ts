@@ -2,7 +2,8 @@ import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestRuntime, TEST_API_KEY, type TestRuntime } from '../../helpers/create-test-runtime.js';
 import { listenOnLoopback, type LoopbackHttp } from '../../helpers/loopback-server.js';
 import { filterSource } from '../../server/helpers/filter-source.js';
@@ -54,7 +55,7 @@ describe("the generated Function sends the user's Open WebUI groups (read with o
   };
 
   beforeAll(async () => {
-    runtime = await createTestRuntime({ sources: { 'groups-echo.ts': groupsEcho } });
+    runtime = await createTestRuntime({ filters: ['spend-limit.ts'], sources: { 'groups-echo.ts': groupsEcho } });
     server = await listenOnLoopback(runtime.app);
     const file = await fetch(`${server.origin}/integrations/open-webui/function.py`, {
       headers: { authorization: `Bearer ${TEST_API_KEY}` },
@@ -108,5 +109,32 @@ describe("the generated Function sends the user's Open WebUI groups (read with o
     });
     expect(result.steps[0]!.ok).toBe(true);
     expect(result.steps[0]!.body!.seen_groups).toBeNull();
+  });
+
+  it("a group's rate limit applies to the groups the Function sent; the refusal is shown in the chat", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] }); // on Eunoe's side (this process): all three calls in one minute
+    vi.setSystemTime(Date.parse('2026-12-05T10:00:20Z'));
+    try {
+      await request(runtime.app)
+        .post('/spend-limit/valves/update')
+        .set(runtime.auth)
+        .send({ rate_limits: { roles: { user: 1 }, groups: { Engineering: 2 } } })
+        .expect(200);
+      const steps = ['r1', 'r2', 'r3'].map((id) => ({
+        hook: 'inlet' as const,
+        body: { ...body(), metadata: { chat_id: `c-${id}`, message_id: id, task: null } },
+        user: alice,
+      }));
+      const result = await runFunction(source, valves, steps, {
+        pythonPath: [openWebuiModules('v0.9', memberships)],
+      });
+      expect(result.steps.map((step) => step.ok)).toEqual([true, true, false]);
+      expect(result.steps[2]!.error).toMatch(
+        /^Too many requests: at most 2 per minute for your group Engineering\. Try again in \d+ s\.$/,
+      );
+    } finally {
+      vi.useRealTimers();
+      await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send({ rate_limits: {} });
+    }
   });
 });
