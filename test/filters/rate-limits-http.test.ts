@@ -116,6 +116,36 @@ describe('rate limits (SQLite)', () => {
     expect((await send([inlet], { id: 'u-admin', role: 'admin' }, 8, 'admin')).passed).toBe(8);
   });
 
+  it("the valves as Open WebUI's form sends them (JSON typed as text), and a misspelt key refused by name", async () => {
+    const form = {
+      rate_limits: '{"default": 30, "roles": {"user": 20}, "groups": {"Engineering": 60}}',
+      soft_mode: '{"daily": "slow", "monthly": "cheaper"}',
+      cheaper_models: '{"openai/gpt-5": "openai/gpt-5-mini"}',
+      slow_requests_per_minute: '3',
+    };
+    await request(runtime.app).post('/spend-limit/valves/update').set(runtime.auth).send(form).expect(200);
+    const saved = (await request(runtime.app).get('/spend-limit/valves').set(runtime.auth).expect(200)).body;
+    expect(saved).toMatchObject({
+      rate_limits: { default: 30, roles: { user: 20 }, groups: { Engineering: 60 }, users: {} },
+      soft_mode: { daily: 'slow', monthly: 'cheaper' },
+      cheaper_models: { 'openai/gpt-5': 'openai/gpt-5-mini' },
+      slow_requests_per_minute: 3,
+    });
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({ soft_mode: 'slow' })
+      .expect(200);
+    expect((await request(runtime.app).get('/spend-limit/valves').set(runtime.auth)).body.soft_mode).toBe('slow');
+    const misspelt = await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({ rate_limits: { defualt: 5 } });
+    expect(misspelt.status).toBe(400);
+    expect(JSON.stringify(misspelt.body)).toContain('defualt');
+    await configure(runtime);
+  });
+
   it('the next minute counts anew', async () => {
     const user = { id: 'u-minute', role: 'user' };
     expect((await send([inlet], user, 3, 'm1')).passed).toBe(2);
