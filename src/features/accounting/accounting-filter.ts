@@ -147,7 +147,9 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           'accounting: usage fields out of bounds were refused and replaced (listed in the record as rejectedUsage)',
         );
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
-      const byProxy = await recordedByProxy({ body, user, state, services, messageId: record.messageId });
+      // A switched reply was answered (and, through the openai-proxy, claimed) as the model that served it.
+      const answered = switched ? { ...body, model: switched.served } : body;
+      const byProxy = await recordedByProxy({ body: answered, user, state, services, messageId: record.messageId });
       if (byProxy) {
         added = false;
         logger.debug({ messageId: record.messageId }, 'accounting: the proxy already recorded this reply');

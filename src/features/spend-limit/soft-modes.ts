@@ -83,7 +83,8 @@ export type CheaperChoice = { model: string } | { none: string };
 /**
  * The model `cheaper_models` names for `model`, when it is reachable through the request's connection as far as
  * Eunoe can tell: it shares the requested id's provider prefix (the text before the last `/`; two ids without `/`
- * count as one connection) and the price table knows it (else its cost, and whether it is cheaper, is unknown).
+ * count as one connection) and the price table knows it, or a manifold id's upstream id (else its cost, and whether
+ * it is cheaper, is unknown).
  * Whether the connection really serves it is the admin's word (list only models Open WebUI offers).
  */
 export function cheaperModel(
@@ -97,7 +98,9 @@ export function cheaperModel(
   if (target === model) return { none: `cheaper_models maps ${model} to itself` };
   if (connectionOf(target) !== connectionOf(model))
     return { none: `${target} is not on the connection of ${model} (another provider prefix)` };
-  if (!pricing?.resolve(target)) return { none: `${target} has no price in the price table` };
+  // As the estimate prices it: the id, else a manifold's upstream id (`openai-proxy.gpt-4o-mini` → `gpt-4o-mini`).
+  const priced = pricing?.resolve(target) ?? pricing?.resolve(target.slice(target.indexOf('.') + 1));
+  if (!priced) return { none: `${target} has no price in the price table` };
   return { model: target };
 }
 
