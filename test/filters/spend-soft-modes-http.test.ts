@@ -83,7 +83,15 @@ describe('soft modes past the soft threshold (SQLite)', () => {
   it('slow: past 80 % of the daily cap, 2 requests a minute pass, the next is a 429 that says when to retry', async () => {
     await valves({ soft_mode: 'slow', slow_requests_per_minute: 2 });
     await spend(alice, 0.085, `seed-slow-${seq}`);
-    expect((await inlet(chat('openai/gpt-4o', 's1'))).status).toBe(200);
+    const first = await request(runtime.app)
+      .post('/integrations/open-webui/inlet')
+      .set(runtime.auth)
+      .send({ body: chat('openai/gpt-4o', 's1'), user: alice })
+      .expect(200);
+    expect(first.body.events.map((event: { data: { description: string } }) => event.data.description)).toEqual([
+      'slowed down: 2 requests a minute (daily budget 85 % used)',
+      'spend: $0.0852 of $0.10 daily cap (85 %)',
+    ]);
     expect((await inlet(chat('openai/gpt-4o', 's2'))).status).toBe(200);
     // Through the Function's route, whose errors carry their code (the Pipelines route answers {detail}).
     const third = await request(runtime.app)

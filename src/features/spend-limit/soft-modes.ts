@@ -115,6 +115,11 @@ export function slowMessage(cap: EffectiveCap, percent: number, fraction: number
     `Your ${cap.period.kind} budget is ${percent} % used: requests are slowed to ${limit} per minute until it resets or spend falls under ${Math.round(fraction * 100)} %.`;
 }
 
+/** The status line of a request the slow-down let through: "slowed down: 2 requests a minute (daily budget 85 % used)". */
+export function slowStatus(cap: EffectiveCap, percent: number, settings: SoftModeSettings): string {
+  return `slowed down: ${settings.slow_requests_per_minute} requests a minute (${cap.period.kind} budget ${percent} % used)`;
+}
+
 /** The share of `cap` in use, in whole percent (rounded down). */
 export function percentUsed(cap: EffectiveCap, inUse: bigint): number {
   return cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;

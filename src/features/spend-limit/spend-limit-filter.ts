@@ -30,6 +30,7 @@ import {
   pastSoftThreshold,
   percentUsed,
   slowMessage,
+  slowStatus,
   softFraction,
   softModeOf,
   softModeValves,
@@ -282,6 +283,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     );
     if (slowCap !== undefined) {
       const cap = caps[slowCap]!;
+      const percent = percentUsed(cap, inUse[slowCap]!);
       try {
         await countRequest({
           state: args.state,
@@ -289,13 +291,18 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
           userId,
           limit: valves.slow_requests_per_minute,
           now: at,
-          refusal: slowMessage(cap, percentUsed(cap, inUse[slowCap]!), fraction),
+          refusal: slowMessage(cap, percent, fraction),
         });
+        args.emit({ type: 'status', data: { description: slowStatus(cap, percent, valves), done: true } });
       } catch (error) {
-        if (!(error instanceof FilterError)) throw error; // the store's own failure: answered as such
-        await services.spend.release(userId, [holdId]).catch(() => undefined); // refused: it holds nothing
-        logger.info({ user: userId, period: cap.period.kind }, 'spend-limit: slowed down past the soft threshold');
-        throw error;
+        if (!(error instanceof FilterError)) {
+          // The store cannot count: the request goes on (as when it cannot hold spend).
+          logger.warn({ err: String(error) }, 'spend-limit: slow-down not counted (the state store failed)');
+        } else {
+          await services.spend.release(userId, [holdId]).catch(() => undefined); // refused: it holds nothing
+          logger.info({ user: userId, period: cap.period.kind }, 'spend-limit: slowed down past the soft threshold');
+          throw error;
+        }
       }
     }
     const nearest = nearestCap(caps, inUse, valves.warn_fraction);
