@@ -28,7 +28,7 @@ export const rateLimitsValve = z
       .default({})
       .describe('Per user id or email, over everything else, e.g. {"ann@example.com": 100}'),
   })
-  .prefault({})
+  .default({ default: 0, roles: {}, groups: {}, users: {} })
   .describe(
     'Requests per minute per user, independent of money: {"default": 30, "roles": {"user": 20}, "groups": {"Engineering": 60}, "users": {"ann@example.com": 100}}; 0 = no limit',
   );
@@ -46,22 +46,27 @@ export interface RateLimit {
  * The rate limit of `user`: their own (by id, then email) → the highest among their groups (by id or name; a group
  * grants its members its rate) → their role's → the default. Undefined when that rule says 0 (no limit).
  */
-export function rateLimitFor(valve: RateLimitsValve, user: PipelineUser): RateLimit | undefined {
+export function rateLimitFor(valve: Partial<RateLimitsValve>, user: PipelineUser): RateLimit | undefined {
+  // Read defensively: a valves file edited by hand may leave parts out.
+  const users = valve.users ?? {};
+  const groups = valve.groups ?? {};
+  const roles = valve.roles ?? {};
   const pick = (): RateLimit => {
-    const own = (user.id ? valve.users[user.id] : undefined) ?? (user.email ? valve.users[user.email] : undefined);
+    const own = (user.id ? users[user.id] : undefined) ?? (user.email ? users[user.email] : undefined);
     if (own !== undefined) return { perMinute: own, source: 'your account' };
     let best: RateLimit | undefined;
-    for (const group of user.groups ?? []) {
-      const limit = valve.groups[group.id] ?? (group.name ? valve.groups[group.name] : undefined);
+    for (const group of Array.isArray(user.groups) ? user.groups : []) {
+      if (typeof group?.id !== 'string') continue;
+      const limit = groups[group.id] ?? (group.name ? groups[group.name] : undefined);
       if (limit === undefined) continue;
       // 0 (no limit) is the most generous of all.
       const better = !best || limit === 0 || (best.perMinute !== 0 && limit > best.perMinute);
       if (better) best = { perMinute: limit, source: `your group ${group.name ?? group.id}` };
     }
     if (best) return best;
-    const byRole = user.role ? valve.roles[user.role] : undefined;
+    const byRole = user.role ? roles[user.role] : undefined;
     if (byRole !== undefined) return { perMinute: byRole, source: 'your role' };
-    return { perMinute: valve.default, source: 'everyone' };
+    return { perMinute: valve.default ?? 0, source: 'everyone' };
   };
   const limit = pick();
   return limit.perMinute > 0 ? limit : undefined;
