@@ -190,3 +190,62 @@ describe.runIf(redisUrl)('rate limits across two replicas on one Redis', () => {
     expect(concurrent.filter((answer) => answer.status === 200)).toHaveLength(2);
   });
 });
+
+describe('rate limits and a cheaper model with the spend-limit filter in a worker thread', () => {
+  let runtime: TestRuntime;
+
+  beforeAll(async () => {
+    runtime = await createTestRuntime({
+      filters: ['spend-limit.ts', 'accounting.ts'],
+      env: { FILTER_ISOLATION: 'worker' },
+    });
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({
+        rate_limits: { roles: { user: 2 } },
+        daily_limit_usd: 0.1,
+        soft_mode: 'cheaper',
+        cheaper_models: { 'openai/gpt-4o': 'openai/gpt-4o-mini' },
+      })
+      .expect(200);
+  });
+  afterAll(async () => runtime?.dispose());
+
+  it('counts through the worker (the real clock: a run that straddles a minute is sent again) and switches the model', async () => {
+    const inlet = inletOn(runtime);
+    let result: Awaited<ReturnType<typeof send>> | undefined;
+    for (let attempt = 0; attempt < 3 && !result; attempt++) {
+      const minute = Math.floor(Date.now() / 60_000);
+      const sent = await send([inlet], { id: `w-${attempt}`, role: 'user' }, 3, `w${attempt}`);
+      if (Math.floor(Date.now() / 60_000) === minute) result = sent;
+    }
+    expect(result?.passed).toBe(2);
+    expect(result?.refusal?.detail).toMatch(
+      /^Too many requests: at most 2 per minute for your role\. Try again in \d+ s\.$/,
+    );
+    const user = { id: 'w-cheap', role: 'admin-like', email: 'w@example.com' };
+    await request(runtime.app)
+      .post('/accounting/filter/outlet')
+      .set(runtime.auth)
+      .send({
+        user,
+        body: {
+          model: 'openai/gpt-4o',
+          id: 'w-seed',
+          messages: [
+            { role: 'user', content: 'hi' },
+            {
+              id: 'w-seed',
+              role: 'assistant',
+              content: 'Hello.',
+              usage: { prompt_tokens: 10, completion_tokens: 5, cost: 0.09 },
+            },
+          ],
+        },
+      })
+      .expect(200);
+    const switched = await inlet(user, 'w-cheap-1').expect(200);
+    expect(switched.body.body.model).toBe('openai/gpt-4o-mini');
+  });
+});
