@@ -48,6 +48,20 @@ export interface OpenWebuiGroupsOptions {
 
 type Snapshot = Map<string, UserGroup[]>;
 
+/** Group exports read at once during a refresh. */
+const EXPORTS_AT_ONCE = 8;
+
+/** Waits for `work`, at most `ms` (never rejects). */
+async function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([work, timeout]);
+  clearTimeout(timer);
+}
+
 /** Reads and caches Open WebUI's group memberships (see the module comment). */
 export class OpenWebuiGroups implements UserGroups {
   private snapshot?: Snapshot;
@@ -78,8 +92,8 @@ export class OpenWebuiGroups implements UserGroups {
         this.inFlight = undefined;
       });
     }
-    // The first read is awaited (bounded by the HTTP timeouts); later ones refresh behind the cached answer.
-    if (!this.snapshot && this.inFlight) await this.inFlight;
+    // The first read is awaited (at most `timeoutMs`); later ones refresh behind the cached answer.
+    if (!this.snapshot && this.inFlight) await within(this.inFlight, this.timeoutMs);
     const snapshot = this.snapshot;
     if (!snapshot) return undefined;
     return snapshot.get(userId) ?? [];
@@ -92,15 +106,18 @@ export class OpenWebuiGroups implements UserGroups {
       const listed = await this.get('/api/v1/groups/');
       if (!Array.isArray(listed)) throw new Error('GET /api/v1/groups/ did not answer a JSON array');
       const snapshot: Snapshot = new Map();
-      for (const entry of listed) {
-        if (!isObject(entry) || typeof entry.id !== 'string') continue;
+      const entries = listed.filter(
+        (entry): entry is Record<string, unknown> & { id: string } => isObject(entry) && typeof entry.id === 'string',
+      );
+      // Each group's members: in the list itself (before the group_member table), else its export, 8 at a time.
+      const members: string[][] = [];
+      for (let start = 0; start < entries.length; start += EXPORTS_AT_ONCE) {
+        const batch = entries.slice(start, start + EXPORTS_AT_ONCE);
+        members.push(...(await Promise.all(batch.map((entry) => this.membersOf(entry)))));
+      }
+      for (const [index, entry] of entries.entries()) {
         const group: UserGroup = { id: entry.id, ...(typeof entry.name === 'string' ? { name: entry.name } : {}) };
-        let members = stringList(entry.user_ids);
-        if (!members) {
-          const exported = await this.get(`/api/v1/groups/id/${encodeURIComponent(entry.id)}/export`);
-          members = isObject(exported) ? (stringList(exported.user_ids) ?? []) : [];
-        }
-        for (const member of members) {
+        for (const member of members[index]!) {
           const list = snapshot.get(member) ?? [];
           list.push(group);
           snapshot.set(member, list);
@@ -120,6 +137,13 @@ export class OpenWebuiGroups implements UserGroups {
         }, requests still run`,
       );
     }
+  }
+
+  private async membersOf(entry: Record<string, unknown> & { id: string }): Promise<string[]> {
+    const listed = stringList(entry.user_ids);
+    if (listed) return listed;
+    const exported = await this.get(`/api/v1/groups/id/${encodeURIComponent(entry.id)}/export`);
+    return isObject(exported) ? (stringList(exported.user_ids) ?? []) : [];
   }
 
   private async get(path: string): Promise<unknown> {

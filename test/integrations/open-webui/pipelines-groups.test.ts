@@ -6,6 +6,7 @@ import { createTestRuntime, type TestRuntime } from '../../helpers/create-test-r
 import { listenOnLoopback, type LoopbackHttp } from '../../helpers/loopback-server.js';
 import { filterSource } from '../../server/helpers/filter-source.js';
 import { captureLogger } from '../../state/helpers/capture-logger.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const ADMIN_KEY = 'sk-owui-admin-0123';
 
@@ -145,9 +146,11 @@ describe('the groups reader', () => {
     now += 299_000;
     expect(await groups.groupsOf('dave')).toEqual([]); // still fresh
     now += 2_000;
-    await groups.groupsOf('dave'); // starts the refresh; answers from the cache meanwhile
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await groups.groupsOf('dave')).toEqual([{ id: 'g-eng', name: 'Engineering' }]);
+    // The next call starts the refresh and answers from the cache meanwhile; the refreshed groups follow.
+    expect(await groups.groupsOf('dave')).toEqual([]);
+    const refreshed = await waitFor(() => groups.groupsOf('dave'), { until: (found) => (found?.length ?? 0) > 0 });
+    expect(refreshed).toEqual([{ id: 'g-eng', name: 'Engineering' }]);
+    expect(api.calls.filter((call) => call === 'GET /api/v1/groups/')).toHaveLength(2);
   });
 
   it('a wrong key: one clear warning, groups unknown, and no second line while it keeps failing', async () => {
@@ -158,14 +161,24 @@ describe('the groups reader', () => {
     let now = 0;
     const groups = new OpenWebuiGroups({ url: server.origin, apiKey: 'sk-not-admin', logger, now: () => now });
     expect(await groups.groupsOf('alice')).toBeUndefined();
-    now += 60_000; // past the retry wait
+    now += 60_000; // past the retry wait: a second read, awaited as the first (nothing read yet)
     expect(await groups.groupsOf('alice')).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(api.calls).toEqual(['GET /api/v1/groups/', 'GET /api/v1/groups/']);
     const warnings = lines.filter((line) => line.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toContain(`cannot read the users' groups from Open WebUI at ${server.origin}`);
     expect(warnings[0]!.msg).toContain('requests still run');
     expect(String(warnings[0]!.err)).toContain('HTTP 401 (OPENWEBUI_API_KEY must be an admin key)');
+  });
+
+  it('Open WebUI that never answers: the first request goes on without groups, then one warning', async () => {
+    const hung = await listenOnLoopback(() => undefined); // accepts, never answers
+    servers.push(hung);
+    const { logger, lines } = captureLogger();
+    const groups = new OpenWebuiGroups({ url: hung.origin, apiKey: ADMIN_KEY, logger, timeoutMs: 300 });
+    expect(await groups.groupsOf('alice')).toBeUndefined();
+    await waitFor(() => lines.filter((line) => line.level === 40), { until: (found) => found.length === 1 });
+    expect(String(lines.find((line) => line.level === 40)!.msg)).toContain("cannot read the users' groups");
   });
 
   it('Open WebUI unreachable: requests still run, their hooks see no groups', async () => {
