@@ -30,6 +30,7 @@ import { metricsRouter } from './runtime/metrics/metrics-router.js';
 import { chatCompletionsRouter } from './server/routes/chat-completions.js';
 import { ManifoldModels } from './runtime/pipes/manifold-models.js';
 import { heldForPipeModels, PipeStatusMailbox } from './runtime/pipes/pipe-status.js';
+import type { UserGroups } from './runtime/host/open-webui-groups.js';
 
 /** Everything the HTTP layer needs; built by src/main.ts or by tests. */
 export interface AppDeps {
@@ -73,6 +74,8 @@ export interface AppDeps {
   features?: readonly Feature[];
   /** What the features provided, for their routes to read by key. */
   provided?: Pick<ServiceRegistry, 'get'>;
+  /** The users' Open WebUI groups for callers that send none (OPENWEBUI_URL + OPENWEBUI_API_KEY). */
+  userGroups?: UserGroups;
 }
 
 /**
@@ -152,6 +155,7 @@ export function createApp(deps: AppDeps): Express {
       flags: deps.flags,
       hookTimeoutMs: deps.hookTimeoutMs,
       metrics: deps.metrics,
+      userGroups: deps.userGroups,
     },
   };
   for (const feature of deps.features ?? []) feature.routes?.(routes, host);

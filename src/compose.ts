@@ -31,6 +31,7 @@ import { uploadDirFor } from './runtime/host/filter-sources.js';
 import { Metrics } from './runtime/metrics/metrics.js';
 import { instrumentLedger } from './runtime/metrics/instrument-ledger.js';
 import { PendingWork } from './runtime/pipes/pending-work.js';
+import { OpenWebuiGroups } from './runtime/host/open-webui-groups.js';
 
 /** The features, in the order their services are provided and their routes mounted (src/runtime/feature.ts). */
 function shippedFeatures(): Feature[] {
@@ -162,6 +163,15 @@ export async function createRuntime(options: { config: Config; logger: Logger; w
     pricing,
     features,
     provided,
+    userGroups:
+      config.OPENWEBUI_URL && config.OPENWEBUI_API_KEY
+        ? new OpenWebuiGroups({
+            url: config.OPENWEBUI_URL,
+            apiKey: config.OPENWEBUI_API_KEY,
+            refreshMs: config.OPENWEBUI_GROUPS_REFRESH_S * 1000,
+            logger,
+          })
+        : undefined,
   });
   for (const feature of features) await feature.start?.();
 

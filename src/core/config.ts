@@ -93,6 +93,13 @@ const envSchema = z.object({
   MODEL_ALIASES_FILE: z.string().optional(),
   /** Open WebUI connection prefixes stripped from model ids before price lookup (comma list). */
   PRICING_CONNECTION_PREFIXES: z.string().optional(),
+  /**
+   * Open WebUI's address and an admin's API key: on the Pipelines connection (whose user carries no groups) the
+   * hooks' `user.groups` are read from Open WebUI's groups API, cached for OPENWEBUI_GROUPS_REFRESH_S.
+   */
+  OPENWEBUI_URL: z.string().url().optional(),
+  OPENWEBUI_API_KEY: z.string().min(1).optional(),
+  OPENWEBUI_GROUPS_REFRESH_S: z.coerce.number().int().min(1).default(300),
   /** Where filter code runs: `auto` (non-shipped filters in worker threads), `worker` (all), `off` (all in the main thread). */
   FILTER_ISOLATION: z.enum(['auto', 'worker', 'off']).default('auto'),
   /** Per-file placement, `stem=main|worker` comma list (parsed by src/runtime/host/isolation). */

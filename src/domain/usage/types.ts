@@ -21,6 +21,11 @@ export interface UsageRecord extends TokenCounts {
   userEmail?: string;
   chatId?: string;
   model: string;
+  /**
+   * The model the request asked for, when another one answered it: the spend-limit filter's `cheaper` soft mode
+   * switched it (`model` is the one that answered and was priced). Absent otherwise.
+   */
+  requestedModel?: string;
   /** The price-table id the model resolved to, when it did. */
   pricedAs?: string;
   /** USD as an exact decimal string. */

@@ -17,7 +17,7 @@ import { formatCostStatus } from '../../domain/usage/cost-status.js';
 import { dailyPeriod, monthlyPeriod } from '../../domain/usage/budget-periods.js';
 import { decimalOf, parseDecimal } from '../../domain/pricing/decimal.js';
 import { provided } from '../../runtime/host/service-registry.js';
-import { spendCapsService } from '../../runtime/host/shipped-service-keys.js';
+import { modelSwitchesService, spendCapsService, type ModelSwitch } from '../../runtime/host/shipped-service-keys.js';
 import type { HostServices, PipelineUser } from '../../runtime/host/types.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import type { ScopedState } from '../../state/scoped-state.js';
@@ -125,8 +125,21 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
 
     async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId, emit }) {
       const priceAs = await withRememberedBaseModel(body, state, services.pricing, logger, baseModels);
-      const built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
+      let built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
       if (!built) return body;
+      // The spend-limit inlet sent this reply to a cheaper model: priced and recorded as that one, both ids kept.
+      const switched = await modelSwitchOf(services, built.record.messageId, logger);
+      if (switched && switched.served !== built.record.model) {
+        const served = await buildUsageRecord({
+          body: { ...priceAs, model: switched.served },
+          user,
+          pricing: services.pricing,
+          now: now(),
+        });
+        if (served) built = { ...served, record: { ...served.record, requestedModel: switched.requested } };
+      } else if (switched) {
+        built = { ...built, record: { ...built.record, requestedModel: switched.requested } };
+      }
       const { record } = built;
       if (record.rejectedUsage)
         logger.warn(
@@ -134,7 +147,9 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
           'accounting: usage fields out of bounds were refused and replaced (listed in the record as rejectedUsage)',
         );
       let added = !services.ledger; // Without a ledger there is no repeat detection; still learn corrections.
-      const byProxy = await recordedByProxy({ body, user, state, services, messageId: record.messageId });
+      // A switched reply was answered (and, through the openai-proxy, claimed) as the model that served it.
+      const answered = switched ? { ...body, model: switched.served } : body;
+      const byProxy = await recordedByProxy({ body: answered, user, state, services, messageId: record.messageId });
       if (byProxy) {
         added = false;
         logger.debug({ messageId: record.messageId }, 'accounting: the proxy already recorded this reply');
@@ -306,4 +321,20 @@ function addsContextAfterInlet(body: Record<string, unknown>): boolean {
     unknown
   >;
   return nonEmpty(body.files) || nonEmpty(body.tool_ids) || features.web_search === true || features.memory === true;
+}
+
+/** The model switch the spend-limit inlet made for the reply `messageId` (ModelSwitches); never throws. */
+async function modelSwitchOf(
+  services: HostServices,
+  messageId: string,
+  logger: Logger,
+): Promise<ModelSwitch | undefined> {
+  const switches = provided(services, modelSwitchesService);
+  if (!switches) return undefined;
+  try {
+    return await switches.find(messageId);
+  } catch (error) {
+    logger.debug({ err: errorMessage(error) }, 'accounting: model switch not read');
+    return undefined;
+  }
 }

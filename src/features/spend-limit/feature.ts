@@ -1,12 +1,22 @@
 /**
  * The spend-limit feature. Its filter (filters/spend-limit.ts) reserves against the caps through the host's spend
  * holds (`services.spend`), and `/usage/caps` is the dashboard's. It provides the caps the loaded spend-limit filter's
- * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads.
+ * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads, and the models its
+ * inlet switched to a cheaper one (`modelSwitchesService`), which the accounting outlet records.
  */
 import type { Feature } from '../../runtime/feature.js';
-import { spendCapsService, type SpendCaps } from '../../runtime/host/shipped-service-keys.js';
+import {
+  modelSwitchesService,
+  spendCapsService,
+  type ModelSwitch,
+  type SpendCaps,
+} from '../../runtime/host/shipped-service-keys.js';
 import { effectiveCaps, isSpendCapValves } from '../../domain/usage/spend-caps.js';
 import { formatDecimal } from '../../domain/pricing/decimal.js';
+
+/** Where a model switch is kept (see ModelSwitches), and for how long: a reply's outlet comes within minutes. */
+const SWITCH_PREFIX = 'spend-limit:switch:';
+const SWITCH_TTL_MS = 86_400_000;
 
 export function spendLimitFeature(): Feature {
   return {
@@ -27,6 +37,11 @@ export function spendLimitFeature(): Feature {
         },
       };
       host.provided.provide(spendCapsService, caps);
+      const store = host.store;
+      host.provided.provide(modelSwitchesService, {
+        record: (messageId, change) => store.set(`${SWITCH_PREFIX}${messageId}`, change, { ttlMs: SWITCH_TTL_MS }),
+        find: (messageId) => store.get<ModelSwitch>(`${SWITCH_PREFIX}${messageId}`),
+      });
     },
   };
 }

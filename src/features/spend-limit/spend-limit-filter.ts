@@ -20,11 +20,26 @@ import { RecentCompletions } from './recent-completions.js';
 import { LearnedCosts } from './learned-costs.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
 import { isRecord } from '../../core/messages/chat-message.js';
-import type { PipelineUser } from '../../runtime/host/types.js';
-import type { StateStore } from '../../state/types.js';
+import type { PipelineUser } from '../../core/messages/request.js';
+import type { ScopedState } from '../../state/scoped-state.js';
 import { ALERT_EVENTS } from '../../domain/usage/spend-alerts.js';
 import { isWebhookUrl, SpendAlerts } from './spend-alerts.js';
 import { observeAlerts, type AlertValves } from './observe-alerts.js';
+import { provided } from '../../runtime/host/service-registry.js';
+import { modelSwitchesService } from '../../runtime/host/shipped-service-keys.js';
+import { countRequest, rateLimitFor, rateLimitMessage, rateLimitsValve } from './rate-limits.js';
+import {
+  cheaperModel,
+  pastSoftThreshold,
+  percentUsed,
+  slowMessage,
+  slowStatus,
+  softFraction,
+  softModeOf,
+  softModeValves,
+  switchedStatus,
+  type SoftModeSettings,
+} from './soft-modes.js';
 
 /** One cap pair; strict, so a misspelt key (`monthly`) is refused by name instead of saving both caps as null. */
 const capPair = z.strictObject({
@@ -48,8 +63,10 @@ export interface SpendLimitOptions {
  * user's requests in flight + this estimate, holding the estimate until the reply is recorded
  * (the accounting outlet or the openai-proxy releases it) or `reservation_timeout_s` passes.
  * Otherwise HTTP 429 with a message the user understands. Near a cap (`warn_fraction`) the inlet
- * reports a status line. Admins are exempt by default; Open WebUI background tasks (titles, tags)
- * are never blocked and hold nothing. A host without the spend service checks recorded spend only.
+ * reports a status line; past `soft_fraction` a cap's soft mode applies (soft-modes.ts: warn, slow down, or a cheaper
+ * model). Before the caps, the request rate limits (`rate_limits`, rate-limits.ts). Admins are exempt by default; Open
+ * WebUI background tasks (titles, tags) are never blocked and hold nothing. A host without the spend service checks
+ * recorded spend only.
  * With `alert_webhook_url`, each reservation's outcome goes to the webhook alerts (spend-alerts.ts: in the
  * background, once per crossing per period).
  */
@@ -125,6 +142,8 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .array(z.enum(ALERT_EVENTS))
         .default([...ALERT_EVENTS])
         .describe('Which alerts to send: warn_threshold, projected_over_cap, cap_reached'),
+      ...softModeValves,
+      rate_limits: rateLimitsValve,
     }),
 
     /** Alerts still queued get up to 3 s to go out (a reload or a stop; a slow webhook cannot hold either longer). */
@@ -132,18 +151,28 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       await alerts.drain(3000);
     },
 
-    async inlet({ body, user, valves, services, logger, emit, requestId, state }) {
+    async inlet({ body, user, valves, services, state, logger, emit, requestId }) {
       const task = isRecord(body.metadata) ? body.metadata.task : undefined;
       if (task || !user?.id) return body; // Tasks count (accounting records them) but are never blocked.
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
+      await limitRate(state, user.id, user, valves.rate_limits, at, logger);
       const caps = effectiveCaps(valves, user, at);
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };
-        const alertUser = { ...user, id: user.id };
-        await reserve({ body, user: alertUser, caps, at, valves, services: withSpend, logger, emit, requestId, state });
-        return body;
+        return reserve({
+          body,
+          user: { ...user, id: user.id },
+          caps,
+          at,
+          valves,
+          services: withSpend,
+          state,
+          logger,
+          emit,
+          requestId,
+        });
       }
       if (!services.ledger) {
         logger.warn('spend-limit: no ledger service; caps cannot be enforced');
@@ -168,7 +197,11 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     },
   });
 
-  /** Hold the request's estimated cost against every cap, atomically; 429 when a cap has no room for it. */
+  /**
+   * Hold the request's estimated cost against every cap, atomically; 429 when a cap has no room for it. Past a cap's
+   * soft threshold its soft mode applies (soft-modes.ts). Answers the body to send on (its model switched in the
+   * `cheaper` mode).
+   */
   async function reserve(args: {
     body: Record<string, unknown>;
     user: PipelineUser & { id: string };
@@ -177,54 +210,88 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     valves: {
       reservation_timeout_s: number;
       expected_completion_tokens: number;
-      warn_fraction: number;
       unpriced_estimate_usd: number;
-    } & AlertValves;
+    } & SoftModeSettings &
+      AlertValves;
     services: HostServices & { spend: SpendHolds };
+    state: ScopedState;
     logger: Logger;
     emit: (event: FilterEvent) => void;
     requestId: string;
-    state: Pick<StateStore, 'compareAndSet'>;
-  }): Promise<void> {
-    const { body, user, caps, at, valves, services, logger } = args;
+  }): Promise<Record<string, unknown>> {
+    const { user, caps, at, valves, services, logger } = args;
     const userId = user.id;
-    // Without max_tokens, the user's recent median completion (read when needed, never fails: undefined instead).
-    const median =
-      requestedMaxTokens(body) === undefined && services.ledger
-        ? await recent.median(services.ledger, userId, at)
-        : undefined;
-    const priced = estimateRequestCost({
-      body,
-      pricing: services.pricing,
-      at,
-      recentMedian: median,
-      fallbackCompletionTokens: valves.expected_completion_tokens,
-    });
-    // A model without a price: what its recorded replies cost per token (read when needed, never fails), else the valve.
-    const learnedRate =
-      priced.costRule === 'none' && services.ledger && typeof body.model === 'string'
-        ? await learned.rate(services.ledger, body.model, at)
-        : undefined;
-    const estimate = coverUnpriced(priced, { learnedRate, fallbackUsd: valves.unpriced_estimate_usd });
-    let outcome: HoldOutcome;
-    try {
-      outcome = await services.spend.reserve({
+    let body = args.body;
+    const holdId = inletReservationId(body, args.requestId);
+    const estimateOf = async (request: Record<string, unknown>) => {
+      // Without max_tokens, the user's recent median completion (read when needed, never fails: undefined instead).
+      const median =
+        requestedMaxTokens(request) === undefined && services.ledger
+          ? await recent.median(services.ledger, userId, at)
+          : undefined;
+      const priced = estimateRequestCost({
+        body: request,
+        pricing: services.pricing,
+        at,
+        recentMedian: median,
+        fallbackCompletionTokens: valves.expected_completion_tokens,
+      });
+      // A model without a price: what its recorded replies cost per token (read when needed, never fails), else the valve.
+      const learnedRate =
+        priced.costRule === 'none' && services.ledger && typeof request.model === 'string'
+          ? await learned.rate(services.ledger, request.model, at)
+          : undefined;
+      return coverUnpriced(priced, { learnedRate, fallbackUsd: valves.unpriced_estimate_usd });
+    };
+    const hold = (request: Record<string, unknown>, amount: string) =>
+      services.spend.reserve({
         userId,
-        id: inletReservationId(body, args.requestId),
-        ...inletHoldChat(body),
-        amount: estimate.cost,
+        id: holdId,
+        ...inletHoldChat(request),
+        amount,
         caps: caps.map((cap) => ({ period: periodKey(cap.period.kind, at), limit: formatDecimal(cap.limit) })),
         now: at,
         expiresAt: at + valves.reservation_timeout_s * 1000,
       });
+    let estimate = await estimateOf(body);
+    let outcome: HoldOutcome;
+    try {
+      outcome = await hold(body, estimate.cost);
       outage.recovered(logger);
     } catch (error) {
       outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
-      return;
+      return body;
     }
     // What each cap has in use: its period's recorded spend + the user's holds (this one included when admitted).
-    const held = decimalOf(outcome.held);
-    const inUse = caps.map((_, index) => (parseDecimal(outcome.spent[index]) ?? 0n) + held);
+    const inUseOf = (answer: HoldOutcome) => {
+      const held = decimalOf(answer.held);
+      return caps.map((_, index) => (parseDecimal(answer.spent[index]) ?? 0n) + held);
+    };
+    let inUse = inUseOf(outcome);
+    // The cheaper mode: past the soft threshold of a `cheaper` cap (or blocked by one), the request moves to the
+    // cheaper model the admin named, when that one is reachable and cheaper, and holds its estimate instead.
+    const fraction = softFraction(valves);
+    const past = pastSoftThreshold(caps, inUse, fraction);
+    const cheaperCap = outcome.admitted
+      ? past.find((index) => softModeOf(valves, caps[index]!) === 'cheaper')
+      : softModeOf(valves, caps[outcome.blockedBy ?? 0]!) === 'cheaper'
+        ? (outcome.blockedBy ?? 0)
+        : undefined;
+    if (cheaperCap !== undefined) {
+      const switched = await switchModel({
+        ...args,
+        userId,
+        body,
+        estimate,
+        cheaperCap,
+        inUse,
+        outcome,
+        estimateOf,
+        hold,
+      });
+      if (switched) ({ body, estimate, outcome } = switched);
+      inUse = inUseOf(outcome);
+    }
     observeAlerts(alerts, {
       valves,
       user,
@@ -259,9 +326,139 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       },
       'spend-limit: estimate held',
     );
+    // The slow mode: past the soft threshold of a `slow` cap, at most slow_requests_per_minute requests a minute.
+    const slowCap = pastSoftThreshold(caps, inUse, fraction).find(
+      (index) => softModeOf(valves, caps[index]!) === 'slow',
+    );
+    if (slowCap !== undefined) {
+      const cap = caps[slowCap]!;
+      const percent = percentUsed(cap, inUse[slowCap]!);
+      try {
+        await countRequest({
+          state: args.state,
+          kind: 'slow',
+          userId,
+          limit: valves.slow_requests_per_minute,
+          now: at,
+          refusal: slowMessage(cap, percent, fraction),
+        });
+        args.emit({ type: 'status', data: { description: slowStatus(cap, percent, valves), done: true } });
+      } catch (error) {
+        if (!(error instanceof FilterError)) {
+          // The store cannot count: the request goes on (as when it cannot hold spend).
+          logger.warn({ err: String(error) }, 'spend-limit: slow-down not counted (the state store failed)');
+        } else {
+          await services.spend.release(userId, [holdId]).catch(() => undefined); // refused: it holds nothing
+          logger.info({ user: userId, period: cap.period.kind }, 'spend-limit: slowed down past the soft threshold');
+          throw error;
+        }
+      }
+    }
     const nearest = nearestCap(caps, inUse, valves.warn_fraction);
     if (nearest)
       args.emit({ type: 'status', data: { description: nearCapStatus(nearest.cap, nearest.used), done: true } });
+    return body;
+  }
+
+  /**
+   * Move the request to the cheaper model of `cheaper_models` (soft-modes.ts): release its hold, hold the cheaper
+   * estimate, record the switch for the accounting outlet and say so in a status line. Undefined (nothing changed)
+   * when there is no reachable cheaper model, it would not cost less, or the store fails.
+   */
+  async function switchModel(args: {
+    body: Record<string, unknown>;
+    estimate: Awaited<ReturnType<typeof coverUnpriced>>;
+    cheaperCap: number;
+    caps: EffectiveCap[];
+    inUse: bigint[];
+    outcome: HoldOutcome;
+    estimateOf: (request: Record<string, unknown>) => Promise<Awaited<ReturnType<typeof coverUnpriced>>>;
+    hold: (request: Record<string, unknown>, amount: string) => Promise<HoldOutcome>;
+    userId: string;
+    valves: SoftModeSettings;
+    services: HostServices & { spend: SpendHolds };
+    logger: Logger;
+    emit: (event: FilterEvent) => void;
+    requestId: string;
+  }): Promise<
+    | { body: Record<string, unknown>; estimate: Awaited<ReturnType<typeof coverUnpriced>>; outcome: HoldOutcome }
+    | undefined
+  > {
+    const { body, userId, services, logger } = args;
+    const choice = cheaperModel(args.valves, body.model, services.pricing);
+    if ('none' in choice) {
+      logger.info({ user: userId, model: body.model }, `spend-limit: no cheaper model: ${choice.none}`);
+      return undefined;
+    }
+    const requested = body.model as string;
+    const cheaper = { ...body, model: choice.model };
+    const estimate = await args.estimateOf(cheaper);
+    if (decimalOf(estimate.cost) >= decimalOf(args.estimate.cost)) {
+      logger.info(
+        { user: userId, model: requested, to: choice.model },
+        'spend-limit: the cheaper model would not cost less',
+      );
+      return undefined;
+    }
+    let outcome: HoldOutcome;
+    try {
+      if (args.outcome.admitted) await services.spend.release(userId, [inletReservationId(body, args.requestId)]);
+      outcome = await args.hold(cheaper, estimate.cost);
+    } catch (error) {
+      outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
+      return undefined;
+    }
+    if (!outcome.admitted) return { body, estimate, outcome };
+    const cap = args.caps[args.cheaperCap]!;
+    const messageId = isRecord(body.metadata) ? body.metadata.message_id : undefined;
+    const switches = provided(services, modelSwitchesService);
+    if (switches && typeof messageId === 'string' && messageId)
+      await switches
+        .record(messageId, { requested, served: choice.model })
+        .catch((error: unknown) =>
+          logger.warn({ err: String(error) }, 'spend-limit: model switch not kept for the ledger'),
+        );
+    logger.info(
+      { user: userId, model: requested, to: choice.model, period: cap.period.kind },
+      'spend-limit: cheaper model',
+    );
+    const held = decimalOf(outcome.held);
+    const used = (parseDecimal(outcome.spent[args.cheaperCap]) ?? 0n) + held;
+    args.emit({
+      type: 'status',
+      data: { description: switchedStatus(requested, choice.model, cap, percentUsed(cap, used)), done: true },
+    });
+    return { body: cheaper, estimate, outcome };
+  }
+}
+
+/** The request rate limit (rate-limits.ts): 429 `ERR_RATE_LIMIT` past the user's requests per minute. */
+async function limitRate(
+  state: ScopedState,
+  userId: string,
+  user: PipelineUser,
+  valve: z.infer<typeof rateLimitsValve>,
+  at: number,
+  logger: Logger,
+): Promise<void> {
+  const limit = rateLimitFor(valve, user);
+  if (!limit) return;
+  try {
+    await countRequest({
+      state,
+      kind: 'rate',
+      userId,
+      limit: limit.perMinute,
+      now: at,
+      refusal: () => rateLimitMessage(limit),
+    });
+  } catch (error) {
+    if (error instanceof FilterError) {
+      logger.info({ user: userId, limit: limit.perMinute, by: limit.source }, 'spend-limit: rate limit');
+      throw error;
+    }
+    // The store cannot count: requests go on (as when it cannot hold spend).
+    logger.warn({ err: String(error) }, 'spend-limit: rate limit not counted (the state store failed)');
   }
 }
 

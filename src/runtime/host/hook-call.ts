@@ -12,6 +12,7 @@ import { runHook } from './run-hook.js';
 import type { FilterBody, FilterEvent, HostServices, PipelineUser } from './types.js';
 import { targets, userValvesFor } from './user-valves.js';
 import type { ValvesRepository } from './valves-repository.js';
+import { withGroups, type UserGroups } from './open-webui-groups.js';
 
 /**
  * Where the events of a call with no event channel of its own go (a Pipelines inlet: the protocol has none): kept
@@ -30,6 +31,11 @@ export interface HookCallDeps {
   metrics?: Metrics;
   /** Where the inlet events of a call without `emit` are kept (see HeldEvents); logged only when absent. */
   heldEvents?: HeldEvents;
+  /**
+   * Where a user's Open WebUI groups come from when the caller sent none (the Pipelines connection): hooks then see
+   * `user.groups` (open-webui-groups.ts). Absent: hooks see the groups the caller sent, if any.
+   */
+  userGroups?: UserGroups;
 }
 
 /** One request's view of its hook calls: who, the request's log, its signal and its id. */
@@ -93,6 +99,18 @@ function reportFlags(
 }
 const reported = new WeakSet<HookCall>();
 
+/** The call's user with its groups (read once per call, whichever hook asks first). */
+function callUser(deps: HookCallDeps, call: HookCall): Promise<PipelineUser | null> {
+  if (!deps.userGroups || !call.user || Array.isArray(call.user.groups)) return Promise.resolve(call.user);
+  let user = users.get(call);
+  if (!user) {
+    user = withGroups(call.user, deps.userGroups);
+    users.set(call, user);
+  }
+  return user;
+}
+const users = new WeakMap<HookCall, Promise<PipelineUser | null>>();
+
 /**
  * Runs one hook of one filter or pipe, the only way the host does: a module the hook does not apply to
  * (`hookApplies`) passes the body through; else the user's valves (`prepared`, or read for the call's user), the
@@ -109,6 +127,7 @@ export async function callHook(
   prepared?: Record<string, unknown>,
 ): Promise<FilterBody> {
   if (!hookApplies(module, hook, received.model)) return received;
+  const user = await callUser(deps, call);
   const fields = hookLogFields(module.id, call.user, received);
   const logger = call.logger.child({ ...fields, hook });
   const userValves = prepared ?? (await userValvesFor(module, call.user, deps.valves, call.logger));
@@ -118,7 +137,7 @@ export async function callHook(
   let flags = noFlags();
   if (deps.flags) {
     const defaults = defaultFlags(module, userValves);
-    const resolved = await deps.flags.resolve({ body, user: call.user, hook, defaults });
+    const resolved = await deps.flags.resolve({ body, user, hook, defaults });
     flags = resolved.flags;
     if (hook === 'inlet') {
       reportFlags(call, emit, body, resolved.body, flags);
@@ -133,7 +152,7 @@ export async function callHook(
       parentSignal: call.signal,
       args: {
         body,
-        user: call.user,
+        user,
         valves: module.valves,
         userValves,
         logger,

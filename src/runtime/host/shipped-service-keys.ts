@@ -80,3 +80,22 @@ export interface SpendCaps {
 
 /** The spend-limit filter's caps per user, read from its valves (the accounting outlet's cost status line reads them). */
 export const spendCapsService = serviceKey<SpendCaps>('spend-limit.caps');
+
+/** A reply the spend-limit inlet sent to a cheaper model (a cap's `cheaper` soft mode): the model asked for and the one used. */
+export interface ModelSwitch {
+  requested: string;
+  served: string;
+}
+
+/**
+ * The model switches of the spend-limit filter, by the reply's message id (Open WebUI's `metadata.message_id`): the
+ * inlet records one, the accounting outlet reads it to price the reply as the model that answered and to record both
+ * ids (Open WebUI's outlet body names the chat's model, the requested one). Kept a day.
+ */
+export interface ModelSwitches {
+  record(messageId: string, change: ModelSwitch): Promise<void>;
+  find(messageId: string): Promise<ModelSwitch | undefined>;
+}
+
+/** The spend-limit filter's model switches (the accounting outlet reads them). */
+export const modelSwitchesService = serviceKey<ModelSwitches>('spend-limit.model-switches');

@@ -7,7 +7,8 @@ routers/functions.py; see shared/docs/open-webui-functions.md), for tests of the
                                                            as long as stdin is open (the interpreter stays up between
                                                            runs, as Open WebUI's does; each run loads the file anew)
 
-SCENARIO: {"id": "eunoe", "valves": {...admin form}, "steps": [{"hook": "inlet"|"outlet", "body": {...},
+SCENARIO: {"id": "eunoe", "valves": {...admin form}, "python_path": [dirs] (Open WebUI's own modules for this run, e.g.
+stubs of `open_webui.models.groups`; removed again after it), "steps": [{"hook": "inlet"|"outlet", "body": {...},
 "user": {...user record}, "user_valves": {...user form} | null, "metadata": {...}, "emitter": true,
 "filter_ids": [...]}]}. Valve forms are stored as Open WebUI stores them (None dropped, validated,
 model_dump(exclude_unset=True)) and hydrated before every hook; hook arguments are chosen by signature.
@@ -160,6 +161,22 @@ async def run(function_path: str, scenario: dict) -> dict:
     return out
 
 
+@contextlib.contextmanager
+def open_webui_modules(paths):
+    """Put `paths` (where this run's `open_webui` package lives) first on sys.path for one run, then forget them and
+    every `open_webui` module they provided, so the next run sees only its own."""
+    paths = [path for path in (paths or []) if isinstance(path, str)]
+    sys.path[:0] = paths
+    try:
+        yield
+    finally:
+        for path in paths:
+            if path in sys.path:
+                sys.path.remove(path)
+        for name in [name for name in sys.modules if name == "open_webui" or name.startswith("open_webui.")]:
+            del sys.modules[name]
+
+
 def serve() -> None:
     """Runs each request line's scenario; answers {"result": …} or {"error": traceback}. What a Function prints goes
     to stderr, so stdout carries only the answers."""
@@ -167,7 +184,7 @@ def serve() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            with contextlib.redirect_stdout(sys.stderr):
+            with contextlib.redirect_stdout(sys.stderr), open_webui_modules(request["scenario"].get("python_path")):
                 answer = {"result": asyncio.run(run(request["function"], request["scenario"]))}
         except Exception:
             answer = {"error": traceback.format_exc()}
@@ -181,4 +198,5 @@ if __name__ == "__main__":
     else:
         with open(sys.argv[2], encoding="utf-8") as handle:
             scenario = json.load(handle)
-        print(json.dumps(asyncio.run(run(sys.argv[1], scenario)), default=str))
+        with open_webui_modules(scenario.get("python_path")):
+            print(json.dumps(asyncio.run(run(sys.argv[1], scenario)), default=str))

@@ -116,19 +116,25 @@ let queue: Promise<unknown> = Promise.resolve();
 
 /**
  * Load `source` (a Function's Python text) in `python3` the way Open WebUI does and run `steps`
- * with the admin valve form `valves`. Needs Python 3 with pydantic 2. The interpreter stays up between
+ * with the admin valve form `valves` (`pythonPath`: folders holding Open WebUI modules for this run). Needs Python 3 with pydantic 2. The interpreter stays up between
  * calls (as Open WebUI's server does); each call writes the file anew and loads it into a fresh module.
  */
 export function runFunction(
   source: string,
   valves: Json,
   steps: Step[],
-  options: { id?: string; userForm?: Json } = {},
+  options: { id?: string; userForm?: Json; pythonPath?: string[] } = {},
 ): Promise<LoaderResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eunoe-owui-'));
   const file = path.join(dir, 'function.py');
   writeFileSync(file, source);
-  const scenario = { id: options.id ?? 'eunoe', valves, steps, user_form: options.userForm };
+  const scenario = {
+    id: options.id ?? 'eunoe',
+    valves,
+    steps,
+    user_form: options.userForm,
+    python_path: options.pythonPath,
+  };
   const result = queue.then(async () => {
     if (!loader?.alive) loader = new LoaderProcess();
     const answer = JSON.parse(await loader.run({ function: file, scenario }, 60_000)) as {

@@ -13,6 +13,7 @@ description: Runs Eunoe's filters (__EUNOE_FILTER_LIST__) on every chat: context
 # body and the status events to show. Python standard library and pydantic 2 only (what Open WebUI ships).
 
 import asyncio
+import inspect
 import json
 import logging
 import urllib.error
@@ -23,6 +24,14 @@ from pydantic import BaseModel, Field
 
 log = logging.getLogger("eunoe_function")
 
+# The user's groups, read inside Open WebUI (backend/open_webui/models/groups.py): `Groups.get_groups_by_member_id`
+# is async from v0.9 (async data layer) and synchronous before; both are handled below. Where Open WebUI has no such
+# module, the Function still loads and sends no groups (Eunoe then reads them from Open WebUI's API, if set up).
+try:
+    from open_webui.models.groups import Groups as OpenWebuiGroups
+except Exception:  # noqa: BLE001 - any import failure only means "no groups"
+    OpenWebuiGroups = None
+
 # Where each user valve goes: field name here -> (Eunoe filter id, that filter's user valve).
 USER_VALVE_TARGETS: dict = __EUNOE_USER_VALVE_TARGETS__
 
@@ -32,7 +41,7 @@ METADATA_KEYS = ("chat_id", "message_id", "session_id", "user_id", "task", "filt
 
 # Error codes by which a filter refuses a request (a spend limit, an invalid value of yours): always shown
 # to the user, whatever on_error says. Anything else (Eunoe down, a timeout, a wrong key) follows on_error.
-REFUSALS = ("ERR_SPEND_LIMIT", "ERR_FILTER_REJECTED", "ERR_VALIDATION")
+REFUSALS = ("ERR_SPEND_LIMIT", "ERR_RATE_LIMIT", "ERR_FILTER_REJECTED", "ERR_VALIDATION")
 
 Emitter = Optional[Callable[[dict], Awaitable[Any]]]
 
@@ -141,9 +150,13 @@ __EUNOE_TOGGLE__
     # ---- the call to Eunoe ------------------------------------------------------------------------
 
     async def _call(self, hook: str, body: dict, user: Optional[dict]) -> dict:
+        sent_user = self._user(user)
+        groups = await self._groups(user)
+        if sent_user is not None and groups is not None:
+            sent_user["groups"] = groups
         envelope = {
             "body": body,
-            "user": self._user(user),
+            "user": sent_user,
             "user_valves": self._user_valves(user),
         }
         chosen = [item.strip() for item in self.valves.filters.split(",") if item.strip()]
@@ -253,6 +266,29 @@ __EUNOE_TOGGLE__
         if not isinstance(user, dict):
             return None
         return {key: user[key] for key in ("id", "email", "name", "role") if user.get(key) is not None}
+
+    @staticmethod
+    async def _groups(user: Optional[dict]) -> Optional[list]:
+        """The user's Open WebUI groups as `[{"id", "name"}]`; None when they cannot be read here."""
+        user_id = user.get("id") if isinstance(user, dict) else None
+        if OpenWebuiGroups is None or not isinstance(user_id, str) or not user_id:
+            return None
+        try:
+            read = OpenWebuiGroups.get_groups_by_member_id
+            if inspect.iscoroutinefunction(read):
+                found = await read(user_id)
+            else:  # the synchronous data layer (before v0.9): a database call, kept off the event loop
+                found = await asyncio.to_thread(read, user_id)
+        except Exception as error:  # noqa: BLE001 - the chat goes on without groups
+            log.warning("Eunoe: the user's groups could not be read: %s", error)
+            return None
+        groups = []
+        for group in found or []:
+            group_id = getattr(group, "id", None)
+            if isinstance(group_id, str) and group_id:
+                name = getattr(group, "name", None)
+                groups.append({"id": group_id, "name": name} if isinstance(name, str) else {"id": group_id})
+        return groups
 
     @staticmethod
     def _user_valves(user: Optional[dict]) -> dict:
