@@ -22,7 +22,7 @@ import { modelsRouter } from './server/routes/models.js';
 import { valvesRouter } from './server/routes/valves.js';
 import { filterHooksRouter } from './server/routes/filter-hooks.js';
 import { managementRouter } from './server/routes/management.js';
-import { isDashboardRead } from './server/middleware/dashboard-reads.js';
+import { dashboardReads } from './server/middleware/dashboard-reads.js';
 import { checkStoreHealth, probesRouter } from './server/routes/probes.js';
 import type { Metrics } from './runtime/metrics/metrics.js';
 import { httpMetrics } from './runtime/metrics/http-metrics.js';
@@ -108,7 +108,10 @@ export function createApp(deps: AppDeps): Express {
   routes.use(root, methodNotAllowed(routeTable(root)));
   // The key is checked before any body is read: without it a request is a 401, its body unread.
   routes.use(
-    requireApiKey(deps.apiKey, { readOnlyKey: deps.dashboardApiKey, readOnly: isDashboardRead }),
+    requireApiKey(deps.apiKey, {
+      readOnlyKey: deps.dashboardApiKey,
+      readOnly: dashboardReads((deps.features ?? []).flatMap((feature) => feature.dashboardReads ?? [])),
+    }),
     sendContinue,
   );
   routes.use(

@@ -70,6 +70,11 @@ export interface Feature {
   publicRoutes?(router: Router): void;
   /** Add the feature's authenticated routes to `router` (mounted at `/` and `/v1`). */
   routes?(router: Router, host: RouteHost): void;
+  /**
+   * Which of those routes the read-only DASHBOARD_API_KEY may GET (a path as the router sees it, or a pattern):
+   * the reads the dashboard's page makes. The full API key may call every route.
+   */
+  readonly dashboardReads?: readonly (string | RegExp)[];
   /** Once the app is built (the filters loaded, the routes mounted). */
   start?(): Promise<void> | void;
   /** At shutdown, after the filters stopped, before the store closes. */

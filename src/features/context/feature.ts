@@ -11,6 +11,8 @@ export function contextFeature(): Feature {
   let provided: ContextServices | undefined;
   return {
     name: 'context',
+    // The run inspector's list and one run's page.
+    dashboardReads: ['/runs', /^\/runs\/[^/]+$/],
     services(host) {
       provided = provideContextServices(host.provided, host);
     },

@@ -1,5 +1,5 @@
 import { compare, formatDecimal, parseDecimal, type Decimal } from '../../domain/pricing/decimal.js';
-import { effectiveCaps, type SpendCapValves } from '../../domain/usage/spend-caps.js';
+import { effectiveCaps, isSpendCapValves } from '../../domain/usage/spend-caps.js';
 import { monthlyPeriod } from '../../domain/usage/budget-periods.js';
 import { addDays } from '../../domain/usage/day-range.js';
 import { utcDay } from '../../domain/usage/daily-usage.js';
@@ -59,12 +59,6 @@ export interface CapsView {
   passing: string[];
 }
 
-const isCapValves = (valves: Record<string, unknown>): valves is Record<string, unknown> & SpendCapValves =>
-  typeof valves.daily_limit_usd === 'number' &&
-  typeof valves.monthly_limit_usd === 'number' &&
-  typeof valves.role_limits === 'object' &&
-  typeof valves.user_limits === 'object';
-
 /**
  * Caps of every user who spent this month or has a cap of their own, read with the spend-limit
  * filter's rules (user over role over default; exempt roles skipped; a user's role and email are
@@ -78,7 +72,7 @@ export async function capsView(options: {
   now: number;
 }): Promise<CapsView> {
   const { ledger, now } = options;
-  const filter = options.filters.find((candidate) => isCapValves(candidate.valves));
+  const filter = options.filters.find((candidate) => isSpendCapValves(candidate.valves));
   const view: CapsView = {
     filter: filter?.id ?? null,
     at: new Date(now).toISOString(),
@@ -86,7 +80,7 @@ export async function capsView(options: {
     blocked: [],
     passing: [],
   };
-  if (!filter || !isCapValves(filter.valves)) return view;
+  if (!filter || !isSpendCapValves(filter.valves)) return view;
   const valves = filter.valves;
   const exempt = Array.isArray(valves.exempt_roles) ? (valves.exempt_roles as string[]) : [];
   const month = monthlyPeriod(now);

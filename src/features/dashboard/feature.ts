@@ -10,6 +10,7 @@ import { dashboardPageRouter } from './dashboard-page.js';
 export function dashboardFeature(): Feature {
   return {
     name: 'dashboard',
+    dashboardReads: ['/usage/daily', '/usage/context', '/usage/unpriced', '/usage/caps', '/status'],
     publicRoutes(router) {
       router.use(dashboardPageRouter());
     },

@@ -1,26 +1,20 @@
 import type { Request } from 'express';
 
-/**
- * GET paths (after a `/v1` mount) the read-only DASHBOARD_API_KEY may call: what the dashboard's page reads, of the
- * host's routes and of the features' (the dashboard's data, the context feature's runs).
- */
-const DASHBOARD_READS = new Set([
-  '/usage',
-  '/usage/daily',
-  '/usage/context',
-  '/usage/caps',
-  '/usage/unpriced',
-  '/status',
-  '/health',
-  '/pricing/status',
-  '/runs',
-  // The Open WebUI Function holds no secret (its key is a valve the admin fills in Open WebUI).
-  '/integrations/open-webui/function.py',
-]);
+/** The host's GET paths (after a `/v1` mount) the read-only DASHBOARD_API_KEY may call; features add theirs. */
+const HOST_READS = ['/usage', '/health', '/pricing/status'] as const;
 
-/** True for a request the read-only dashboard key may make (GET of usage, caps, context statistics, runs, status). */
-export function isDashboardRead(request: Request): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  // One run's page (`/runs/:id`) is a read like the listing.
-  return DASHBOARD_READS.has(request.path) || /^\/runs\/[^/]+$/.test(request.path);
+/**
+ * What the read-only dashboard key may do: GET (or HEAD) the host's reads and those the features declare
+ * (`Feature.dashboardReads`: the dashboard's data, the context feature's runs, the Open WebUI Function).
+ */
+export function dashboardReads(featureReads: readonly (string | RegExp)[]): (request: Request) => boolean {
+  const paths = new Set<string>(HOST_READS);
+  const patterns: RegExp[] = [];
+  for (const read of featureReads) {
+    if (typeof read === 'string') paths.add(read);
+    else patterns.push(read);
+  }
+  return (request) =>
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    (paths.has(request.path) || patterns.some((pattern) => pattern.test(request.path)));
 }

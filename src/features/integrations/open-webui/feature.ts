@@ -4,11 +4,13 @@
  * the loaded filters' hooks through the host's chain (`RouteHost.chain`).
  */
 import type { Feature } from '../../../runtime/feature.js';
-import { openWebuiRouter } from './function-routes.js';
+import { FUNCTION_PATH, openWebuiRouter } from './function-routes.js';
 
 export function openWebuiFeature(): Feature {
   return {
     name: 'integrations/open-webui',
+    // The Function holds no secret (its key is a valve the admin fills in Open WebUI).
+    dashboardReads: [FUNCTION_PATH],
     routes(router, host) {
       router.use(openWebuiRouter(host.chain));
     },
