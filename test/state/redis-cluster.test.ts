@@ -10,6 +10,7 @@ import {
 } from '../helpers/redis-topologies.js';
 import { dailyContract } from '../dashboard/daily-contract.js';
 import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
+import { runScopeHoldsContract } from '../usage/scope-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 import { runStoreContract } from './contract.js';
@@ -26,6 +27,7 @@ describe.runIf(canStartRedisTopologies('Redis Cluster'))('on a three-primary Red
   runStoreContract('redis cluster', open, realClock);
   runUsageStoreContract('redis cluster', open);
   runSpendHoldsContract('redis cluster', open);
+  runScopeHoldsContract('redis cluster', open);
   dailyContract('redis cluster', open);
 
   it('spreads the state over the three primaries and reports the topology', async () => {

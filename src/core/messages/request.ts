@@ -6,6 +6,8 @@ export interface PipelineUser {
   email?: string;
   name?: string;
   role?: string;
+  /** The user's Open WebUI groups (sent by the generated Function, or read from Open WebUI on the Pipelines path). */
+  groups?: Array<{ id: string; name?: string }>;
   valves?: Record<string, unknown>;
   [key: string]: unknown;
 }

@@ -32,6 +32,18 @@ export interface UsageRecord extends TokenCounts {
   task?: string;
   /** Usage fields the backend reported that were refused (out of USAGE_BOUNDS) and replaced; absent when none. */
   rejectedUsage?: RejectedUsage[];
+  /**
+   * The shared cap scopes this reply counts toward (`g:<group>`, `m:<pattern>`, `g:<group>|m:<pattern>`; see
+   * spend-scopes.ts), fixed when it is recorded: the store adds its cost to each scope's day and month counters in the
+   * same atomic write as the record. Absent when no shared cap applied.
+   */
+  scopes?: string[];
+}
+
+/** A record's scopes: its `scopes` when that is a list, the strings only, each once (a malformed field is none). */
+export function recordScopes(record: Pick<UsageRecord, 'scopes'>): string[] {
+  if (!Array.isArray(record.scopes)) return [];
+  return [...new Set(record.scopes.filter((scope): scope is string => typeof scope === 'string' && scope !== ''))];
 }
 
 /** The spend ledger: a host service shared by the accounting filter, spend limits and /usage. */
