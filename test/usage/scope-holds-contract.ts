@@ -36,6 +36,11 @@ export function runScopeHoldsContract(name: string, open: () => Promise<UsageBac
       await ledger.record(usageRecord({ messageId: 'r3', userId: 'ann', cost: '1', time: T }));
       // A repeated record adds nothing to the scope either.
       await ledger.record(usageRecord({ messageId: 'r1', userId: 'ann', cost: '7', time: T, scopes: ['g:Research'] }));
+      // The scope's counters (as the dashboard reads them): the day and the month; another day has nothing.
+      expect(await store.usage!.scopeSpent('g:Research', 'd:2026-11-05')).toBe('12');
+      expect(await ledger.scopeSpent!('g:Research', Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1))).toBe('12');
+      expect(await store.usage!.scopeSpent('g:Research', 'd:2026-11-06')).toBe('0');
+      expect(await ledger.spent('ann', Date.UTC(2026, 10, 5), Date.UTC(2026, 10, 6))).toBe('8');
       expect(await hold('cy', 'a', '3')).toEqual({ admitted: true, spent: ['12'], held: '3', scopeHeld: ['3'] });
       expect(await hold('ann', 'b', '4')).toEqual({ admitted: true, spent: ['12'], held: '4', scopeHeld: ['7'] });
       // scopeHeld is what the scope's members hold; spent + held leaves $1 in the group: bob's $2 does not fit, and bob holds nothing.

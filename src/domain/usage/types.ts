@@ -54,6 +54,11 @@ export interface Ledger {
   list(query: UsageQuery): Promise<UsageRecord[]>;
   /** Total USD (exact decimal string) a user spent in [from, to); one counter read for a UTC day or month. */
   spent(userId: string, from: number, to: number): Promise<string>;
+  /**
+   * Total USD recorded toward a shared cap scope (`g:<group>`, `m:<pattern>`, see spend-scopes.ts) in one UTC day or
+   * month ([from, to) exactly; one counter read). Optional: a ledger that keeps no scope counters has none.
+   */
+  scopeSpent?(scope: string, from: number, to: number): Promise<string>;
   /** Totals (and groups) aggregated in the store. */
   summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
   /** The newest `limit` records, oldest first, with a cursor to older ones. */

@@ -171,11 +171,14 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         return body;
       }
       for (const cap of caps) {
-        if (cap.scope) continue; // A shared scope's spend is read with its holds only (services.spend).
+        const { ledger } = services;
         let spent: string;
         try {
-          // One counter read per cap (the user's spend of this UTC day or month), whatever the ledger's size.
-          spent = await services.ledger.spent(user.id, cap.period.from, cap.period.to);
+          // One counter read per cap (the user's or the scope's spend of this UTC day or month), whatever the ledger's size.
+          if (cap.scope && !ledger.scopeSpent) continue; // a ledger without scope counters: the user's caps only
+          spent = cap.scope
+            ? await ledger.scopeSpent!(cap.scope, cap.period.from, cap.period.to)
+            : await ledger.spent(user.id, cap.period.from, cap.period.to);
           outage.recovered(logger);
         } catch (error) {
           outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
