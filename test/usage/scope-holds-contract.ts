@@ -87,11 +87,22 @@ export function runScopeHoldsContract(name: string, open: () => Promise<UsageBac
         held: '1',
       });
       expect(await hold('ann', 'probe', '0', { caps: [own] })).toMatchObject({ held: '1' });
-      // A new turn of a chat settles the earlier turn's hold in its scopes too.
+      // A new turn of a chat settles the earlier turn's hold for the user's own caps; the scopes keep its part (each
+      // member could otherwise run one request unheld, the group as many as it has members) until its reply is
+      // recorded or it expires.
       await holds.release('bob', ['c']);
       const chat = (turn: string) => ({ chat: { id: 'chat-1', turn } });
-      await hold('dee', 't1', '9', chat('p1'));
-      expect(await hold('dee', 't2', '9', chat('p2'))).toMatchObject({ admitted: true, scopeHeld: ['10'] });
+      const ownAndGroup = { caps: [{ ...own, limit: '10' }, group] };
+      await hold('dee', 't1', '9', { ...chat('p1'), ...ownAndGroup });
+      expect(await hold('dee', 't2', '5', { ...chat('p2'), ...ownAndGroup })).toMatchObject({
+        admitted: true,
+        held: '5',
+        scopeHeld: ['5', '15'],
+      });
+      expect(await hold('eve', 'e1', '6')).toMatchObject({ admitted: false, scopeHeld: ['15'] });
+      // The late outlet of the first turn releases its part.
+      expect(await holds.release('dee', ['t1'])).toBe(1);
+      expect(await hold('eve', 'e2', '6')).toMatchObject({ admitted: true, scopeHeld: ['12'] });
     });
 
     it('32 concurrent holds of 8 members end within the group cap', async () => {

@@ -28,9 +28,8 @@ const KEY_SLACK_MS = 60_000;
  * or it expires). Then a cap has room when
  * spent + held < limit and spent + held + amount <= limit (spent = hi + lo / 1e9 nano-dollars; doubles are exact to
  * the nano-dollar below $9M); when all have room, the hold is added (to a hold of the same id, if any: a reused id
- * must not free room). Returns {blocked cap (1-based, 0 = admitted), held nano after the call, 1 when the id was held
- * before the call, the id of the hold a turn ended ('' = none) and its scopes (JSON, '' = none), then hi, lo of each
- * cap}.
+ * must not free room). A hold a turn ends keeps its parts in shared scopes (released with it). Returns {blocked cap
+ * (1-based, 0 = admitted), held nano after the call, 1 when the id was held before the call, then hi, lo of each cap}.
  */
 export const reserveHoldScript = new LuaScript(
   'reserveHold',
@@ -49,7 +48,6 @@ for _, id in ipairs(expired) do
   end
 end
 if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
-local endedId, endedScopes = '', ''
 local chat, turn = ARGV[7], ARGV[8]
 if chat ~= '' then
   local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
@@ -64,9 +62,6 @@ if chat ~= '' then
         if nano and tonumber(nano) > 0 and redis.call('HGET', KEYS[2], 't:' .. id) ~= turn then
           redis.call('HINCRBY', KEYS[2], 'sum', minus(nano))
           redis.call('HSET', KEYS[2], 'h:' .. id, '0', 'e:' .. id, '1')
-          endedId = id
-          endedScopes = redis.call('HGET', KEYS[2], 's:' .. id) or ''
-          redis.call('HDEL', KEYS[2], 's:' .. id)
           break
         end
       end
@@ -116,7 +111,7 @@ if blocked == 0 then
   redis.call('PEXPIRE', KEYS[3], ARGV[5])
   held = held + amount
 end
-return {blocked, string.format('%.0f', held), existed, endedId, endedScopes, unpack(out)}`,
+return {blocked, string.format('%.0f', held), existed, unpack(out)}`,
   3,
 );
 
@@ -309,14 +304,12 @@ export class RedisSpendHolds implements SpendHolds {
     for (const { cap } of own) args.push(cap.period, toNano(cap.limit).toString());
     const reply = (await this.call('reserveHold', (client) =>
       reserveHoldScript.run(client, this.userKeys(request.userId), args),
-    )) as [number, string, number, string, string, ...string[]];
-    const [blocked, heldNano, existed, endedId, endedScopes, ...counters] = reply;
+    )) as [number, string, number, ...string[]];
+    const [blocked, heldNano, existed, ...counters] = reply;
     const spent: string[] = request.caps.map(() => '0');
     for (const [at, { index }] of own.entries())
       spent[index] = formatDecimal(joinCost(counters[2 * at] ?? '0', counters[2 * at + 1] ?? '0'));
     const held = nanoToDecimal(BigInt(heldNano));
-    // A hold a turn ended holds nothing in its scopes either (if this call fails, its parts expire with it).
-    if (endedId && endedScopes) await this.releaseScopes(request.userId, endedId, endedScopes);
     if (scoped.length === 0) {
       return {
         admitted: blocked === 0,

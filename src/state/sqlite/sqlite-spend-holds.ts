@@ -89,7 +89,7 @@ export class SqliteSpendHolds implements SpendHolds {
       for (const [at, { index }] of own.entries()) spent[index] = ownSpent[at]!;
       for (const { cap, index } of scoped) spent[index] = this.readScope(cap.scope, cap.period);
       const user = this.live(request.userId, request.now);
-      if (user && request.chat) this.endTurn(user, request.chat, request.id, request.userId);
+      if (user && request.chat) this.endTurn(user, request.chat, request.id);
       const held = nanoToDecimal(user?.sum ?? 0n);
       const amountNano = toNano(request.amount);
       const amount = nanoToDecimal(amountNano);
@@ -149,14 +149,15 @@ export class SqliteSpendHolds implements SpendHolds {
   }
 
   /** Settle (to $0, keeping the id) the one hold of `chat` that a new turn under `id` ends, if any (see HoldChat). */
-  private endTurn(user: UserHolds, chat: HoldChat, id: string, userId: string): void {
+  private endTurn(user: UserHolds, chat: HoldChat, id: string): void {
     for (const hold of user.byId.values()) if (hold.ended) return; // one ended hold pending at a time
     for (const [heldId, hold] of user.byId) {
       if (heldId !== id && hold.nano > 0n && endsHold(chat, hold.chat)) {
         user.sum -= hold.nano;
         hold.nano = 0n;
         hold.ended = true;
-        this.dropScopeParts(userId, heldId, hold);
+        // Its parts in shared scopes stay until its reply is recorded or it expires: each member may have one such
+        // request running unheld by their own caps, but a group's members together never run one unheld.
         return;
       }
     }
