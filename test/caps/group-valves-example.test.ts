@@ -76,6 +76,11 @@ describe("the group valves of docs/accounting.md's worked example", () => {
       'own:monthly=10',
       'own:daily=1',
     ]);
+    // Malformed entries are skipped; a bare string is a group id (Research's id matches no key: the keys name it).
+    expect(capsOf(valves, { id: 'u-fay', groups: [null, { name: 'Research' }, research.id, 'Interns'] })).toEqual([
+      'own:monthly=5',
+      'own:daily=0.5',
+    ]);
     // Anthropic Opus is capped for Research only.
     expect(capsOf(valves, { id: 'u-eve' }, 'anthropic/claude-opus-4.5')).toEqual(['own:monthly=10', 'own:daily=1']);
   });

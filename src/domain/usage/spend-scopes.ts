@@ -23,11 +23,12 @@ export interface ScopedUser {
   groups?: unknown;
 }
 
-/** The groups `user.groups` carries (entries without a string id are skipped; anything malformed is none). */
+/** The groups `user.groups` carries (`{id, name}` objects or bare ids; entries without a string id are skipped). */
 export function groupsOf(user: ScopedUser): UserGroup[] {
   if (!Array.isArray(user.groups)) return [];
   const groups: UserGroup[] = [];
   for (const entry of user.groups) {
+    if (typeof entry === 'string' && entry) groups.push({ id: entry }); // a bare id
     if (!entry || typeof entry !== 'object') continue;
     const { id, name } = entry as { id?: unknown; name?: unknown };
     if (typeof id !== 'string' || !id) continue;
