@@ -5,7 +5,7 @@
  * 2. inlet and outlet throughput, p50/p99 and server RSS at 16 and 64 concurrent clients;
  * 3. `GET /` latency while `/usage` and 0 / 4 / 16 spend-limited inlet clients run on the 100k user
  *    (target p99 < 20 ms up to 4 inlet clients; 16 saturate the server, so `/` queues behind them);
- * 4. the near-cap burst (lib/load/spend-burst.ts): final spend as % of a $0.10 cap after 1 / 16 / 32 looping
+ * 4. the near-cap burst (lib/load/spend-burst.ts), a user's cap and a group's: final spend as % of a $0.10 cap after 1 / 16 / 32 looping
  *    clients, on SQLite and across two Redis replicas when a Redis answers (target ≤ 105 %); and by kind of model
  *    (lib/load/model-burst.ts): a priced, an unpriced-with-reported-cost and a workspace model at 1 / 32 / 64 clients
  *    (target ≤ 100 % + one reply's cost, 107.5 %);
@@ -223,7 +223,9 @@ async function main(): Promise<void> {
     // A 20 MB question through the context filter and through a pass-through filter (a server of its own).
     if (!only || only === 'huge') await hugeMessageScenario({ codeRoot, root, apiKey: KEY });
     if (!only || only === 'spend-burst') {
-      console.log('\n### Near-cap burst: final spend as % of a $0.10 monthly cap (servers of its own)\n');
+      console.log(
+        "\n### Near-cap burst: final spend as % of a $0.10 monthly cap, a user's and a group's of 8 (servers of its own)\n",
+      );
       const burst = await runSpendBurst({ codeRoot, root: path.join(root, 'spend-burst'), apiKey: KEY });
       console.log(burst.table);
       const verdict = burst.worstPercent <= 105 ? 'PASS' : 'MISS';

@@ -186,6 +186,33 @@ describe('webhook alerts (one SQLite host)', () => {
     ]);
   });
 
+  it("a group's shared budget alerts once for the group, named, whichever member's request crosses the line", async () => {
+    const research = [{ id: 'g-17', name: 'Research' }];
+    const bob: PipelineUser = { id: 'u-bob', email: 'bob@example.com', name: 'Bob', role: 'user', groups: research };
+    const group = {
+      monthly_limit_usd: 0,
+      group_limits: { Research: { monthly_usd: 10 } },
+      alert_on: ['warn_threshold'],
+    };
+    // $8.50 of the group's $10 spent by its members (the records carry the scope, as the accounting outlet writes them).
+    await host.ledger.record(
+      usageRecord({ messageId: 'g1', userId: 'u-ann', cost: '5', time: clock, scopes: ['g:Research'] }),
+    );
+    await host.ledger.record(
+      usageRecord({ messageId: 'g2', userId: 'u-bob', cost: '3.5', time: clock, scopes: ['g:Research'] }),
+    );
+    await inlet('g-r1', { ...ann, groups: research }, group);
+    await inlet('g-r2', bob, group);
+    await alerts.settled();
+    expect(events()).toEqual(['warn_threshold']);
+    expect(hook.received[0]!.body).toMatchObject({
+      user: { id: 'u-ann' },
+      scope: { kind: 'group', id: 'g:Research', name: 'Research' },
+      cap: { period: 'monthly', limit_usd: '10' },
+      spent_usd: '8.5',
+    });
+  });
+
   it('retries after a 500 and delivers the same body', async () => {
     hook.answers.push(500);
     await spend('all', '30');

@@ -10,6 +10,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { freePort } from '../helpers/redis-server.js';
 import { dailyContract } from '../dashboard/daily-contract.js';
 import { runSpendHoldsContract } from '../usage/spend-holds-contract.js';
+import { runScopeHoldsContract } from '../usage/scope-holds-contract.js';
 import { runUsageStoreContract } from '../usage/usage-store-contract.js';
 import { usageRecord } from '../usage/helpers/usage-record.js';
 import { runStoreContract } from './contract.js';
@@ -30,6 +31,7 @@ describe.runIf(canStartRedisTopologies('Redis Sentinel'))('behind Redis Sentinel
   runStoreContract('redis sentinel', open, realClock);
   runUsageStoreContract('redis sentinel', open);
   runSpendHoldsContract('redis sentinel', open);
+  runScopeHoldsContract('redis sentinel', open);
   dailyContract('redis sentinel', open);
 
   it('reports the topology and the primary in use; the nodes and sentinels do require their passwords', async () => {

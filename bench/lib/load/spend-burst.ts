@@ -8,7 +8,9 @@ import { inlet, onSqliteThenRedis, outlet, post, seedSpend, spentOf } from './ne
  * The near-cap burst: users with a $0.10 monthly cap (role `burst`) who already spent $0.0975 or $0.05 of it;
  * 1, 16 or 32 clients each loop "inlet, then the reply's outlet" (a request of ~$0.0075: about 1,000 prompt
  * tokens of openai/gpt-4o and max_tokens 500, each reply using all 500) until their first 429. Prints the
- * month's final spend as % of the cap. On SQLite (one server) and across two replicas on one Redis (the clients
+ * month's final spend as % of the cap. Beside it the same burst against a group's cap: a group with a $0.10 monthly
+ * cap shared by 8 members (`group_limits`, the members' requests carry the group as the generated Function sends it,
+ * `user.groups`), already at $0.0975 or $0.05; client i sends as member i % 8; the final spend is the group's. On SQLite (one server) and across two replicas on one Redis (the clients
  * alternate between them): a redis-server of its own on a free port, or EUNOE_TEST_REDIS_URL (never whatever answers
  * on 6379); without redis-server that part is left out. Bounded: at most
  * MAX_ROUNDS requests per client.
@@ -20,8 +22,12 @@ const MODEL = 'openai/gpt-4o'; // $2.50 / M prompt tokens, $10 / M completion to
 const STARTS = [0.0975, 0.05];
 const CLIENTS = [1, 16, 32];
 
+const MEMBERS = 8;
+const GROUP_ROLE = 'member'; // no cap of its own: only the group's holds
+
 interface BurstRow {
   backend: string;
+  cap: 'user' | 'group';
   start: number;
   clients: number;
   admitted: number;
@@ -29,20 +35,45 @@ interface BurstRow {
   spent: number;
 }
 
-/** One user's burst: seed `start` USD, then `clients` looping clients over the servers; the final spend in USD. */
+/** The group of a group burst, by its start and clients (one group each, so every burst starts from its seed). */
+const groupName = (tag: string, start: number, clients: number) => `team-${tag}-${start}-${clients}`;
+
+/** `envelope` with the user's groups (`user.groups`), as the generated Function sends them. */
+function inGroup<T extends { user: Record<string, unknown> }>(envelope: T, group: string | undefined): T {
+  return group ? { ...envelope, user: { ...envelope.user, groups: [{ id: `id-${group}`, name: group }] } } : envelope;
+}
+
+/**
+ * One burst: seed `start` USD (for the first member), then `clients` looping clients over the servers, client i as
+ * `members[i % members.length]` (with `group` on every call when set); the final spend of the members in USD.
+ */
 async function burst(
   servers: BenchServer[],
   apiKey: string,
-  userId: string,
+  members: string[],
   start: number,
   clients: number,
-): Promise<Omit<BurstRow, 'backend'>> {
+  group?: string,
+): Promise<Omit<BurstRow, 'backend' | 'cap'>> {
   const first = servers[0]!;
-  await seedSpend(first.url, apiKey, userId, 'burst', start);
+  const role = group ? GROUP_ROLE : 'burst';
+  const seedUser = members[0]!;
+  if (group) {
+    const usage = { prompt: Math.round(start / 0.0000025), completion: 0 };
+    const seeded = await post(
+      first.url,
+      apiKey,
+      '/accounting/filter/outlet',
+      inGroup(outlet(seedUser, `${seedUser}-seed`, 'openai/gpt-4o', usage, role), group),
+    );
+    if (!seeded.ok) throw new Error(`seeding answered ${seeded.status}: ${await seeded.text()}`);
+    await seeded.arrayBuffer().catch(() => undefined);
+  } else await seedSpend(first.url, apiKey, seedUser, role, start);
   let admitted = 0;
   let rejected = 0;
   let sequence = 0;
   const client = async (index: number) => {
+    const userId = members[index % members.length]!;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const server = servers[(index + round) % servers.length]!;
       const id = `${userId}-${sequence++}`;
@@ -50,7 +81,7 @@ async function burst(
         server.url,
         apiKey,
         '/spend-limit/filter/inlet',
-        inlet(userId, id, { model: MODEL }, 'burst'),
+        inGroup(inlet(userId, id, { model: MODEL }, role), group),
       );
       await limited.arrayBuffer();
       if (limited.status === 429) {
@@ -65,14 +96,16 @@ async function burst(
         other.url,
         apiKey,
         '/accounting/filter/outlet',
-        outlet(userId, id, MODEL, { prompt: 1000, completion: 500 }, 'burst'),
+        inGroup(outlet(userId, id, MODEL, { prompt: 1000, completion: 500 }, role), group),
       );
       await recorded.arrayBuffer();
       if (!recorded.ok) throw new Error(`outlet answered ${recorded.status}`);
     }
   };
   await Promise.all(Array.from({ length: clients }, (_, index) => client(index)));
-  return { start, clients, admitted, rejected, spent: await spentOf(first.url, apiKey, userId) };
+  let spent = 0;
+  for (const member of members) spent += await spentOf(first.url, apiKey, member);
+  return { start, clients, admitted, rejected, spent };
 }
 
 async function runOn(
@@ -85,7 +118,10 @@ async function runOn(
   for (const start of STARTS)
     for (const clients of CLIENTS) {
       const userId = `burst-${tag}-${start}-${clients}`;
-      rows.push({ backend, ...(await burst(servers, apiKey, userId, start, clients)) });
+      rows.push({ backend, cap: 'user', ...(await burst(servers, apiKey, [userId], start, clients)) });
+      const group = groupName(tag, start, clients);
+      const members = Array.from({ length: MEMBERS }, (_, index) => `${group}-m${index}`);
+      rows.push({ backend, cap: 'group', ...(await burst(servers, apiKey, members, start, clients, group)) });
     }
 }
 
@@ -105,7 +141,12 @@ export async function runSpendBurst(options: {
     codeRoot,
     root,
     apiKey,
-    spendLimitValves: { role_limits: { burst: { monthly_usd: CAP_USD } } },
+    spendLimitValves: {
+      role_limits: { burst: { monthly_usd: CAP_USD } },
+      group_limits: Object.fromEntries(
+        STARTS.flatMap((start) => CLIENTS.map((clients) => [groupName(tag, start, clients), { monthly_usd: CAP_USD }])),
+      ),
+    },
     // A redis-server of its own on a free port, or EUNOE_TEST_REDIS_URL (never whatever answers on 6379).
     redis: async () => {
       if (process.env.EUNOE_TEST_REDIS_URL) return { url: process.env.EUNOE_TEST_REDIS_URL };
@@ -117,9 +158,10 @@ export async function runSpendBurst(options: {
   });
   const fmt = (value: number, digits: number) => value.toFixed(digits);
   const table = markdownTable(
-    ['backend', 'spent before', 'clients', 'admitted', 'final spend', '% of $0.10 cap'],
+    ['backend', 'cap', 'spent before', 'clients', 'admitted', 'final spend', '% of $0.10 cap'],
     rows.map((row) => [
       row.backend,
+      row.cap === 'user' ? 'user' : `group of ${MEMBERS}`,
       `$${fmt(row.start, 4)}`,
       String(row.clients),
       String(row.admitted),

@@ -8,7 +8,7 @@ export interface PipelineUser {
   role?: string;
   /**
    * The user's Open WebUI groups: the generated Function sends them with each call; on the Pipelines connection the
-   * host fills them from Open WebUI's API when `EUNOE_OPENWEBUI_URL` and `EUNOE_OPENWEBUI_API_KEY` are set.
+   * host fills them from Open WebUI's API when `OPENWEBUI_URL` and `OPENWEBUI_API_KEY` are set.
    */
   groups?: Array<{ id: string; name?: string }>;
   valves?: Record<string, unknown>;

@@ -20,6 +20,11 @@ export interface HoldCap {
   period: string;
   /** The cap in USD, an exact decimal string. */
   limit: string;
+  /**
+   * The shared scope the cap is on (`g:<group>`, `m:<pattern>`, `g:<group>|m:<pattern>`, see spend-scopes.ts): checked
+   * against the scope's recorded spend and the live holds of all its members; absent = the user's own spend and holds.
+   */
+  scope?: string;
 }
 
 /**
@@ -72,6 +77,11 @@ export interface HoldOutcome {
   spent: string[];
   /** The user's live holds in USD after this call (including this one when admitted), exact decimal string. */
   held: string;
+  /**
+   * Only when a cap has a scope: the live holds each cap is checked against after this call (aligned with `caps`):
+   * the user's for the user's caps, all the scope's members' for a scope's.
+   */
+  scopeHeld?: string[];
 }
 
 /**
@@ -86,6 +96,11 @@ export interface SpendHolds {
    * requests that reuse a message id cannot free each other's room. With `chat`, first (whether or not the request
    * is then admitted) the hold of that chat this turn ends, if any (see HoldChat), is settled: it holds $0 from then on
    * but keeps its id until its reply is recorded or it expires, so the late outlet of that reply settles nothing else.
+   * A cap with a scope is checked against the scope's recorded spend + the live holds of all its members, atomically
+   * with the scope's other holds; the hold then holds `amount` under the user's id in each scope too, and releasing or
+   * settling the user's hold (or its expiry) drops every scope's part. Scopes are checked after the user's own caps; a
+   * scope that refuses gives back what the request held so far (a concurrent request may briefly see that room taken:
+   * it is refused, never admitted past a cap).
    */
   reserve(request: HoldRequest): Promise<HoldOutcome>;
   /** Drop the user's holds with these ids (settled or abandoned); ids with no hold are ignored. Returns how many went. */
@@ -112,6 +127,25 @@ export interface ReleaseOptions {
 }
 
 const NANO = 10n ** 9n;
+
+/** The caps of a request without a scope (the user's own) and those with one, each with its index in `caps`. */
+export function splitCaps(caps: readonly HoldCap[]): {
+  own: Array<{ cap: HoldCap; index: number }>;
+  scoped: Array<{ cap: HoldCap & { scope: string }; index: number }>;
+} {
+  const own: Array<{ cap: HoldCap; index: number }> = [];
+  const scoped: Array<{ cap: HoldCap & { scope: string }; index: number }> = [];
+  for (const [index, cap] of caps.entries()) {
+    if (cap.scope) scoped.push({ cap: cap as HoldCap & { scope: string }, index });
+    else own.push({ cap, index });
+  }
+  return { own, scoped };
+}
+
+/** The member id of a user's hold in a scope: user and hold id, apart by a character neither contains. */
+export function scopeMember(userId: string, id: string): string {
+  return `${userId}\u0000${id}`;
+}
 
 /** USD (exact decimal string) → whole nano-dollars, rounded up (a hold never under-reserves); malformed or negative → 0. */
 export function toNano(amount: string): bigint {

@@ -37,6 +37,18 @@ export interface UsageRecord extends TokenCounts {
   task?: string;
   /** Usage fields the backend reported that were refused (out of USAGE_BOUNDS) and replaced; absent when none. */
   rejectedUsage?: RejectedUsage[];
+  /**
+   * The shared cap scopes this reply counts toward (`g:<group>`, `m:<pattern>`, `g:<group>|m:<pattern>`; see
+   * spend-scopes.ts), fixed when it is recorded: the store adds its cost to each scope's day and month counters in the
+   * same atomic write as the record. Absent when no shared cap applied.
+   */
+  scopes?: string[];
+}
+
+/** A record's scopes: its `scopes` when that is a list, the strings only, each once (a malformed field is none). */
+export function recordScopes(record: Pick<UsageRecord, 'scopes'>): string[] {
+  if (!Array.isArray(record.scopes)) return [];
+  return [...new Set(record.scopes.filter((scope): scope is string => typeof scope === 'string' && scope !== ''))];
 }
 
 /** The spend ledger: a host service shared by the accounting filter, spend limits and /usage. */
@@ -47,6 +59,11 @@ export interface Ledger {
   list(query: UsageQuery): Promise<UsageRecord[]>;
   /** Total USD (exact decimal string) a user spent in [from, to); one counter read for a UTC day or month. */
   spent(userId: string, from: number, to: number): Promise<string>;
+  /**
+   * Total USD recorded toward a shared cap scope (`g:<group>`, `m:<pattern>`, see spend-scopes.ts) in one UTC day or
+   * month ([from, to) exactly; one counter read). Optional: a ledger that keeps no scope counters has none.
+   */
+  scopeSpent?(scope: string, from: number, to: number): Promise<string>;
   /** Totals (and groups) aggregated in the store. */
   summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
   /** The newest `limit` records, oldest first, with a cursor to older ones. */

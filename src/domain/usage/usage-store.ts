@@ -24,6 +24,8 @@ export interface UsageStore {
   record(record: UsageRecord): Promise<boolean>;
   /** Exact USD a user spent in one counter period (`d:YYYY-MM-DD` or `m:YYYY-MM`, see periodKey). */
   spent(userId: string, periodKey: string): Promise<string>;
+  /** Exact USD recorded toward a shared cap scope (`g:<group>`, `m:<pattern>`, see spend-scopes.ts) in one counter period. */
+  scopeSpent(scope: string, periodKey: string): Promise<string>;
   /** Totals (and groups) of the matching records, aggregated in the store. */
   summarize(query: UsageQuery, groupBy?: UsageGroupBy): Promise<UsageSummary>;
   /** The newest `limit` matching records (before the `before` cursor of an earlier page). */

@@ -18,6 +18,7 @@ import { dailyPeriod, monthlyPeriod } from '../../domain/usage/budget-periods.js
 import { decimalOf, parseDecimal } from '../../domain/pricing/decimal.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { modelSwitchesService, spendCapsService, type ModelSwitch } from '../../runtime/host/shipped-service-keys.js';
+import { withSpendScopes } from '../../runtime/usage/spend-scopes-of.js';
 import type { HostServices, PipelineUser } from '../../runtime/host/types.js';
 import type { UsageRecord } from '../../domain/usage/types.js';
 import type { ScopedState } from '../../state/scoped-state.js';
@@ -140,7 +141,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       } else if (switched) {
         built = { ...built, record: { ...built.record, requestedModel: switched.requested } };
       }
-      const { record } = built;
+      // The shared cap scopes (groups, model patterns) it counts toward, fixed on the record (as the model served).
+      const record = await withSpendScopes(built.record, user, services, logger);
       if (record.rejectedUsage)
         logger.warn(
           { messageId: record.messageId, rejected: record.rejectedUsage },
@@ -241,7 +243,7 @@ async function costStatus(
       ) ?? [],
     ]);
     const capOf = (kind: 'daily' | 'monthly') => {
-      const limit = caps.find((cap) => cap.kind === kind)?.limit;
+      const limit = caps.find((cap) => cap.kind === kind && !cap.scope)?.limit;
       return limit === undefined ? undefined : (parseDecimal(limit) ?? undefined);
     };
     return formatCostStatus(

@@ -102,7 +102,8 @@ export async function capsView(options: {
     const email = record?.userEmail ?? null;
     // A key that no record resolves is matched as the filter would match it: as an id, or as an email.
     const match = { id: user, email: record ? (email ?? undefined) : user, ...(role ? { role } : {}) };
-    const caps = effectiveCaps(valves, match, now);
+    // The user's own caps (a group's or a model's shared cap is not this user's spend).
+    const caps = effectiveCaps(valves, match, now).filter((cap) => !cap.scope);
     if (caps.length === 0) continue;
     const usage: CapUsage[] = [];
     for (const cap of caps) {

@@ -7,6 +7,7 @@ import { reportDegraded } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
 import { provided } from '../../runtime/host/service-registry.js';
 import { replyClaimsService } from '../../runtime/host/shipped-service-keys.js';
+import { withSpendScopes } from '../../runtime/usage/spend-scopes-of.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
 /**
@@ -52,6 +53,8 @@ async function record(
     });
     record = built?.record;
     if (!record) return undefined;
+    // The shared cap scopes (groups, model patterns) it counts toward, fixed on the record.
+    record = await withSpendScopes(record, user, services, logger);
     const fingerprint = replyFingerprint(record.userId, args.model, reply.content);
     if (await claimedByOutlet(args, fingerprint)) {
       logger.debug({ messageId: record.messageId }, 'openai-proxy: the accounting outlet already recorded this reply');

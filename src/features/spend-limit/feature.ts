@@ -1,8 +1,10 @@
 /**
  * The spend-limit feature. Its filter (filters/spend-limit.ts) reserves against the caps through the host's spend
  * holds (`services.spend`), and `/usage/caps` is the dashboard's. It provides the caps the loaded spend-limit filter's
- * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads, and the models its
- * inlet switched to a cheaper one (`modelSwitchesService`), which the accounting outlet records.
+ * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads; the shared scopes
+ * (groups, model patterns) a recorded reply counts toward, which the accounting outlet and the openai-proxy write on
+ * the record; and the models its inlet switched to a cheaper one (`modelSwitchesService`), which the accounting outlet
+ * records.
  */
 import type { Feature } from '../../runtime/feature.js';
 import {
@@ -11,7 +13,7 @@ import {
   type ModelSwitch,
   type SpendCaps,
 } from '../../runtime/host/shipped-service-keys.js';
-import { effectiveCaps, isSpendCapValves } from '../../domain/usage/spend-caps.js';
+import { capSubject, effectiveCaps, isSpendCapValves, spendScopes } from '../../domain/usage/spend-caps.js';
 import { formatDecimal } from '../../domain/pricing/decimal.js';
 
 /** Where a model switch is kept (see ModelSwitches), and for how long: a reply's outlet comes within minutes. */
@@ -23,17 +25,27 @@ export function spendLimitFeature(): Feature {
     name: 'spend-limit',
     services(host) {
       const filters = host.filters ?? (() => []);
+      // The first loaded filter with the spend-limit valves (as the dashboard's /usage/caps reads it).
+      const spendValves = () => {
+        const valves = filters().find((filter) => isSpendCapValves(filter.valves))?.valves;
+        return valves && isSpendCapValves(valves) ? valves : undefined;
+      };
       const caps: SpendCaps = {
-        async capsFor(user, now) {
-          // The first loaded filter with the spend-limit valves (as the dashboard's /usage/caps reads it).
-          const valves = filters().find((filter) => isSpendCapValves(filter.valves))?.valves;
-          if (!valves || !isSpendCapValves(valves)) return [];
+        async capsFor(user, now, model) {
+          const valves = spendValves();
+          if (!valves) return [];
           const exempt = Array.isArray(valves.exempt_roles) ? valves.exempt_roles : [];
           if (user.role && exempt.includes(user.role)) return [];
-          return effectiveCaps(valves, user, now).map((cap) => ({
+          return effectiveCaps(valves, user, now, model).map((cap) => ({
             kind: cap.period.kind,
             limit: formatDecimal(cap.limit),
+            ...(cap.scope ? { scope: cap.scope } : {}),
+            subject: capSubject(cap),
           }));
+        },
+        async scopesFor(user, model, now) {
+          const valves = spendValves();
+          return valves ? spendScopes(valves, user, model, now) : [];
         },
       };
       host.provided.provide(spendCapsService, caps);

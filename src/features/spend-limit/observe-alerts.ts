@@ -15,29 +15,34 @@ export interface AlertValves {
 }
 
 /**
- * Whom a cap holds: the scope the cap carries (a group's, a model's cap), else the user whose cap it is.
- * Caps without a scope of their own are the user's (`user_limits`, `role_limits`, the defaults).
+ * Whom a cap holds: a shared cap's scope (a group's budget, a model pattern's: its scope key, spend-scopes.ts, and a
+ * readable name), else the user whose cap it is (`user_limits`, a group's member cap, `role_limits`, the defaults).
  */
 export function capScope(cap: EffectiveCap, userId: string): CapScope {
-  const scope = (cap as EffectiveCap & { scope?: Partial<CapScope> }).scope;
-  if (scope && typeof scope.kind === 'string' && typeof scope.id === 'string')
-    return { kind: scope.kind, id: scope.id, ...(scope.name ? { name: scope.name } : {}) };
-  return { kind: 'user', id: userId };
+  const target = cap.target;
+  if (!cap.scope || !target || target.kind === 'user') return { kind: 'user', id: userId };
+  if (target.kind === 'group') return { kind: 'group', id: cap.scope, name: target.group };
+  const name = target.group === undefined ? target.pattern : `${target.group}: ${target.pattern}`;
+  return { kind: 'model', id: cap.scope, name };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * A scope's spend over whole UTC days, from the ledger's day counters (one read per day): a user's; undefined for
- * a scope the ledger does not count by itself.
+ * A scope's spend over whole UTC days, from the ledger's day counters (one read per day): a user's, or a shared scope's
+ * (a group's, a model pattern's) where the ledger counts scopes; undefined where it cannot tell.
  */
 export function ledgerRecentSpend(ledger: Ledger | undefined) {
   return async (scope: CapScope, days: readonly string[]): Promise<Decimal | undefined> => {
-    if (!ledger || scope.kind !== 'user') return undefined;
+    if (!ledger) return undefined;
+    const scopeSpent = ledger.scopeSpent?.bind(ledger);
+    if (scope.kind !== 'user' && !scopeSpent) return undefined;
     const amounts = await Promise.all(
       days.map((day) => {
         const from = Date.parse(`${day}T00:00:00Z`);
-        return ledger.spent(scope.id, from, from + DAY_MS);
+        return scope.kind === 'user'
+          ? ledger.spent(scope.id, from, from + DAY_MS)
+          : scopeSpent!(scope.id, from, from + DAY_MS);
       }),
     );
     return amounts.reduce<Decimal>((sum, amount) => sum + (parseDecimal(amount) ?? 0n), 0n);

@@ -47,6 +47,36 @@ const capPair = z.strictObject({
   monthly_usd: z.number().min(0).nullable().default(null).describe('Monthly cap in USD (null = inherit, 0 = none)'),
 });
 
+/** A group's caps: shared by its members, and per member; strict like capPair. */
+const groupCaps = z.strictObject({
+  daily_usd: z.number().min(0).nullable().default(null).describe("The group's daily cap in USD, shared by its members"),
+  monthly_usd: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe("The group's monthly cap in USD, shared by its members"),
+  member_daily_usd: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe('Daily cap in USD of each member (null = inherit, 0 = none)'),
+  member_monthly_usd: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe('Monthly cap in USD of each member (null = inherit, 0 = none)'),
+});
+
+/** A model pattern's caps, shared by everyone using a matching model or by one group's members; strict. */
+const modelCaps = z.strictObject({
+  daily_usd: z.number().min(0).nullable().default(null).describe('Daily cap in USD on the matching models'),
+  monthly_usd: z.number().min(0).nullable().default(null).describe('Monthly cap in USD on the matching models'),
+  group: z.string().min(1).nullable().default(null).describe("Only this group's members (null = everyone)"),
+});
+
 /** Options of the spend-limit filter (tests inject the clock). */
 export interface SpendLimitOptions {
   now?: () => number;
@@ -55,8 +85,9 @@ export interface SpendLimitOptions {
 }
 
 /**
- * Spend limits: daily and monthly USD caps per user (defaults), per role and per user
- * (overrides by id or email), read from the ledger the accounting filter writes. The inlet
+ * Spend limits: daily and monthly USD caps per user (defaults), per role, per group member and per user
+ * (overrides by id or email), per Open WebUI group (shared by its members) and per model pattern (shared by everyone or
+ * one group's members), read from the ledger the accounting filter writes (see effectiveCaps for the precedence). The inlet
  * reserves: it estimates the request's cost (estimateRequestCost; a model without a price at its
  * learned cost per token, LearnedCosts, else `unpriced_estimate_usd`) and, in one atomic step of
  * the store (`services.spend`), admits it only when every cap has room for recorded spend + the
@@ -102,6 +133,24 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         .record(z.string(), capPair)
         .default({})
         .describe('Caps per user id or email, overriding role and default, e.g. {"ann@example.com": {"daily_usd": 5}}'),
+      group_limits: z
+        .record(z.string(), groupCaps)
+        .default({})
+        .describe(
+          'Caps per Open WebUI group name or id: shared by its members and per member, e.g. {"Research": {"monthly_usd": 200, "member_daily_usd": 2}}',
+        ),
+      model_limits: z
+        .record(z.string(), modelCaps)
+        .default({})
+        .describe(
+          'Caps per model id or pattern (* any characters, ? one), for everyone or one group, e.g. {"openai/gpt-5*": {"daily_usd": 10}}',
+        ),
+      group_members: z
+        .record(z.string(), z.array(z.string()))
+        .default({})
+        .describe(
+          'Members (user ids or emails) of each group, used when a request carries no groups, e.g. {"Research": ["ann@example.com"]}',
+        ),
       exempt_roles: z.array(z.string()).default(['admin']).describe('Roles never limited'),
       reservation_timeout_s: z
         .number()
@@ -157,7 +206,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       await limitRate(state, user.id, user, valves.rate_limits, at, logger);
-      const caps = effectiveCaps(valves, user, at);
+      const caps = effectiveCaps(valves, user, at, typeof body.model === 'string' ? body.model : undefined);
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };
@@ -179,10 +228,14 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         return body;
       }
       for (const cap of caps) {
+        const { ledger } = services;
         let spent: string;
         try {
-          // One counter read per cap (the user's spend of this UTC day or month), whatever the ledger's size.
-          spent = await services.ledger.spent(user.id, cap.period.from, cap.period.to);
+          // One counter read per cap (the user's or the scope's spend of this UTC day or month), whatever the ledger's size.
+          if (cap.scope && !ledger.scopeSpent) continue; // a ledger without scope counters: the user's caps only
+          spent = cap.scope
+            ? await ledger.scopeSpent!(cap.scope, cap.period.from, cap.period.to)
+            : await ledger.spent(user.id, cap.period.from, cap.period.to);
           outage.recovered(logger);
         } catch (error) {
           outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
@@ -249,7 +302,11 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         id: holdId,
         ...inletHoldChat(request),
         amount,
-        caps: caps.map((cap) => ({ period: periodKey(cap.period.kind, at), limit: formatDecimal(cap.limit) })),
+        caps: caps.map((cap) => ({
+          period: periodKey(cap.period.kind, at),
+          limit: formatDecimal(cap.limit),
+          ...(cap.scope ? { scope: cap.scope } : {}),
+        })),
         now: at,
         expiresAt: at + valves.reservation_timeout_s * 1000,
       });
@@ -262,10 +319,15 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
       return body;
     }
-    // What each cap has in use: its period's recorded spend + the user's holds (this one included when admitted).
+    // What each cap has in use: its period's recorded spend + the holds it counts (the user's, or all its scope's
+    // members'), this one included when admitted.
     const inUseOf = (answer: HoldOutcome) => {
       const held = decimalOf(answer.held);
-      return caps.map((_, index) => (parseDecimal(answer.spent[index]) ?? 0n) + held);
+      return caps.map(
+        (_, index) =>
+          (parseDecimal(answer.spent[index]) ?? 0n) +
+          (answer.scopeHeld ? (parseDecimal(answer.scopeHeld[index]) ?? 0n) : held),
+      );
     };
     let inUse = inUseOf(outcome);
     // The cheaper mode: past the soft threshold of a `cheaper` cap (or blocked by one), the request moves to the
@@ -309,7 +371,14 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       const cap = caps[index]!;
       const { spent } = outcome;
       logger.info(
-        { user: userId, period: cap.period.kind, spent: spent[index], held: outcome.held, estimate: estimate.cost },
+        {
+          user: userId,
+          period: cap.period.kind,
+          ...(cap.scope ? { scope: cap.scope } : {}),
+          spent: spent[index],
+          held: outcome.scopeHeld?.[index] ?? outcome.held,
+          estimate: estimate.cost,
+        },
         'spend-limit: no room under the cap',
       );
       throw new FilterError(429, noRoomMessage(cap, inUse[index]!, decimalOf(estimate.cost)), {
@@ -422,8 +491,9 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       { user: userId, model: requested, to: choice.model, period: cap.period.kind },
       'spend-limit: cheaper model',
     );
-    const held = decimalOf(outcome.held);
-    const used = (parseDecimal(outcome.spent[args.cheaperCap]) ?? 0n) + held;
+    const index = args.cheaperCap;
+    const held = outcome.scopeHeld ? (parseDecimal(outcome.scopeHeld[index]) ?? 0n) : decimalOf(outcome.held);
+    const used = (parseDecimal(outcome.spent[index]) ?? 0n) + held;
     args.emit({
       type: 'status',
       data: { description: switchedStatus(requested, choice.model, cap, percentUsed(cap, used)), done: true },

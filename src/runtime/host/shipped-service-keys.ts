@@ -71,11 +71,30 @@ export const replyClaimsService = serviceKey<ReplyClaims>('accounting.reply-clai
 export interface SpendCapInForce {
   kind: 'daily' | 'monthly';
   limit: string;
+  /** The shared scope the cap is on (a group `g:<group>`, a model pattern `m:<pattern>`); absent = the user's own. */
+  scope?: string;
+  /** Whose budget, in words a message starts with: "Your monthly budget", "Your group 'Research' daily budget". */
+  subject?: string;
+}
+
+/** The user a cap is looked up for (`groups` as the hook's user object carries them, see PipelineUser). */
+export interface SpendCapUser {
+  id?: string;
+  email?: string;
+  role?: string;
+  groups?: unknown;
 }
 
 /** The caps the loaded spend-limit filter's valves put on a user (none when no such filter is loaded or the role is exempt). */
 export interface SpendCaps {
-  capsFor(user: { id?: string; email?: string; role?: string }, now: number): Promise<SpendCapInForce[]>;
+  /** The user's own caps first (monthly, then daily), then those of the user's groups (and, with `model`, its patterns'). */
+  capsFor(user: SpendCapUser, now: number, model?: string): Promise<SpendCapInForce[]>;
+  /**
+   * The shared scopes a reply of `user` to `model` recorded now counts toward (UsageRecord.scopes): the accounting
+   * outlet and the openai-proxy set them on the record, so the store counts its cost toward each scope's spend in the
+   * same write, whether or not its hold is still live. Empty when no spend-limit filter is loaded.
+   */
+  scopesFor(user: SpendCapUser, model: string, now: number): Promise<string[]>;
 }
 
 /** The spend-limit filter's caps per user, read from its valves (the accounting outlet's cost status line reads them). */

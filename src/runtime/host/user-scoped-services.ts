@@ -49,6 +49,9 @@ function scopedLedger(ledger: Ledger, owner: Owner): Ledger {
     },
     list: (query) => ledger.list(query),
     spent: (userId, from, to) => ledger.spent(userId, from, to),
+    ...(ledger.scopeSpent
+      ? { scopeSpent: (scope: string, from: number, to: number) => ledger.scopeSpent!(scope, from, to) }
+      : {}),
     summarize: (query, groupBy) => ledger.summarize(query, groupBy),
     latest: (query, limit, before) => ledger.latest(query, limit, before),
     daily: (fromDay, toDay, dimension) => ledger.daily(fromDay, toDay, dimension),

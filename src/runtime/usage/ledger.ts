@@ -23,6 +23,11 @@ export function createLedger(store: StateStore): Ledger {
       if (key) return usage.spent(userId, key);
       return (await usage.summarize({ userId, from, to })).totals.cost;
     },
+    async scopeSpent(scope, from, to) {
+      const key = exactPeriodKey(from, to);
+      if (!key) throw new RangeError('scope spend is kept per UTC day and month only');
+      return usage.scopeSpent(scope, key);
+    },
     summarize: (query, groupBy) => usage.summarize(query, groupBy),
     latest: (query, limit, before) => usage.latest(query, limit, before),
     daily: (fromDay, toDay, dimension) => usage.daily(fromDay, toDay, dimension),

@@ -18,13 +18,28 @@ return 1`,
 );
 
 /**
- * Cluster: the global ledger's record with its daily aggregates, in the ledger's slot. KEYS: global hash, global
- * time index, global insertion counter, the record's day hash. ARGV: id, time, json, then (field, amount) pairs of
- * the day hash. Only when the id is new: index it and HINCRBY each field. Returns 1 (added) or 0 (already there).
+ * Cluster: the global ledger's record with its daily aggregates and the spend counters of the shared cap scopes it
+ * names, in the ledger's slot. KEYS: global hash, global time index, global insertion counter, the record's day hash,
+ * then each scope's spend hash. ARGV: id, time, json, cost hi, cost lo, n = number of counter periods, the n periods,
+ * then (field, amount) pairs of the day hash. Only when the id is new: index it, HINCRBY each field and each scope's
+ * `<period>:hi` / `<period>:lo`. Returns 1 (added) or 0 (already there).
  */
 export const recordLedgerScript = new LuaScript(
   'recordLedger',
-  `${checkKeyTypes(['hash', 'zset', 'string', 'hash'])}${STORE_RECORD_ONCE}for i = 4, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
+  `${checkKeyTypes(['hash', 'zset', 'string', 'hash'])}for i = 5, #KEYS do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= 'hash' then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a hash; nothing was written')
+  end
+end
+${STORE_RECORD_ONCE}local periods = tonumber(ARGV[6])
+for k = 5, #KEYS do
+  for i = 7, 6 + periods do
+    redis.call('HINCRBY', KEYS[k], ARGV[i] .. ':hi', ARGV[4])
+    redis.call('HINCRBY', KEYS[k], ARGV[i] .. ':lo', ARGV[5])
+  end
+end
+for i = 7 + periods, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
 return 1`,
-  4,
+  'variadic',
 );

@@ -42,6 +42,15 @@ export function redisKeys(prefix: string, options: { cluster?: boolean } = {}) {
     /** A user's spend holds (hash `sum` and `h:<id>` → nano-dollars) and their expiry index (zset id → epoch ms). */
     holds: (userId: string) => (cluster ? `${userBase(userId)}:hold` : `${prefix}u:hold:${userId}`),
     holdExpiry: (userId: string) => (cluster ? `${userBase(userId)}:hold-exp` : `${prefix}u:hold-exp:${userId}`),
+    /**
+     * A shared cap scope's spend counters (hash as `spend`), its holds (hash `sum` and member → nano-dollars) and their
+     * expiry index (zset member → epoch ms). On Cluster in the global ledger's slot: the record script counts a reply
+     * toward its scopes in the same step, and one script checks and holds all of a request's scopes.
+     */
+    scopeSpend: (scope: string) => (cluster ? `${ledgerBase}:scope-spend:${scope}` : `${prefix}u:scope-spend:${scope}`),
+    scopeHolds: (scope: string) => (cluster ? `${ledgerBase}:scope-hold:${scope}` : `${prefix}u:scope-hold:${scope}`),
+    scopeHoldExpiry: (scope: string) =>
+      cluster ? `${ledgerBase}:scope-hold-exp:${scope}` : `${prefix}u:scope-hold-exp:${scope}`,
     /** Daily aggregates of one UTC day (hash `<dimension>|<counter>|<key>` → integer, see dailyFields). */
     day: (day: string) => (cluster ? `${ledgerBase}:day:${day}` : `${prefix}u:day:${day}`),
     /** The first ledger insertion number written with daily aggregates; and the marker of their one-time backfill. */

@@ -122,10 +122,12 @@ return 0`,
 /**
  * Idempotent usage record with its spend counters and daily aggregates, all or nothing. KEYS:
  * global hash, global time index, global insertion counter, user hash, user time index, user
- * spend hash, the `counted from` key, the record's day hash, the `daily from` key. ARGV: id, time, json, cost hi,
+ * spend hash, the `counted from` key, the record's day hash, the `daily from` key, then the spend hash of each shared
+ * cap scope the record names. ARGV: id, time, json, cost hi,
  * cost lo, n = number of counter periods, the n periods, then (field, amount) pairs for the
  * day hash. Only when the id is new in the global hash: index it, copy it to the user's
- * stream, HINCRBY `<period>:hi` / `<period>:lo` of each period and each day-hash field, and
+ * stream, HINCRBY `<period>:hi` / `<period>:lo` of each period (in the user's and each scope's spend hash) and each
+ * day-hash field, and
  * (the first time) remember its insertion number as the first one with counters and with daily
  * aggregates (for the one-time backfills of records older versions wrote). Returns 1
  * (added) or 0 (already recorded: no change). A key of the wrong type is found before anything is written (Redis does
@@ -133,17 +135,27 @@ return 0`,
  */
 export const recordUsageScript = new LuaScript(
   'recordUsage',
-  `${checkKeyTypes(['hash', 'zset', 'string', 'hash', 'zset', 'hash', 'string', 'hash', 'string'])}${STORE_RECORD_ONCE}if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
+  `${checkKeyTypes(['hash', 'zset', 'string', 'hash', 'zset', 'hash', 'string', 'hash', 'string'])}for i = 10, #KEYS do
+  local found = redis.call('TYPE', KEYS[i]).ok
+  if found ~= 'none' and found ~= 'hash' then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. found .. ', not a hash; nothing was written')
+  end
+end
+${STORE_RECORD_ONCE}if redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[3]) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
 local periods = tonumber(ARGV[6])
 for i = 7, 6 + periods do
   redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':hi', ARGV[4])
   redis.call('HINCRBY', KEYS[6], ARGV[i] .. ':lo', ARGV[5])
+  for k = 10, #KEYS do
+    redis.call('HINCRBY', KEYS[k], ARGV[i] .. ':hi', ARGV[4])
+    redis.call('HINCRBY', KEYS[k], ARGV[i] .. ':lo', ARGV[5])
+  end
 end
 for i = 7 + periods, #ARGV, 2 do redis.call('HINCRBY', KEYS[8], ARGV[i], ARGV[i + 1]) end
 redis.call('SETNX', KEYS[7], seq)
 redis.call('SETNX', KEYS[9], seq)
 return 1`,
-  9,
+  'variadic',
 );
 
 /** The first insertion number with counters (KEYS[1]), fixing it at KEYS[2] + 1 when no record has counters yet. */

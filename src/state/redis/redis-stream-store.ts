@@ -10,7 +10,7 @@ import type { LedgerHealth } from '../types.js';
 import { USAGE_STREAM, userUsageStream, type RedisKeys } from './redis-keys.js';
 import { appendScript, rangeScript, recordUsageScript } from './redis-scripts.js';
 import { recordLedgerScript, recordUserCopyScript } from './cluster-scripts.js';
-import type { UsageRecord } from '../../domain/usage/types.js';
+import { recordScopes, type UsageRecord } from '../../domain/usage/types.js';
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { splitCost } from '../../domain/usage/cost-parts.js';
 import { utcDay } from '../../domain/usage/daily-usage.js';
@@ -302,7 +302,9 @@ export class RedisStreamStore {
         layout.dailyFrom,
       ];
       // Computed from the record itself, so entries journaled by an older version get their aggregates too.
-      const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
+      const parsed = JSON.parse(item.json) as UsageRecord;
+      const daily = dailyFields(parsed);
+      for (const scope of recordScopes(parsed)) keys.push(layout.scopeSpend(scope));
       return (
         (await recordUsageScript.run(client, keys, [
           item.id,
@@ -334,13 +336,16 @@ export class RedisStreamStore {
       [layout.streamHash(user), layout.streamIndex(user), layout.streamSequence(user), layout.spend(usage.userId)],
       [item.id, item.time, item.json, usage.hi, usage.lo, ...usage.periods],
     );
-    const daily = dailyFields(JSON.parse(item.json) as UsageRecord);
+    const parsed = JSON.parse(item.json) as UsageRecord;
+    const daily = dailyFields(parsed);
     const keys = [
       layout.streamHash(item.stream),
       layout.streamIndex(item.stream),
       layout.streamSequence(item.stream),
       layout.day(utcDay(item.time)),
+      ...recordScopes(parsed).map((scope) => layout.scopeSpend(scope)),
     ];
-    return (await recordLedgerScript.run(client, keys, [item.id, item.time, item.json, ...daily])) === 1;
+    const args = [item.id, item.time, item.json, usage.hi, usage.lo, usage.periods.length, ...usage.periods, ...daily];
+    return (await recordLedgerScript.run(client, keys, args)) === 1;
   }
 }

@@ -49,6 +49,13 @@ export class RedisUsageStore implements UsageStore {
     return formatDecimal(joinCost(hi, lo));
   }
 
+  async scopeSpent(scope: string, key: string): Promise<string> {
+    const [hi, lo] = await this.call('scopeSpent', (client) =>
+      client.hmget(this.layout.scopeSpend(scope), `${key}:hi`, `${key}:lo`),
+    );
+    return formatDecimal(joinCost(hi, lo));
+  }
+
   async daily(fromDay: string, toDay: string, dimension: DailyDimension): Promise<DailyRow[]> {
     const days = daysBetween(fromDay, toDay);
     if (days.length === 0) return [];

@@ -2,17 +2,19 @@ import type Database from 'better-sqlite3';
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { splitCost } from '../../domain/usage/cost-parts.js';
 import { dailyTargets, recordTotals, utcDay } from '../../domain/usage/daily-usage.js';
-import type { UsageRecord } from '../../domain/usage/types.js';
+import { recordScopes, type UsageRecord } from '../../domain/usage/types.js';
 
 /**
  * Writes one usage record into the SQLite ledger's tables: its `ledger` row (INSERT OR IGNORE by message id, so a
- * repeat adds nothing), its user's `ledger_spend` counters (UTC day and month) and its `ledger_daily` aggregates.
+ * repeat adds nothing), its user's `ledger_spend` counters (UTC day and month), the
+ * `ledger_scope_spend` counters of the shared cap scopes it names (`scopes`) and its `ledger_daily` aggregates.
  * Call it inside a transaction: the row and its counters land together or not at all.
  */
 export class LedgerRows {
   private readonly insertRow: Database.Statement;
   private readonly addSpend: Database.Statement;
   private readonly addDaily: Database.Statement;
+  private readonly addScopeSpend: Database.Statement;
 
   constructor(db: Database.Database) {
     this.insertRow = db.prepare(
@@ -22,6 +24,10 @@ export class LedgerRows {
     this.addSpend = db.prepare(
       `INSERT INTO ledger_spend (user_id, period, hi, lo) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, period) DO UPDATE SET hi = hi + excluded.hi, lo = lo + excluded.lo`,
+    );
+    this.addScopeSpend = db.prepare(
+      `INSERT INTO ledger_scope_spend (scope, period, hi, lo) VALUES (?, ?, ?, ?)
+       ON CONFLICT (scope, period) DO UPDATE SET hi = hi + excluded.hi, lo = lo + excluded.lo`,
     );
     this.addDaily = db.prepare(
       `INSERT INTO ledger_daily (day, dimension, key, records, prompt, completion, cached, cache_write, reasoning, total,
@@ -60,6 +66,10 @@ export class LedgerRows {
     if (inserted.changes === 0) return false;
     this.addSpend.run(record.userId, periodKey('daily', record.time), hi, lo);
     this.addSpend.run(record.userId, periodKey('monthly', record.time), hi, lo);
+    for (const scope of recordScopes(record)) {
+      this.addScopeSpend.run(scope, periodKey('daily', record.time), hi, lo);
+      this.addScopeSpend.run(scope, periodKey('monthly', record.time), hi, lo);
+    }
     const totals = recordTotals(record);
     const day = utcDay(record.time);
     for (const { dimension, key } of dailyTargets(record)) {

@@ -115,6 +115,17 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX list_meta_expiry ON list_meta (expires_at) WHERE expires_at IS NOT NULL;
   `,
+  // 5: spend counters of shared cap scopes (a group, a model pattern; see spend-scopes.ts) per UTC day and month, written
+  // in the same transaction as a record that names the scope.
+  `
+  CREATE TABLE ledger_scope_spend (
+    scope TEXT NOT NULL,
+    period TEXT NOT NULL,
+    hi INTEGER NOT NULL,
+    lo INTEGER NOT NULL,
+    PRIMARY KEY (scope, period)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -108,6 +108,7 @@ export class SqliteUsageStore implements UsageStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly rows: LedgerRows;
   private readonly readSpend: Database.Statement;
+  private readonly readScopeSpend: Database.Statement;
   private readonly readDaily: Database.Statement;
   private readonly recordTransaction: (record: UsageRecord) => boolean;
   private readonly batchTransaction: (batch: QueuedRecord[]) => boolean[];
@@ -122,6 +123,9 @@ export class SqliteUsageStore implements UsageStore {
   ) {
     this.rows = new LedgerRows(db);
     this.readSpend = db.prepare('SELECT hi, lo FROM ledger_spend WHERE user_id = ? AND period = ?').safeIntegers(true);
+    this.readScopeSpend = db
+      .prepare('SELECT hi, lo FROM ledger_scope_spend WHERE scope = ? AND period = ?')
+      .safeIntegers(true);
     this.readDaily = db
       .prepare('SELECT * FROM ledger_daily WHERE dimension = ? AND day >= ? AND day < ? ORDER BY day, key')
       .safeIntegers(true);
@@ -211,6 +215,14 @@ export class SqliteUsageStore implements UsageStore {
     this.writeQueued();
     return this.run(() => {
       const row = this.readSpend.get(userId, key) as { hi: bigint; lo: bigint } | undefined;
+      return formatDecimal(joinCost(row?.hi, row?.lo));
+    });
+  }
+
+  async scopeSpent(scope: string, key: string): Promise<string> {
+    this.writeQueued();
+    return this.run(() => {
+      const row = this.readScopeSpend.get(scope, key) as { hi: bigint; lo: bigint } | undefined;
       return formatDecimal(joinCost(row?.hi, row?.lo));
     });
   }

@@ -159,12 +159,13 @@ export async function nearCapBurst(
 
 /**
  * The servers of a near-cap burst: one SQLite server, and (with `redisUrl`) two replicas on one Redis under a prefix
- * of their own; the shipped spend-limit and accounting filters in the server's thread as deployed, a $0.10 monthly
- * cap for every user. `stop` stops them and removes their files and Redis keys.
+ * of their own; the shipped spend-limit and accounting filters in the server's thread as deployed, the spend-limit
+ * valves `spendValves` (default: a $0.10 monthly cap for every user). `stop` stops them and removes their files and Redis keys.
  */
 export async function startCapServers(
   label: string,
   redisUrl: string | undefined,
+  spendValves: Record<string, unknown> = { monthly_limit_usd: CAP_USD },
 ): Promise<{ servers: ServerProcess[]; stop: () => Promise<void> }> {
   const root = mkdtempSync(path.join(os.tmpdir(), `eunoe-${label}-`));
   const prefix = `eunoe-test-${label}-${randomBytes(4).toString('hex')}:`;
@@ -172,7 +173,7 @@ export async function startCapServers(
   mkdirSync(filters);
   const valves = path.join(root, 'valves');
   mkdirSync(valves);
-  writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify({ monthly_limit_usd: CAP_USD }));
+  writeFileSync(path.join(valves, 'spend-limit.json'), JSON.stringify(spendValves));
   const env = (name: string, extra: Record<string, string> = {}) => ({
     PIPELINES_API_KEY: KEY,
     // The shipped filters, in the server's thread as deployed (filter workers are not the subject here).
