@@ -1,3 +1,4 @@
+import { containsEntity } from './contains-entity.js';
 import { forEachTerm } from '../weighting/tokenize-terms.js';
 
 /** A text cut to its head, the pieces that match the question (with their neighbours) and its tail. */
@@ -53,9 +54,27 @@ function splitPieces(text: string): { pieces: string[]; joiners: string[] } {
   return { pieces, joiners };
 }
 
+/** Entity → score in (0, 1]: what the chat's previous replies used (the echo loop, `PlanInput.echo.terms`). */
+export type EchoTerms = Readonly<Record<string, number>>;
+
+/**
+ * Adds the echo loop's part to each piece's score: a piece holding an entity a previous reply repeated gains the
+ * entity's score × the idf of a term found in one piece (`log(1 + pieces)`), as much as the question's rarest word.
+ */
+function addEchoScores(scores: Float64Array, pieces: readonly string[], echo: EchoTerms, text: string): void {
+  const unit = Math.log(1 + pieces.length);
+  for (const [entity, score] of Object.entries(echo)) {
+    if (!(score > 0) || !text.includes(entity)) continue;
+    pieces.forEach((piece, index) => {
+      if (piece.includes(entity) && containsEntity(piece, entity)) scores[index]! += unit * Math.min(1, score);
+    });
+  }
+}
+
 /** Score of each piece against the question: the sum of the idf of the question's terms it contains. */
-function pieceScores(pieces: readonly string[], terms: ReadonlySet<string>): Float64Array {
+function pieceScores(pieces: readonly string[], terms: ReadonlySet<string>, echo?: EchoTerms, text = ''): Float64Array {
   const scores = new Float64Array(pieces.length);
+  if (echo) addEchoScores(scores, pieces, echo, text);
   if (terms.size === 0) return scores;
   const found: (string[] | undefined)[] = new Array(pieces.length);
   const df = new Map<string, number>();
@@ -166,7 +185,13 @@ function largestArray(value: unknown): { array: unknown[]; put: (items: unknown[
 }
 
 /** A JSON text with an array of items: trimmed item by item, gaps marked by a string item; else undefined. */
-function trimJson(text: string, terms: ReadonlySet<string>, target: number, count: CountText): TrimmedText | undefined {
+function trimJson(
+  text: string,
+  terms: ReadonlySet<string>,
+  target: number,
+  count: CountText,
+  echo: EchoTerms | undefined,
+): TrimmedText | undefined {
   const start = text.trimStart()[0];
   if ((start !== '[' && start !== '{') || text.length > JSON_PARSE_CHARS) return undefined;
   let parsed: unknown;
@@ -180,7 +205,7 @@ function trimJson(text: string, terms: ReadonlySet<string>, target: number, coun
   const indent = text.includes('\n') ? 2 : undefined;
   const items = found.array.map((item) => JSON.stringify(item, null, indent));
   const overhead = count(JSON.stringify(found.put([]), null, indent));
-  const keep = choosePieces(items, pieceScores(items, terms), Math.max(0, target - overhead), count);
+  const keep = choosePieces(items, pieceScores(items, terms, echo, text), Math.max(0, target - overhead), count);
   if (!keep) return undefined;
   const kept: unknown[] = [];
   let gap = 0;
@@ -203,19 +228,22 @@ function trimJson(text: string, terms: ReadonlySet<string>, target: number, coun
 /**
  * `text` cut to about `target` tokens: its head, the lines (or, for a JSON array, the items) that contain the
  * question's terms with their neighbours, best first, and its tail, each gap replaced by a marker saying how many
- * lines were left out. Undefined when there is nothing to cut (too few lines, or everything fits).
+ * lines were left out. With `echo`, the pieces holding what the chat's previous replies used score higher too.
+ * Undefined when there is nothing to cut (too few lines, or everything fits). Deterministic: the same arguments
+ * give the same text, byte for byte.
  */
 export function trimText(
   text: string,
   terms: ReadonlySet<string>,
   target: number,
   count: CountText,
+  echo?: EchoTerms,
 ): TrimmedText | undefined {
-  const json = trimJson(text, terms, target, count);
+  const json = trimJson(text, terms, target, count, echo);
   if (json) return json;
   const { pieces, joiners } = splitPieces(text);
   if (pieces.length < MIN_PIECES) return undefined;
-  const keep = choosePieces(pieces, pieceScores(pieces, terms), target, count);
+  const keep = choosePieces(pieces, pieceScores(pieces, terms, echo, text), target, count);
   if (!keep) return undefined;
   const rendered = renderPieces(pieces, joiners, keep);
   return { text: rendered.text, leftOut: rendered.leftOut, unit: 'lines' };
