@@ -1,0 +1,123 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateMessageOrder } from '../../src/domain/engine/index.js';
+import { detailsResults, escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
+import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { promptTokens, type Message } from './helpers/flag-chats.js';
+
+/**
+ * The echo loop through the real context filter over HTTP: the outlet of one turn records what the reply used of
+ * the history (its entities' messages and lines), and the next inlet of that chat prefers them. Both shapes Open
+ * WebUI gives a filter are used (open-webui/open-webui backend/open_webui/utils/middleware.py, stored at commit
+ * 000032ed1cfec98667bbf62795b0f8e0c76025b5): `role: "tool"` messages (0.10+) and `<details type="tool_calls"
+ * result="…">` blocks in the assistant's content (0.6.x). The follow-up names nothing of the line it asks about, so
+ * only the echo can bring that line back into the trimmed result.
+ */
+describe('context filter: the echo loop over HTTP (outlet → next inlet)', () => {
+  let runtime: TestRuntime;
+  const MAX = 2000;
+  const user = { id: 'u-echo', email: 'echo@example.com', name: 'E', role: 'user' };
+  const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
+  const log = Array.from({ length: 2500 }, (_, index) =>
+    index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
+  ).join('\n');
+  const QUESTION = { role: 'user', content: 'Which controller overheated, and what was its error code?' };
+  const REPLY = { role: 'assistant', content: 'The nvme0n1 controller overheated; its error code was E4217.' };
+  const FOLLOW_UP = { role: 'user', content: 'When did that happen? Quote the whole line.' };
+
+  const toolChat = (): Message[] => [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Show me the system log of the server.' },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: log },
+    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
+    QUESTION,
+  ];
+  const detailsChat = (): Message[] => [
+    { role: 'user', content: 'Show me the system log of the server.' },
+    {
+      role: 'assistant',
+      content:
+        `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(log))}" files="" embeds="[]">\n` +
+        '<summary>Tool Executed</summary>\n</details>\nThe log shows routine session starts and one kernel warning.',
+    },
+    QUESTION,
+  ];
+
+  const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
+    const response = await request(runtime.app)
+      .post('/context/filter/inlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
+      .expect(200);
+    return response.body.messages as Message[];
+  };
+  const outlet = async (messages: Message[], chatId: string): Promise<void> => {
+    await request(runtime.app)
+      .post('/context/filter/outlet')
+      .set(runtime.auth)
+      .send({ body: { model: 'gpt-4o', chat_id: chatId, messages }, user })
+      .expect(200);
+  };
+  const setValves = async (values: Record<string, string | number | boolean>) => {
+    const form = Object.fromEntries(
+      Object.entries({ max_tokens: MAX, recent: 2, echo_boost: true, ...values }).map(([key, value]) => [
+        key,
+        String(value),
+      ]),
+    );
+    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
+  };
+  /** One turn's inlet and outlet, then the follow-up's inlet: what the follow-up sends. */
+  const twoTurns = async (history: Message[], chatId: string): Promise<Message[]> => {
+    await inlet(structuredClone(history), chatId);
+    await outlet([...structuredClone(history), REPLY], chatId);
+    return inlet([...structuredClone(history), REPLY, FOLLOW_UP], chatId);
+  };
+  const resultText = (sent: Message[]): string => {
+    const tool = sent.find((message) => message.role === 'tool');
+    if (tool) return tool.content as string;
+    const assistant = sent.find((message) => String(message.content ?? '').includes('<details type="tool_calls"'));
+    return assistant ? (detailsResults(assistant.content as string)[0]?.text ?? '') : '';
+  };
+
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ filters: ['context.ts'] });
+  });
+  afterAll(async () => runtime.dispose());
+
+  it('has the echo_boost valve, on by default', async () => {
+    const spec = await request(runtime.app).get('/context/valves/spec').set(runtime.auth).expect(200);
+    expect(spec.body.properties.echo_boost).toMatchObject({ type: 'boolean', default: true });
+  });
+
+  for (const [shape, chat] of [
+    ['tool messages (0.10+)', toolChat],
+    ['tool-call blocks (0.6.x)', detailsChat],
+  ] as const) {
+    it(`${shape}: the line the reply used is kept in the follow-up's trimmed result; off, it is not`, async () => {
+      await setValves({});
+      const sent = await twoTurns(chat(), `echo-on-${shape}`);
+      expect(resultText(sent)).toMatch(/… [\d,]+ lines left out …/);
+      expect(resultText(sent)).toContain(EVIDENCE);
+      expect(validateMessageOrder(sent)).toEqual([]);
+      expect(promptTokens(sent)).toBeLessThanOrEqual(MAX);
+
+      await setValves({ echo_boost: false });
+      const off = await twoTurns(chat(), `echo-off-${shape}`);
+      expect(resultText(off)).toMatch(/… [\d,]+ lines left out …/);
+      expect(resultText(off)).not.toContain(EVIDENCE);
+    });
+  }
+
+  it('another chat does not get the echo of this one', async () => {
+    await setValves({});
+    await twoTurns(toolChat(), 'echo-chat-a');
+    const other = await inlet([...toolChat(), REPLY, FOLLOW_UP], 'echo-chat-b');
+    expect(resultText(other)).not.toContain(EVIDENCE);
+  });
+});
