@@ -36,6 +36,7 @@ import {
   messageIds,
   planContext,
 } from '../src/domain/engine/index.js';
+import type { LooseMessage } from '../src/core/messages/chat-message.js';
 import { markdownTable } from './lib/table.js';
 
 interface Source {
@@ -251,7 +252,10 @@ for (const budget of BUDGETS) {
         const turn = first.filter((message) => (message as { role: string }).role === 'user').length;
         const echo =
           mode === 'trimmed, echo loop'
-            ? echoBoost(mergeEcho(undefined, matchEcho(first, messageIds(first), reply.content), turn), turn + 1)
+            ? echoBoost(
+                mergeEcho(undefined, matchEcho(first, messageIds(first as LooseMessage[]), reply.content), turn),
+                turn + 1,
+              )
             : undefined;
         const { messages: sent, plan } = planContext({
           messages,
