@@ -23,6 +23,11 @@
  * from." Evidence-line recall of the follow-up turn, trimmed, without the echo loop (no stored state) and with it
  * (the outlet's `matchEcho` on the first turn's history and reply, merged into an empty state, read back by the next
  * inlet: `echoBoost`).
+ *
+ * Last, the plan time of a trimmed turn (budget 8k, every question of every output, token cache warm as on any
+ * later turn): with each output's lines, terms and token costs analysed anew, and with them remembered from an
+ * earlier turn that asked another question about the same output (by message id, `TrimMemo`), alternately, call by
+ * call; medians.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -37,6 +42,7 @@ import {
   planContext,
 } from '../src/domain/engine/index.js';
 import type { LooseMessage } from '../src/core/messages/chat-message.js';
+import { forgetTrimAnalyses } from '../src/domain/engine/trim/trim-text.js';
 import { markdownTable } from './lib/table.js';
 
 interface Source {
@@ -296,4 +302,33 @@ console.log(
     ],
     followRows,
   ),
+);
+
+const ROUNDS = 5;
+const times = { anew: [] as number[], remembered: [] as number[] };
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const source of sources) {
+    source.questions.forEach(({ question }, position) => {
+      // The turn before asked another question about the same output.
+      const before = source.questions[(position + 1) % source.questions.length]!.question;
+      for (const mode of round % 2 === 0 ? (['anew', 'remembered'] as const) : (['remembered', 'anew'] as const)) {
+        const messages = chat(sources, `${question} (${mode} ${round})`);
+        if (mode === 'anew') forgetTrimAnalyses();
+        else
+          planContext({
+            messages: chat(sources, `${before} (${round})`),
+            model: 'gpt-4o',
+            tokenCache: cache,
+            options: { maxTokens: 8000 },
+          });
+        const started = performance.now();
+        planContext({ messages, model: 'gpt-4o', tokenCache: cache, options: { maxTokens: 8000 } });
+        times[mode].push(performance.now() - started);
+      }
+    });
+  }
+}
+console.log(
+  `\nPlan time of a trimmed turn at 8k (${times.anew.length} plans each, alternately): outputs analysed anew ${median(times.anew).toFixed(1)} ms, remembered from an earlier turn ${median(times.remembered).toFixed(1)} ms (medians).`,
 );

@@ -114,6 +114,7 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
       encoder: loadEncoder(encoding.encoding),
       correction: correctionOf(input.correction),
       echo: input.echo?.terms,
+      encoding: encoding.encoding,
     });
     if (outcome) return planMessages({ ...input, messages: outcome.messages }, outcome);
   }

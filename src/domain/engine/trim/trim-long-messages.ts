@@ -5,7 +5,7 @@ import type { TokenCounter } from '../tokens/load-encoder.js';
 import { queryTerms } from '../weighting/query-terms.js';
 import type { EngineOptions, PlanEntry } from '../types.js';
 import { detailsResults, encodeResult, replaceResults, TOOL_CALLS_BLOCK } from './details-blocks.js';
-import { type EchoTerms, trimText, type TrimmedText } from './trim-text.js';
+import { type EchoTerms, type TrimMemo, trimText, type TrimmedText } from './trim-text.js';
 
 /** What trimming does when the options say nothing: tool results on, other texts off, from 1000 tokens, a quarter of the budget each. */
 export const TRIM_DEFAULTS = {
@@ -59,6 +59,8 @@ export interface TrimInput {
   correction: number;
   /** The echo loop's entities (`PlanInput.echo.terms`): lines holding them are preferred. */
   echo?: EchoTerms;
+  /** The encoding's name: with it, each text's lines, terms and token costs are remembered by message id (`TrimMemo`). */
+  encoding?: string;
 }
 
 /** The name of the tool each call id calls, from the assistant messages' `tool_calls`. */
@@ -105,8 +107,10 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
   const names = excluded.size > 0 ? toolNames(input.messages) : new Map<string, string>();
   const echo = input.echo && Object.keys(input.echo).length > 0 ? input.echo : undefined;
   const trimmed: TrimmedMessage[] = [];
+  const counter = input.encoding === undefined ? undefined : `${input.encoding}:${factor}`;
   for (const index of candidates) {
-    const message = conversation.nodes[index]!.message;
+    const { message, id } = conversation.nodes[index]!;
+    const memo: TrimMemo | undefined = counter === undefined ? undefined : { key: id, counter };
     if (!isRecord(message) || typeof message.content !== 'string') continue;
     const overhead = Math.ceil(countMessageTokens({ ...message, content: '' }, input.encoder) * factor);
     const room = Math.max(0, target - overhead);
@@ -118,13 +122,13 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
       const name =
         typeof message.name === 'string' ? message.name : (names.get(String(message.tool_call_id ?? '')) ?? '');
       if (excluded.has(name)) continue;
-      const cut = trimText(message.content, terms, room, count, echo);
+      const cut = trimText(message.content, terms, room, count, echo, memo);
       if (cut) result = { content: cut.text, leftOut: cut.leftOut, unit: cut.unit, shape: 'tool' };
     } else if (message.role === 'assistant' && toolsOn && message.content.includes(TOOL_CALLS_BLOCK)) {
-      result = trimDetails(message.content, terms, room, count, excluded, echo);
+      result = trimDetails(message.content, terms, room, count, excluded, echo, memo);
     }
     if (!result && textsOn && (message.role === 'user' || message.role === 'assistant')) {
-      const cut = trimText(message.content, terms, room, count, echo);
+      const cut = trimText(message.content, terms, room, count, echo, memo);
       if (cut) result = { content: cut.text, leftOut: cut.leftOut, unit: cut.unit, shape: 'message' };
     }
     if (!result) continue;
@@ -157,6 +161,7 @@ function trimDetails(
   count: (text: string) => number,
   excluded: ReadonlySet<string>,
   echo: EchoTerms | undefined,
+  memo: TrimMemo | undefined,
 ): { content: string; leftOut: number; unit: 'lines' | 'items'; shape: 'details' } | undefined {
   const results = detailsResults(content).filter((result) => !excluded.has(result.name));
   if (results.length === 0) return undefined;
@@ -173,7 +178,14 @@ function trimDetails(
   let unit: TrimmedText['unit'] = 'lines';
   results.forEach((result, position) => {
     if (sizes[position]! <= share) return;
-    const cut = trimText(result.text, terms, share, count, echo);
+    const cut = trimText(
+      result.text,
+      terms,
+      share,
+      count,
+      echo,
+      memo && { key: `${memo.key}#${position}`, counter: memo.counter },
+    );
     if (!cut) return;
     replacements.push({ start: result.start, end: result.end, value: encodeResult(cut.text, result.wasString) });
     leftOut += cut.leftOut;
