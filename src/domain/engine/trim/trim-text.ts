@@ -283,11 +283,13 @@ interface TextAnalysis {
 }
 
 /**
- * The analyses of the long texts trimmed lately, by the caller's key (a message's content id): an earlier turn's tool
+ * The analyses of the long texts trimmed lately (8 to 16 of them), by the caller's key (a message's content id): an earlier turn's tool
  * result is trimmed again on every turn, for every question, and its lines, terms and token costs do not change. A
  * hit is checked against the text itself, so a key reused for another text only costs a miss.
  */
-const analyses = new TwoGenerationMap<string, TextAnalysis>(16);
+const analyses = new TwoGenerationMap<string, TextAnalysis>(8);
+/** Longer texts are analysed anew each time: at most 16 remembered texts of 1 Mi characters (and their postings). */
+const MEMO_MAX_CHARS = 1 << 20;
 
 /** Forgets every remembered analysis (benches measure a trim with nothing remembered against one that reuses them). */
 export function forgetTrimAnalyses(): void {
@@ -302,10 +304,11 @@ export interface TrimMemo {
 }
 
 function analysisOf(text: string, memo: TrimMemo | undefined): TextAnalysis {
-  const known = memo ? analyses.get(memo.key) : undefined;
+  const remember = memo !== undefined && text.length <= MEMO_MAX_CHARS;
+  const known = remember ? analyses.get(memo.key) : undefined;
   if (known && known.text === text) return known;
   const analysis: TextAnalysis = { text, json: analyzeJson(text) ?? null };
-  if (memo) analyses.set(memo.key, analysis);
+  if (remember) analyses.set(memo.key, analysis);
   return analysis;
 }
 
