@@ -114,6 +114,45 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
     });
   }
 
+  /** Open WebUI ≥ 0.10's outlet message: the tool call and its result in `output` (Responses-style items). */
+  const withOutput = (content: string) => ({
+    id: 'a1',
+    role: 'assistant',
+    content,
+    output: [
+      { type: 'function_call', call_id: 'call_1', name: 'read_log', arguments: '{}', status: 'completed' },
+      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: log }] },
+      { type: 'message', content: [{ type: 'output_text', text: content }] },
+    ],
+  });
+  /** The same message as the next inlet gets it (`convert_output_to_messages`). */
+  const expanded = (content: string): Message[] => [
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: log },
+    { role: 'assistant', content },
+  ];
+
+  it("Open WebUI 0.10's outlet (tool results in `output`): an earlier turn's result, and the reply's own", async () => {
+    await setValves({});
+    const ask = { role: 'user', content: 'Show me the system log of the server.' };
+    const earlier = 'The log shows routine session starts and one kernel warning.';
+    await outlet([ask, withOutput(earlier), QUESTION, REPLY] as Message[], 'echo-output-earlier');
+    const sent = await inlet([ask, ...expanded(earlier), QUESTION, REPLY, FOLLOW_UP], 'echo-output-earlier');
+    expect(resultText(sent)).toMatch(/… [\d,]+ lines left out …/);
+    expect(resultText(sent)).toContain(EVIDENCE);
+
+    // The tool was called in the turn of the reply: its result is in the reply's own `output`.
+    await outlet([QUESTION, withOutput(REPLY.content)] as Message[], 'echo-output-own');
+    const own = await inlet([QUESTION, ...expanded(REPLY.content), FOLLOW_UP], 'echo-output-own');
+    expect(resultText(own)).toMatch(/… [\d,]+ lines left out …/);
+    expect(resultText(own)).toContain(EVIDENCE);
+    expect(validateMessageOrder(own)).toEqual([]);
+  });
+
   it('another chat does not get the echo of this one', async () => {
     await setValves({});
     await twoTurns(toolChat(), 'echo-chat-a');

@@ -6,7 +6,7 @@
  * no boost that turn (and a log line), never an error.
  */
 import { z } from 'zod';
-import type { ChatMessage } from '../../../core/messages/chat-message.js';
+import { type ChatMessage, isRecord } from '../../../core/messages/chat-message.js';
 import { contentText } from '../../../core/messages/last-user-message.js';
 import type { Logger } from '../../../core/util/logger.js';
 import { storeOutage } from '../../../core/util/store-outage.js';
@@ -41,6 +41,34 @@ export function turnOf(messages: readonly ChatMessage[]): number {
   return turns;
 }
 
+/**
+ * The tool messages the next inlet will get for a message's `output` items. Open WebUI ≥ 0.10 gives the outlet each
+ * assistant message with its Responses-style `output` (tool calls and results not expanded), and expands them
+ * before the inlet (`convert_output_to_messages`, backend/open_webui/utils/misc.py, read in Open WebUI 0.10's
+ * source): one `{role: "tool", tool_call_id: call_id, content}` per `function_call_output`, its content the
+ * `input_text` parts joined. Built the same way, they get the ids the inlet's tool messages get.
+ */
+function outputToolResults(message: ChatMessage): ChatMessage[] {
+  if (!Array.isArray(message.output)) return [];
+  const results: ChatMessage[] = [];
+  for (const item of message.output as unknown[]) {
+    if (!isRecord(item) || item.type !== 'function_call_output') continue;
+    let content = '';
+    if (typeof item.output === 'string') content = item.output;
+    else if (Array.isArray(item.output))
+      for (const part of item.output)
+        if (isRecord(part) && part.type === 'input_text') content += String(part.text ?? '');
+    results.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content });
+  }
+  return results;
+}
+
+/** The history as the next inlet sees it: each message, then the tool results its `output` expands to. */
+function historyWithOutputs(messages: readonly ChatMessage[]): ChatMessage[] {
+  if (!messages.some((message) => Array.isArray(message?.output))) return [...messages];
+  return messages.flatMap((message) => [message, ...outputToolResults(message)]);
+}
+
 /** Reads the chat's state; `undefined` when it has none, or the store does not answer (logged). */
 async function readEchoState(state: ScopedState, chatKey: string, logger: Logger): Promise<EchoState | undefined> {
   try {
@@ -64,8 +92,8 @@ export async function readEchoBoost(args: {
 }
 
 /**
- * Records what the reply (the last message, when it is the assistant's) used of the history before it, merged into
- * the chat's state. Returns the boost the next turn will read (for the ahead-of-time plan), or undefined when off,
+ * Records what the reply (the last message, when it is the assistant's) used of the history before it (with the tool
+ * results of Open WebUI's `output` items, the reply's own included), merged into the chat's state. Returns the boost the next turn will read (for the ahead-of-time plan), or undefined when off,
  * without a chat or reply, or when nothing was stored.
  */
 export async function recordEcho(args: {
@@ -78,7 +106,8 @@ export async function recordEcho(args: {
   const { messages, state, chatKey, logger } = args;
   const reply = messages.at(-1);
   if (!args.enabled || !chatKey || reply?.role !== 'assistant' || messages.length < 2) return undefined;
-  const history = messages.slice(0, -1);
+  // The reply's own tool results (its `output`) belong to the history the next inlet gets.
+  const history = historyWithOutputs([...messages.slice(0, -1), reply]).filter((message) => message !== reply);
   const record = matchEcho(history, messageIds(history), contentText(reply.content));
   const fresh = Object.keys(record.messages).length > 0;
   const turn = turnOf(messages);
