@@ -153,6 +153,16 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
     expect(validateMessageOrder(own)).toEqual([]);
   });
 
+  it("Open WebUI 0.6.x, the tool called in the reply's turn: its block in the reply's content is searched, not read as the reply", async () => {
+    await setValves({});
+    const block = `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(log))}" files="" embeds="[]">\n<summary>Tool Executed</summary>\n</details>\n`;
+    const reply = { role: 'assistant', content: `${block}${REPLY.content}` };
+    await outlet([QUESTION, reply] as Message[], 'echo-details-own');
+    const sent = await inlet([QUESTION, reply, FOLLOW_UP] as Message[], 'echo-details-own');
+    expect(resultText(sent)).toMatch(/… [\d,]+ lines left out …/);
+    expect(resultText(sent)).toContain(EVIDENCE);
+  });
+
   it('another chat does not get the echo of this one', async () => {
     await setValves({});
     await twoTurns(toolChat(), 'echo-chat-a');

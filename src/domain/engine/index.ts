@@ -40,6 +40,7 @@ export { messageIds, contentHash } from './message-id.js';
 export { contentText, newestUserIndex } from './conversation/message-text.js';
 export { TRIM_DEFAULTS } from './trim/trim-long-messages.js';
 export { extractEntities } from './echo/extract-entities.js';
+export { onlyDetailsBlocks, withoutDetailsBlocks } from './trim/details-blocks.js';
 export { matchEcho, type EchoRecord } from './echo/match-echo.js';
 export {
   decayed,

@@ -19,6 +19,8 @@ import {
   matchEcho,
   mergeEcho,
   messageIds,
+  onlyDetailsBlocks,
+  withoutDetailsBlocks,
 } from '../../../domain/engine/index.js';
 import type { ScopedState } from '../../../state/scoped-state.js';
 
@@ -107,8 +109,17 @@ export async function recordEcho(args: {
   const reply = messages.at(-1);
   if (!args.enabled || !chatKey || reply?.role !== 'assistant' || messages.length < 2) return undefined;
   // The reply's own tool results (its `output`) belong to the history the next inlet gets.
-  const history = historyWithOutputs([...messages.slice(0, -1), reply]).filter((message) => message !== reply);
-  const record = matchEcho(history, messageIds(history), contentText(reply.content));
+  const history = historyWithOutputs([...messages.slice(0, -1), reply]);
+  const ids = messageIds(history);
+  // In Open WebUI 0.6.x the reply's own tool calls sit in its content as `<details>` blocks: their results are
+  // where its entities came from (searched under the reply's id), and only the text outside them is the reply.
+  const text = contentText(reply.content);
+  const at = history.indexOf(reply);
+  const blocks = onlyDetailsBlocks(text);
+  const searched = history.map((message, index) =>
+    index !== at ? message : blocks ? { role: 'assistant', content: blocks } : { role: 'assistant', content: '' },
+  );
+  const record = matchEcho(searched, ids, withoutDetailsBlocks(text));
   const fresh = Object.keys(record.messages).length > 0;
   const turn = turnOf(messages);
   const previous = await readEchoState(state, chatKey, logger);
