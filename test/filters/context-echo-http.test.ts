@@ -163,6 +163,16 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
     expect(resultText(sent)).toContain(EVIDENCE);
   });
 
+  it('a trimmed result is the same message on the next turn: the same bytes for the same question', async () => {
+    await setValves({ echo_boost: false });
+    const first = await inlet(toolChat(), 'trim-stable');
+    const next = await inlet([...toolChat(), REPLY, QUESTION], 'trim-stable');
+    expect(resultText(first)).toMatch(/… [\d,]+ lines left out …/);
+    expect(JSON.stringify(next.find((message) => message.role === 'tool'))).toBe(
+      JSON.stringify(first.find((message) => message.role === 'tool')),
+    );
+  });
+
   it('another chat does not get the echo of this one', async () => {
     await setValves({});
     await twoTurns(toolChat(), 'echo-chat-a');
