@@ -12,6 +12,7 @@ import type { Logger } from '../../../core/util/logger.js';
 import { storeOutage } from '../../../core/util/store-outage.js';
 import {
   type EchoBoost,
+  type EchoRecord,
   type EchoState,
   echoBoost,
   ECHO_MAX_MESSAGES,
@@ -94,8 +95,22 @@ export async function readEchoBoost(args: {
 }
 
 /**
- * Records what the reply (the last message, when it is the assistant's) used of the history before it (with the tool
- * results of Open WebUI's `output` items, the reply's own included), merged into the chat's state. Returns the boost the next turn will read (for the ahead-of-time plan), or undefined when off,
+ * What the reply (the last message) used of the history as the next inlet gets it: with the tool results of Open
+ * WebUI's `output` items, the reply's own included. In Open WebUI 0.6.x the reply's own tool calls sit in its content
+ * as `<details>` blocks: their results are searched under the reply's id, and only the text outside them is the reply.
+ */
+function replyEcho(messages: readonly ChatMessage[], reply: ChatMessage): EchoRecord {
+  const history = historyWithOutputs(messages);
+  const ids = messageIds(history);
+  const text = contentText(reply.content);
+  const blocks = onlyDetailsBlocks(text);
+  const searched = history.map((message) => (message === reply ? { role: 'assistant', content: blocks } : message));
+  return matchEcho(searched, ids, withoutDetailsBlocks(text));
+}
+
+/**
+ * Records what the reply (the last message, when it is the assistant's) used of the history before it, merged into
+ * the chat's state. Returns the boost the next turn will read (for the ahead-of-time plan), or undefined when off,
  * without a chat or reply, or when nothing was stored.
  */
 export async function recordEcho(args: {
@@ -108,18 +123,7 @@ export async function recordEcho(args: {
   const { messages, state, chatKey, logger } = args;
   const reply = messages.at(-1);
   if (!args.enabled || !chatKey || reply?.role !== 'assistant' || messages.length < 2) return undefined;
-  // The reply's own tool results (its `output`) belong to the history the next inlet gets.
-  const history = historyWithOutputs([...messages.slice(0, -1), reply]);
-  const ids = messageIds(history);
-  // In Open WebUI 0.6.x the reply's own tool calls sit in its content as `<details>` blocks: their results are
-  // where its entities came from (searched under the reply's id), and only the text outside them is the reply.
-  const text = contentText(reply.content);
-  const at = history.indexOf(reply);
-  const blocks = onlyDetailsBlocks(text);
-  const searched = history.map((message, index) =>
-    index !== at ? message : blocks ? { role: 'assistant', content: blocks } : { role: 'assistant', content: '' },
-  );
-  const record = matchEcho(searched, ids, withoutDetailsBlocks(text));
+  const record = replyEcho(messages, reply);
   const fresh = Object.keys(record.messages).length > 0;
   const turn = turnOf(messages);
   const previous = await readEchoState(state, chatKey, logger);
