@@ -38,6 +38,11 @@ describe('trimText remembers a text’s analysis', () => {
         const remembered = trimText(text, terms(question), 600, count, undefined, memo);
         expect(fresh).toBeDefined();
         expect(remembered).toEqual(fresh);
+        // With the echo loop's entities too (their pieces are remembered as well).
+        const echo = { E1202: 1, topic5: 0.5, 'Result 17': 1 };
+        expect(trimText(text, terms(question), 600, count, echo, memo)).toEqual(
+          trimText(text, terms(question), 600, count, echo),
+        );
       }
     });
   }

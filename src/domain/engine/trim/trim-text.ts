@@ -58,17 +58,30 @@ function splitPieces(text: string): { pieces: string[]; joiners: string[] } {
 /** Entity → score in (0, 1]: what the chat's previous replies used (the echo loop, `PlanInput.echo.terms`). */
 export type EchoTerms = Readonly<Record<string, number>>;
 
+/** At most this many entities' pieces are remembered per text (a chat's echo holds at most 64 at a time). */
+const MAX_REMEMBERED_ENTITIES = 256;
+
 /**
  * Adds the echo loop's part to each piece's score: a piece holding an entity a previous reply repeated gains the
  * entity's score × the idf of a term found in one piece (`log(1 + pieces)`), as much as the question's rarest word.
+ * The pieces holding each entity are remembered with the text's analysis (the same entities come back each turn).
  */
-function addEchoScores(scores: Float64Array, pieces: readonly string[], echo: EchoTerms, text: string): void {
+function addEchoScores(scores: Float64Array, set: PieceSet, echo: EchoTerms, text: string): void {
+  const { pieces } = set;
   const unit = Math.log(1 + pieces.length);
   for (const [entity, score] of Object.entries(echo)) {
-    if (!(score > 0) || !text.includes(entity)) continue;
-    pieces.forEach((piece, index) => {
-      if (piece.includes(entity) && containsEntity(piece, entity)) scores[index]! += unit * Math.min(1, score);
-    });
+    if (!(score > 0)) continue;
+    let holders = set.entities?.get(entity);
+    if (!holders) {
+      holders = [];
+      if (text.includes(entity))
+        pieces.forEach((piece, index) => {
+          if (piece.includes(entity) && containsEntity(piece, entity)) holders!.push(index);
+        });
+      if (!set.entities || set.entities.size >= MAX_REMEMBERED_ENTITIES) set.entities = new Map();
+      set.entities.set(entity, holders);
+    }
+    for (const index of holders) scores[index]! += unit * Math.min(1, score);
   }
 }
 
@@ -79,6 +92,8 @@ function addEchoScores(scores: Float64Array, pieces: readonly string[], echo: Ec
 interface PieceSet {
   pieces: string[];
   postings?: Map<string, number[]>;
+  /** Echo entity → the pieces holding it (whole-token match), filled as entities are asked. */
+  entities?: Map<string, number[]>;
   cost: Float64Array;
   /** The token counter `cost` holds counts of (see `TrimMemo`). */
   counter?: unknown;
@@ -107,7 +122,7 @@ function postingsOf(set: PieceSet): Map<string, number[]> {
 function pieceScores(set: PieceSet, terms: ReadonlySet<string>, echo?: EchoTerms, text = ''): Float64Array {
   const { pieces } = set;
   const scores = new Float64Array(pieces.length);
-  if (echo) addEchoScores(scores, pieces, echo, text);
+  if (echo) addEchoScores(scores, set, echo, text);
   if (terms.size === 0) return scores;
   const postings = postingsOf(set);
   for (const term of terms) {
