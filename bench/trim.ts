@@ -15,11 +15,34 @@
  * Each chat is the four tool turns (assistant `tool_calls`, the `tool` result, a one-line reply), in that order, then
  * one question about one of them (5 questions per output, chosen at fixed strides through the output). A line counts
  * as recalled when it is sent verbatim in a message. Tokens sent: the plan's `tokensAfter` (gpt-4o, o200k_base).
+ *
+ * Then the echo loop's effect on follow-up questions: the same chat, answered, then a follow-up whose answer is the
+ * line the previous reply used. The previous reply is built from the real evidence line: the line's own specific
+ * tokens (what `extractEntities` finds in it: names, numbers, versions, dates, ids), joined into one sentence, never
+ * the line itself. The follow-up names nothing of the line: "Quote the exact line of that output your answer came
+ * from." Evidence-line recall of the follow-up turn, trimmed, without the echo loop (no stored state) and with it
+ * (the outlet's `matchEcho` on the first turn's history and reply, merged into an empty state, read back by the next
+ * inlet: `echoBoost`).
+ *
+ * Last, the plan time of a trimmed turn (budget 8k, every question of every output, token cache warm as on any
+ * later turn): with each output's lines, terms and token costs analysed anew, and with them remembered from an
+ * earlier turn that asked another question about the same output (by message id, `TrimMemo`), alternately, call by
+ * call; medians.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LruTokenCache, planContext } from '../src/domain/engine/index.js';
+import {
+  echoBoost,
+  extractEntities,
+  LruTokenCache,
+  matchEcho,
+  mergeEcho,
+  messageIds,
+  planContext,
+} from '../src/domain/engine/index.js';
+import type { LooseMessage } from '../src/core/messages/chat-message.js';
+import { forgetTrimAnalyses } from '../src/domain/engine/trim/trim-text.js';
 import { markdownTable } from './lib/table.js';
 
 interface Source {
@@ -208,4 +231,104 @@ console.log(
     ],
     rows,
   ),
+);
+
+const FOLLOW_UP = 'Quote the exact line of that output your answer came from.';
+
+/** The previous reply, built from the evidence line: its specific tokens in one sentence, not the line itself. */
+function replyFrom(evidence: string): string {
+  const entities = extractEntities(evidence);
+  return entities.length > 0 ? `From the output: ${entities.join(', ')}.` : 'It is in the output above.';
+}
+
+const followRows: string[][] = [];
+for (const budget of BUDGETS) {
+  for (const mode of ['trimmed, no echo', 'trimmed, echo loop'] as const) {
+    let found = 0;
+    let total = 0;
+    let tokens = 0;
+    let over = 0;
+    const perSource: string[] = [];
+    for (const source of sources) {
+      let sourceFound = 0;
+      for (const { question, evidence } of source.questions) {
+        const first = chat(sources, question);
+        const reply = { role: 'assistant', content: replyFrom(evidence) };
+        const messages = [...first, reply, { role: 'user', content: FOLLOW_UP }];
+        const turn = first.filter((message) => (message as { role: string }).role === 'user').length;
+        const echo =
+          mode === 'trimmed, echo loop'
+            ? echoBoost(
+                mergeEcho(undefined, matchEcho(first, messageIds(first as LooseMessage[]), reply.content), turn),
+                turn + 1,
+              )
+            : undefined;
+        const { messages: sent, plan } = planContext({
+          messages,
+          model: 'gpt-4o',
+          tokenCache: cache,
+          options: { maxTokens: budget },
+          echo,
+        });
+        const hit = sentText(sent).includes(evidence);
+        found += hit ? 1 : 0;
+        sourceFound += hit ? 1 : 0;
+        total += 1;
+        tokens += plan.tokensAfter;
+        if (plan.tokensAfter > budget) over += 1;
+      }
+      perSource.push(`${sourceFound}/${source.questions.length}`);
+    }
+    followRows.push([
+      `${budget / 1000}k`,
+      mode,
+      `${((100 * found) / total).toFixed(1)} % (${found}/${total})`,
+      perSource.join(' · '),
+      Math.round(tokens / total).toLocaleString('en-US'),
+      String(over),
+    ]);
+  }
+}
+console.log(`\nFollow-up questions (the answer is the line the previous reply used; the follow-up: "${FOLLOW_UP}"):`);
+console.log(
+  markdownTable(
+    [
+      'budget',
+      'follow-up turn',
+      'evidence-line recall',
+      'per output (dpkg.log · dpkg -l · apt-cache · CHANGELOG)',
+      'mean tokens sent',
+      'over budget',
+    ],
+    followRows,
+  ),
+);
+
+const ROUNDS = 5;
+const times = { anew: [] as number[], remembered: [] as number[] };
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const source of sources) {
+    source.questions.forEach(({ question }, position) => {
+      // The turn before asked another question about the same output.
+      const before = source.questions[(position + 1) % source.questions.length]!.question;
+      for (const mode of round % 2 === 0 ? (['anew', 'remembered'] as const) : (['remembered', 'anew'] as const)) {
+        const messages = chat(sources, `${question} (${mode} ${round})`);
+        if (mode === 'anew') forgetTrimAnalyses();
+        else
+          planContext({
+            messages: chat(sources, `${before} (${round})`),
+            model: 'gpt-4o',
+            tokenCache: cache,
+            options: { maxTokens: 8000 },
+          });
+        const started = performance.now();
+        planContext({ messages, model: 'gpt-4o', tokenCache: cache, options: { maxTokens: 8000 } });
+        times[mode].push(performance.now() - started);
+      }
+    });
+  }
+}
+console.log(
+  `\nPlan time of a trimmed turn at 8k (${times.anew.length} plans each, alternately): outputs analysed anew ${median(times.anew).toFixed(1)} ms, remembered from an earlier turn ${median(times.remembered).toFixed(1)} ms (medians).`,
 );

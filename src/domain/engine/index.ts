@@ -6,6 +6,7 @@ export type {
   AlgorithmName,
   CompactionSummary,
   Disposition,
+  EchoBoost,
   EntryCause,
   EngineOptions,
   MessageMark,
@@ -38,4 +39,17 @@ export { validateMessageOrder, type OrderViolation } from './constraints/validat
 export { messageIds, contentHash } from './message-id.js';
 export { contentText, newestUserIndex } from './conversation/message-text.js';
 export { TRIM_DEFAULTS } from './trim/trim-long-messages.js';
+export { extractEntities } from './echo/extract-entities.js';
+export { onlyDetailsBlocks, withoutDetailsBlocks } from './trim/details-blocks.js';
+export { matchEcho, type EchoRecord } from './echo/match-echo.js';
+export {
+  decayed,
+  echoBoost,
+  mergeEcho,
+  ECHO_HALF_LIFE_TURNS,
+  ECHO_MAX_MESSAGES,
+  ECHO_MAX_TERMS,
+  type EchoItem,
+  type EchoState,
+} from './echo/echo-state.js';
 export { cacheOrdered } from './selection/selection-by-name.js';

@@ -127,6 +127,21 @@ export interface PlanInput {
   externalScores?: Record<string, number>;
   /** Overrides the derived run id. */
   runId?: string;
+  /**
+   * The echo loop's boost (`echo/`): what this chat's previous replies repeated, decayed. The one seam through which
+   * it acts: a message's weight is multiplied by `1 + ECHO_GAIN × messages[id]` (`nodeWeights`), and a trimmed
+   * message's lines holding one of `terms` score higher (`trimText`). Weights only rank: budget, tool pairs, order
+   * and pins hold as for any weight. Absent or empty: planning is exactly as without it.
+   */
+  echo?: EchoBoost;
+}
+
+/** What the echo loop lends the next turns of a chat: scores in (0, 1], already decayed. */
+export interface EchoBoost {
+  /** Message id → score: the messages the previous replies' entities came from. */
+  messages: Readonly<Record<string, number>>;
+  /** Entity → score: entities that name a few lines of a long message (the lines a reply used). */
+  terms: Readonly<Record<string, number>>;
 }
 
 /** What happens to one message. */

@@ -1,5 +1,7 @@
 import { appendToReply } from '../../core/messages/append-to-reply.js';
+import type { EchoBoost } from '../../domain/engine/index.js';
 import { describeFlags } from '../../domain/flags/index.js';
+import { stripContextNotes } from '../../domain/notes/context-note-line.js';
 import type { FilterBody } from '../../runtime/host/types.js';
 import type { ContextHookArgs } from './context-hook-args.js';
 import type { ContextInstance } from './context-instance.js';
@@ -8,6 +10,7 @@ import { clientFor, compressionFor } from './compress/context-compression.js';
 import { nextTurnMessages } from './compress/next-turn.js';
 import { planAndCompress } from './compress/plan-and-compress.js';
 import { contextOptions } from './context-options.js';
+import { recordEcho } from './echo/echo-loop.js';
 import { contextNoteEnabled, contextNoteKey, contextNoteSchema, formatContextNote } from './note/context-note.js';
 import { planInputFor } from './plan-input.js';
 
@@ -29,7 +32,12 @@ async function replyLines({ body, valves, userValves, flags, state }: ContextHoo
 }
 
 /** Schedules the next turn's summaries on the filter's ahead-of-time runner (built by the first outlet needing it). */
-async function scheduleAheadOfTime(instance: ContextInstance, out: FilterBody, args: ContextHookArgs): Promise<void> {
+async function scheduleAheadOfTime(
+  instance: ContextInstance,
+  out: FilterBody,
+  args: ContextHookArgs,
+  echo: EchoBoost | undefined,
+): Promise<void> {
   const { valves, userValves, flags, state, services, logger } = args;
   const options = contextOptions(valves, userValves, flags);
   const client = clientFor(instance.pool, valves, 'background');
@@ -69,6 +77,7 @@ async function scheduleAheadOfTime(instance: ContextInstance, out: FilterBody, a
         readSequence: true,
         tokenCache,
       });
+      if (echo) input.echo = echo;
       const { correction } = input;
       const context = await planAndCompress(input, compression, { correction, signal });
       logger.info(
@@ -85,12 +94,27 @@ async function scheduleAheadOfTime(instance: ContextInstance, out: FilterBody, a
   logger.debug({ started }, 'ahead-of-time summaries');
 }
 
-/** Outlet: rejected flag values, `!flags` and the context note under the reply; schedules ahead-of-time summaries. */
+/** The echo loop: what the reply used of the history, stored for the chat's next inlets (`echo_boost`). */
+async function rememberEcho({ body, valves, flags, state, logger }: ContextHookArgs): Promise<EchoBoost | undefined> {
+  if (valves.echo_boost === false || !flags.chatKey || !Array.isArray(body.messages)) return undefined;
+  return recordEcho({
+    enabled: true,
+    chatKey: flags.chatKey,
+    messages: stripContextNotes(body.messages),
+    state,
+    logger,
+  });
+}
+
+/**
+ * Outlet: rejected flag values, `!flags` and the context note under the reply; records what the reply used (the echo
+ * loop); schedules ahead-of-time summaries.
+ */
 export function createContextOutlet(instance: ContextInstance) {
   return async function contextOutlet(args: ContextHookArgs): Promise<FilterBody> {
-    const lines = await replyLines(args);
+    const [lines, echo] = await Promise.all([replyLines(args), rememberEcho(args)]);
     const out = lines.length ? appendToReply(args.body, lines.join('\n')) : args.body;
-    await scheduleAheadOfTime(instance, out, args);
+    await scheduleAheadOfTime(instance, out, args, echo);
     return out;
   };
 }

@@ -93,6 +93,12 @@ export const contextValves = baseValves.extend({
     .string()
     .default('')
     .describe('Tools whose results are never cut, comma-separated (e.g. "execute_code,view_knowledge_file")'),
+  echo_boost: z
+    .boolean()
+    .default(true)
+    .describe(
+      "What the model used counts: the names, numbers, ids and quoted strings a reply repeats raise the weight of the messages (and, in a trimmed tool result, the lines) they came from on the chat's next turns, halving every 3 turns",
+    ),
   show_context_note: z
     .boolean()
     .default(false)

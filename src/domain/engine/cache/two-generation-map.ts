@@ -26,6 +26,12 @@ export class TwoGenerationMap<K, V> {
     }
   }
 
+  /** Drops every entry. */
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+  }
+
   /** Entries held (both generations; a key may be counted twice). */
   get size(): number {
     return this.young.size + this.old.size;

@@ -32,14 +32,18 @@ function toNode(raw: unknown, index: number, id: string): ChatNode {
 /**
  * Binds tool calls to their results: an assistant message with `tool_calls` and the tool
  * messages that directly follow it and answer every call form one unit. A result with no
- * call there, or a call with no result, is an orphan (a provider would reject it).
+ * call there, or a call with no result, is an orphan (a provider would reject it). Ids are the messages' content
+ * ids (`messageIds`) unless `knownIds` gives them.
  */
-export function parseConversation(messages: readonly unknown[]): Conversation {
-  const ids = messageIds(
-    messages.every(isRecord)
-      ? (messages as readonly LooseMessage[])
-      : messages.map((raw) => looseMessage(raw) ?? { content: JSON.stringify(raw) ?? '' }),
-  );
+export function parseConversation(messages: readonly unknown[], knownIds?: readonly string[]): Conversation {
+  // `knownIds`: the ids of these messages, already computed (a trimmed copy keeps its original's id).
+  const ids =
+    knownIds ??
+    messageIds(
+      messages.every(isRecord)
+        ? (messages as readonly LooseMessage[])
+        : messages.map((raw) => looseMessage(raw) ?? { content: JSON.stringify(raw) ?? '' }),
+    );
   const nodes = messages.map((raw, index) => toNode(raw, index, ids[index] ?? ''));
   const units: Unit[] = [];
   const unitOf = new Int32Array(nodes.length).fill(-1);

@@ -13,7 +13,7 @@ import { REPLY_PRIMING_TOKENS } from '../tokens/count-message-tokens.js';
 import { encodingForModel } from '../tokens/encoding-for-model.js';
 import { loadEncoder } from '../tokens/load-encoder.js';
 import { markTrimmed, type TrimOutcome, trimLongMessages } from '../trim/trim-long-messages.js';
-import type { PlanInput, PlanResult } from '../types.js';
+import type { PlanInput, PlanResult, TermCache, TermCounts, TokenCache } from '../types.js';
 import { assembleResult } from './assemble-result.js';
 import { buildEntries } from './build-entries.js';
 import { buildUnits } from './build-units.js';
@@ -25,6 +25,37 @@ import { refillSelection } from './refill-selection.js';
 /** A usable correction factor (positive and finite), else 1. */
 function correctionOf(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 1;
+}
+
+/**
+ * The token and term caches of the pass over trimmed messages: the copies' entries (keyed by their originals' ids)
+ * are kept in maps of this pass only, so the shared caches keep the originals' counts for the next turn.
+ */
+function trimmedCaches(
+  input: PlanInput,
+  trim: TrimOutcome,
+  encoding: string,
+): Pick<PlanInput, 'tokenCache' | 'termCache'> {
+  const tokens = new Map<string, number>();
+  for (const item of trim.trimmed) {
+    tokens.set(item.id, item.rawTokens);
+    tokens.set(`${encoding}:${item.id}`, item.rawTokens);
+  }
+  const base = input.tokenCache;
+  const tokenCache: TokenCache = {
+    get: (key) => tokens.get(key) ?? base?.get(key),
+    set: (key, value) => {
+      if (!tokens.has(key)) base?.set(key, value);
+    },
+  };
+  const ids = new Set(trim.trimmed.map((item) => item.id));
+  const own = new Map<string, TermCounts>();
+  const terms = input.termCache ?? sharedTermCache;
+  const termCache: TermCache = {
+    get: (key) => (ids.has(key) ? own.get(key) : terms.get(key)),
+    set: (key, counts) => (ids.has(key) ? own.set(key, counts) : terms.set(key, counts)),
+  };
+  return { tokenCache, termCache };
 }
 
 /**
@@ -40,9 +71,11 @@ export function planContext(input: PlanInput): PlanResult {
 /** `planContext`, once more on the trimmed messages when long messages of earlier turns were trimmed. */
 function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResult {
   const options = resolveEngineOptions(input.options);
-  const conversation = parseConversation(Array.isArray(input.messages) ? input.messages : []);
+  const conversation = parseConversation(Array.isArray(input.messages) ? input.messages : [], trim?.ids);
   const { nodes } = conversation;
   const encoding = encodingForModel(input.model);
+  // A trimmed copy keeps its original's id: its counts live beside the caches, never under that id in them.
+  const caches = trim ? trimmedCaches(input, trim, encoding.encoding) : input;
   const notes: string[] = [];
   if (!encoding.exact)
     notes.push(
@@ -51,7 +84,7 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
   const { tokens, cacheHits } = countConversationTokens(
     nodes,
     encoding.encoding,
-    input.tokenCache,
+    caches.tokenCache,
     correctionOf(input.correction),
   );
   // Open WebUI's summary of the turns it compacted away rides in a system message: kept and counted with it.
@@ -80,6 +113,8 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
       options,
       encoder: loadEncoder(encoding.encoding),
       correction: correctionOf(input.correction),
+      echo: input.echo?.terms,
+      encoding: encoding.encoding,
     });
     if (outcome) return planMessages({ ...input, messages: outcome.messages }, outcome);
   }
@@ -90,8 +125,13 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
     options,
     tokensBefore > budget.aim,
     input.externalScores,
-    input.termCache ?? sharedTermCache,
+    caches.termCache ?? sharedTermCache,
+    input.echo?.messages,
   );
+  if (input.echo) {
+    const echoed = nodes.reduce((sum, node) => sum + (input.echo!.messages[node.id] ? 1 : 0), 0);
+    if (echoed > 0) notes.push(`echo loop: ${echoed} message(s) a previous reply used weigh more`);
+  }
   const marks = markUnits(conversation, options, input.marks ?? {}, input.keepTags ?? []);
   const units = buildUnits(conversation, tokens, weights, marks);
   // What a user forced in (pins, tags, recent past the guaranteed ones) only while it fits the hard limit.

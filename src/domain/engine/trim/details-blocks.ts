@@ -91,3 +91,16 @@ export function replaceResults(content: string, replacements: { start: number; e
   }
   return out + content.slice(at);
 }
+
+/** Open WebUI's `<details …>…</details>` blocks (tool calls, reasoning, code interpreter) of a content string. */
+const DETAILS_BLOCK = /<details\b[^>]*>[\s\S]*?<\/details>/g;
+
+/** `content` without its `<details>` blocks: the text the model wrote, not the tool results or reasoning shown with it. */
+export function withoutDetailsBlocks(content: string): string {
+  return content.includes('<details') ? content.replace(DETAILS_BLOCK, '') : content;
+}
+
+/** Only the `<details>` blocks of `content`, one per line (empty when it has none). */
+export function onlyDetailsBlocks(content: string): string {
+  return content.includes('<details') ? (content.match(DETAILS_BLOCK) ?? []).join('\n') : '';
+}

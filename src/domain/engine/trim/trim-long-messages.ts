@@ -5,7 +5,7 @@ import type { TokenCounter } from '../tokens/load-encoder.js';
 import { queryTerms } from '../weighting/query-terms.js';
 import type { EngineOptions, PlanEntry } from '../types.js';
 import { detailsResults, encodeResult, replaceResults, TOOL_CALLS_BLOCK } from './details-blocks.js';
-import { trimText, type TrimmedText } from './trim-text.js';
+import { type EchoTerms, type TrimMemo, trimText, type TrimmedText } from './trim-text.js';
 
 /** What trimming does when the options say nothing: tool results on, other texts off, from 1000 tokens, a quarter of the budget each. */
 export const TRIM_DEFAULTS = {
@@ -22,10 +22,14 @@ const MIN_TARGET_TOKENS = 200;
 export interface TrimmedMessage {
   /** Input index. */
   index: number;
+  /** The input message's id: the copy keeps it (pins, `!weight`, the previous prompt, the run inspector). */
+  id: string;
   /** The message sent instead of the input one (a copy with a shorter content). */
   message: Record<string, unknown>;
   /** Tokens of the input message. */
   tokensBefore: number;
+  /** Tokens of the copy before the correction factor (what a token cache holds for it). */
+  rawTokens: number;
   leftOut: number;
   unit: 'lines' | 'items';
   /** `tool`: a tool result message; `details`: results inside Open WebUI's tool-call blocks; `message`: a long text. */
@@ -38,6 +42,8 @@ export interface TrimOutcome {
   trimmed: TrimmedMessage[];
   /** Tokens of the input conversation (before trimming), reply priming included. */
   tokensBefore: number;
+  /** The ids of the input messages, by index: the trimmed copies keep theirs. */
+  ids: string[];
 }
 
 /** What `trimLongMessages` reads of the plan in progress. */
@@ -51,6 +57,10 @@ export interface TrimInput {
   options: EngineOptions;
   encoder: TokenCounter;
   correction: number;
+  /** The echo loop's entities (`PlanInput.echo.terms`): lines holding them are preferred. */
+  echo?: EchoTerms;
+  /** The encoding's name: with it, each text's lines, terms and token costs are remembered by message id (`TrimMemo`). */
+  encoding?: string;
 }
 
 /** The name of the tool each call id calls, from the assistant messages' `tool_calls`. */
@@ -95,9 +105,12 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
   const factor = input.correction;
   const count = (text: string) => Math.ceil(input.encoder.count(text) * factor);
   const names = excluded.size > 0 ? toolNames(input.messages) : new Map<string, string>();
+  const echo = input.echo && Object.keys(input.echo).length > 0 ? input.echo : undefined;
   const trimmed: TrimmedMessage[] = [];
+  const counter = input.encoding === undefined ? undefined : `${input.encoding}:${factor}`;
   for (const index of candidates) {
-    const message = conversation.nodes[index]!.message;
+    const { message, id } = conversation.nodes[index]!;
+    const memo: TrimMemo | undefined = counter === undefined ? undefined : { key: id, counter };
     if (!isRecord(message) || typeof message.content !== 'string') continue;
     const overhead = Math.ceil(countMessageTokens({ ...message, content: '' }, input.encoder) * factor);
     const room = Math.max(0, target - overhead);
@@ -109,23 +122,26 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
       const name =
         typeof message.name === 'string' ? message.name : (names.get(String(message.tool_call_id ?? '')) ?? '');
       if (excluded.has(name)) continue;
-      const cut = trimText(message.content, terms, room, count);
+      const cut = trimText(message.content, terms, room, count, echo, memo);
       if (cut) result = { content: cut.text, leftOut: cut.leftOut, unit: cut.unit, shape: 'tool' };
     } else if (message.role === 'assistant' && toolsOn && message.content.includes(TOOL_CALLS_BLOCK)) {
-      result = trimDetails(message.content, terms, room, count, excluded);
+      result = trimDetails(message.content, terms, room, count, excluded, echo, memo);
     }
     if (!result && textsOn && (message.role === 'user' || message.role === 'assistant')) {
-      const cut = trimText(message.content, terms, room, count);
+      const cut = trimText(message.content, terms, room, count, echo, memo);
       if (cut) result = { content: cut.text, leftOut: cut.leftOut, unit: cut.unit, shape: 'message' };
     }
     if (!result) continue;
     const copy: Record<string, unknown> = { ...message, content: result.content };
-    const after = Math.ceil(countMessageTokens(copy, input.encoder) * factor);
+    const rawTokens = countMessageTokens(copy, input.encoder);
+    const after = Math.ceil(rawTokens * factor);
     if (after >= tokens[index]!) continue;
     trimmed.push({
       index,
+      id: conversation.nodes[index]!.id,
       message: copy,
       tokensBefore: tokens[index]!,
+      rawTokens,
       leftOut: result.leftOut,
       unit: result.unit,
       shape: result.shape,
@@ -134,7 +150,7 @@ export function trimLongMessages(input: TrimInput): TrimOutcome | undefined {
   if (trimmed.length === 0) return undefined;
   const messages = [...input.messages];
   for (const item of trimmed) messages[item.index] = item.message;
-  return { messages, trimmed, tokensBefore: input.tokensBefore };
+  return { messages, trimmed, tokensBefore: input.tokensBefore, ids: conversation.nodes.map((node) => node.id) };
 }
 
 /** The results inside an assistant message's tool-call blocks, each long one cut to its part of `room`. */
@@ -144,6 +160,8 @@ function trimDetails(
   room: number,
   count: (text: string) => number,
   excluded: ReadonlySet<string>,
+  echo: EchoTerms | undefined,
+  memo: TrimMemo | undefined,
 ): { content: string; leftOut: number; unit: 'lines' | 'items'; shape: 'details' } | undefined {
   const results = detailsResults(content).filter((result) => !excluded.has(result.name));
   if (results.length === 0) return undefined;
@@ -160,7 +178,14 @@ function trimDetails(
   let unit: TrimmedText['unit'] = 'lines';
   results.forEach((result, position) => {
     if (sizes[position]! <= share) return;
-    const cut = trimText(result.text, terms, share, count);
+    const cut = trimText(
+      result.text,
+      terms,
+      share,
+      count,
+      echo,
+      memo && { key: `${memo.key}#${position}`, counter: memo.counter },
+    );
     if (!cut) return;
     replacements.push({ start: result.start, end: result.end, value: encodeResult(cut.text, result.wasString) });
     leftOut += cut.leftOut;

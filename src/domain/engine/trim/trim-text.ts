@@ -1,3 +1,5 @@
+import { containsEntity } from './contains-entity.js';
+import { TwoGenerationMap } from '../cache/two-generation-map.js';
 import { forEachTerm } from '../weighting/tokenize-terms.js';
 
 /** A text cut to its head, the pieces that match the question (with their neighbours) and its tail. */
@@ -53,25 +55,82 @@ function splitPieces(text: string): { pieces: string[]; joiners: string[] } {
   return { pieces, joiners };
 }
 
-/** Score of each piece against the question: the sum of the idf of the question's terms it contains. */
-function pieceScores(pieces: readonly string[], terms: ReadonlySet<string>): Float64Array {
-  const scores = new Float64Array(pieces.length);
-  if (terms.size === 0) return scores;
-  const found: (string[] | undefined)[] = new Array(pieces.length);
-  const df = new Map<string, number>();
-  pieces.forEach((piece, index) => {
-    let hits: string[] | undefined;
+/** Entity → score in (0, 1]: what the chat's previous replies used (the echo loop, `PlanInput.echo.terms`). */
+export type EchoTerms = Readonly<Record<string, number>>;
+
+/** At most this many entities' pieces are remembered per text (a chat's echo holds at most 64 at a time). */
+const MAX_REMEMBERED_ENTITIES = 256;
+
+/**
+ * Adds the echo loop's part to each piece's score: a piece holding an entity a previous reply repeated gains the
+ * entity's score × the idf of a term found in one piece (`log(1 + pieces)`), as much as the question's rarest word.
+ * The pieces holding each entity are remembered with the text's analysis (the same entities come back each turn).
+ */
+function addEchoScores(scores: Float64Array, set: PieceSet, echo: EchoTerms, text: string): void {
+  const { pieces } = set;
+  const unit = Math.log(1 + pieces.length);
+  for (const [entity, score] of Object.entries(echo)) {
+    if (!(score > 0)) continue;
+    let holders = set.entities?.get(entity);
+    if (!holders) {
+      holders = [];
+      if (text.includes(entity))
+        pieces.forEach((piece, index) => {
+          if (piece.includes(entity) && containsEntity(piece, entity)) holders!.push(index);
+        });
+      if (!set.entities || set.entities.size >= MAX_REMEMBERED_ENTITIES) set.entities = new Map();
+      set.entities.set(entity, holders);
+    }
+    for (const index of holders) scores[index]! += unit * Math.min(1, score);
+  }
+}
+
+/**
+ * Pieces (lines, or a JSON array's items) and what trimming reads of them whatever the question: the pieces holding
+ * each term (built on first need) and each piece's token cost (filled as it is asked, for one token counter).
+ */
+interface PieceSet {
+  pieces: string[];
+  postings?: Map<string, number[]>;
+  /** Echo entity → the pieces holding it (whole-token match), filled as entities are asked. */
+  entities?: Map<string, number[]>;
+  cost: Float64Array;
+  /** The token counter `cost` holds counts of (see `TrimMemo`). */
+  counter?: unknown;
+}
+
+function pieceSet(pieces: string[]): PieceSet {
+  return { pieces, cost: new Float64Array(pieces.length).fill(-1) };
+}
+
+/** Term → the pieces holding it, ascending, each once. */
+function postingsOf(set: PieceSet): Map<string, number[]> {
+  if (set.postings) return set.postings;
+  const postings = new Map<string, number[]>();
+  set.pieces.forEach((piece, index) => {
     forEachTerm(piece, (term) => {
-      if (!terms.has(term) || hits?.includes(term)) return;
-      (hits ??= []).push(term);
-      df.set(term, (df.get(term) ?? 0) + 1);
+      const list = postings.get(term);
+      if (!list) postings.set(term, [index]);
+      else if (list[list.length - 1] !== index) list.push(index);
     });
-    found[index] = hits;
   });
-  found.forEach((hits, index) => {
-    if (!hits) return;
-    for (const term of hits) scores[index]! += Math.log(1 + pieces.length / df.get(term)!);
-  });
+  set.postings = postings;
+  return postings;
+}
+
+/** Score of each piece against the question: the sum of the idf of the question's terms it contains. */
+function pieceScores(set: PieceSet, terms: ReadonlySet<string>, echo?: EchoTerms, text = ''): Float64Array {
+  const { pieces } = set;
+  const scores = new Float64Array(pieces.length);
+  if (echo) addEchoScores(scores, set, echo, text);
+  if (terms.size === 0) return scores;
+  const postings = postingsOf(set);
+  for (const term of terms) {
+    const holders = postings.get(term);
+    if (!holders) continue;
+    const idf = Math.log(1 + pieces.length / holders.length);
+    for (const index of holders) scores[index]! += idf;
+  }
   return scores;
 }
 
@@ -80,13 +139,18 @@ function pieceScores(pieces: readonly string[], terms: ReadonlySet<string>): Flo
  * neighbours, best first, each while it fits (ties to the earlier piece).
  */
 function choosePieces(
-  pieces: readonly string[],
+  set: PieceSet,
   scores: Float64Array,
   target: number,
   count: CountText,
+  counter: unknown,
 ): Uint8Array | undefined {
+  const { pieces, cost } = set;
+  if (set.counter !== counter || counter === undefined) {
+    cost.fill(-1);
+    set.counter = counter;
+  }
   const keep = new Uint8Array(pieces.length);
-  const cost = new Float64Array(pieces.length).fill(-1);
   const costOf = (index: number) => {
     if (cost[index]! < 0) cost[index] = count(pieces[index]!) + 1;
     return cost[index]!;
@@ -165,8 +229,15 @@ function largestArray(value: unknown): { array: unknown[]; put: (items: unknown[
   return { array: (value as Record<string, unknown[]>)[key]!, put: (items) => ({ ...value, [key]: items }) };
 }
 
-/** A JSON text with an array of items: trimmed item by item, gaps marked by a string item; else undefined. */
-function trimJson(text: string, terms: ReadonlySet<string>, target: number, count: CountText): TrimmedText | undefined {
+/** A JSON text's array worth trimming, its items as they are re-encoded, and their pieces' analysis. */
+interface JsonAnalysis {
+  found: { array: unknown[]; put: (items: unknown[]) => unknown };
+  indent: number | undefined;
+  items: PieceSet;
+}
+
+/** The JSON analysis of a text: undefined when it is not JSON with an array of at least MIN_PIECES items. */
+function analyzeJson(text: string): JsonAnalysis | undefined {
   const start = text.trimStart()[0];
   if ((start !== '[' && start !== '{') || text.length > JSON_PARSE_CHARS) return undefined;
   let parsed: unknown;
@@ -178,15 +249,34 @@ function trimJson(text: string, terms: ReadonlySet<string>, target: number, coun
   const found = largestArray(parsed);
   if (!found || found.array.length < MIN_PIECES) return undefined;
   const indent = text.includes('\n') ? 2 : undefined;
-  const items = found.array.map((item) => JSON.stringify(item, null, indent));
+  return { found, indent, items: pieceSet(found.array.map((item) => JSON.stringify(item, null, indent))) };
+}
+
+/** A JSON text with an array of items: trimmed item by item, gaps marked by a string item; else undefined. */
+function trimJson(
+  analysis: JsonAnalysis,
+  text: string,
+  terms: ReadonlySet<string>,
+  target: number,
+  count: CountText,
+  echo: EchoTerms | undefined,
+  counter: unknown,
+): TrimmedText | undefined {
+  const { found, indent, items } = analysis;
   const overhead = count(JSON.stringify(found.put([]), null, indent));
-  const keep = choosePieces(items, pieceScores(items, terms), Math.max(0, target - overhead), count);
+  const keep = choosePieces(
+    items,
+    pieceScores(items, terms, echo, text),
+    Math.max(0, target - overhead),
+    count,
+    counter,
+  );
   if (!keep) return undefined;
   const kept: unknown[] = [];
   let gap = 0;
   let leftOut = 0;
-  for (let index = 0; index <= items.length; index += 1) {
-    if (index < items.length && !keep[index]) {
+  for (let index = 0; index <= items.pieces.length; index += 1) {
+    if (index < items.pieces.length && !keep[index]) {
       gap += 1;
       continue;
     }
@@ -195,28 +285,77 @@ function trimJson(text: string, terms: ReadonlySet<string>, target: number, coun
       leftOut += gap;
       gap = 0;
     }
-    if (index < items.length) kept.push(found.array[index]);
+    if (index < items.pieces.length) kept.push(found.array[index]);
   }
   return { text: JSON.stringify(found.put(kept), null, indent), leftOut, unit: 'items' };
+}
+
+/** What trimming reads of one text whatever the question: its JSON analysis (null: not trimmable JSON), its lines. */
+interface TextAnalysis {
+  text: string;
+  json: JsonAnalysis | null;
+  lines?: PieceSet & { joiners: string[] };
+}
+
+/**
+ * The analyses of the long texts trimmed lately (8 to 16 of them), by the caller's key (a message's content id): an earlier turn's tool
+ * result is trimmed again on every turn, for every question, and its lines, terms and token costs do not change. A
+ * hit is checked against the text itself, so a key reused for another text only costs a miss.
+ */
+const analyses = new TwoGenerationMap<string, TextAnalysis>(8);
+/** Longer texts are analysed anew each time: at most 16 remembered texts of 1 Mi characters (and their postings). */
+const MEMO_MAX_CHARS = 1 << 20;
+
+/** Forgets every remembered analysis (benches measure a trim with nothing remembered against one that reuses them). */
+export function forgetTrimAnalyses(): void {
+  analyses.clear();
+}
+
+/** How `trimText` may remember a text's analysis: a key naming the text, and the identity of the token counter. */
+export interface TrimMemo {
+  key: string;
+  /** Token costs are reused only with the same counter (an encoder and a correction factor, say). */
+  counter: unknown;
+}
+
+function analysisOf(text: string, memo: TrimMemo | undefined): TextAnalysis {
+  const remember = memo !== undefined && text.length <= MEMO_MAX_CHARS;
+  const known = remember ? analyses.get(memo.key) : undefined;
+  if (known && known.text === text) return known;
+  const analysis: TextAnalysis = { text, json: analyzeJson(text) ?? null };
+  if (remember) analyses.set(memo.key, analysis);
+  return analysis;
 }
 
 /**
  * `text` cut to about `target` tokens: its head, the lines (or, for a JSON array, the items) that contain the
  * question's terms with their neighbours, best first, and its tail, each gap replaced by a marker saying how many
- * lines were left out. Undefined when there is nothing to cut (too few lines, or everything fits).
+ * lines were left out. With `echo`, the pieces holding what the chat's previous replies used score higher too.
+ * Undefined when there is nothing to cut (too few lines, or everything fits). Deterministic: the same arguments
+ * give the same text, byte for byte.
  */
 export function trimText(
   text: string,
   terms: ReadonlySet<string>,
   target: number,
   count: CountText,
+  echo?: EchoTerms,
+  memo?: TrimMemo,
 ): TrimmedText | undefined {
-  const json = trimJson(text, terms, target, count);
-  if (json) return json;
-  const { pieces, joiners } = splitPieces(text);
-  if (pieces.length < MIN_PIECES) return undefined;
-  const keep = choosePieces(pieces, pieceScores(pieces, terms), target, count);
+  const analysis = analysisOf(text, memo);
+  const counter = memo?.counter;
+  if (analysis.json) {
+    const json = trimJson(analysis.json, text, terms, target, count, echo, counter);
+    if (json) return json;
+  }
+  if (!analysis.lines) {
+    const { pieces, joiners } = splitPieces(text);
+    analysis.lines = { ...pieceSet(pieces), joiners };
+  }
+  const lines = analysis.lines;
+  if (lines.pieces.length < MIN_PIECES) return undefined;
+  const keep = choosePieces(lines, pieceScores(lines, terms, echo, text), target, count, counter);
   if (!keep) return undefined;
-  const rendered = renderPieces(pieces, joiners, keep);
+  const rendered = renderPieces(lines.pieces, lines.joiners, keep);
   return { text: rendered.text, leftOut: rendered.leftOut, unit: 'lines' };
 }

@@ -4,6 +4,7 @@ import { contextOptions } from '../context-options.js';
 import { planInputFor } from '../plan-input.js';
 import { tracksPreviousPrompt } from '../previous-prompt.js';
 import { newRunId } from '../runs/run-store.js';
+import { readEchoBoost } from '../echo/echo-loop.js';
 import { rememberWeight } from './message-weights.js';
 import type { ChatToPlan } from './read-chat.js';
 
@@ -26,14 +27,12 @@ export async function resolvePlanInput(
   const { valves, userValves, flags, state, services, logger } = args;
   const { messages, model } = chat;
   const options = contextOptions(valves, userValves, flags);
-  // `!weight=F` attaches to the message that carries it and keeps counting on later turns.
-  const messageWeights = await rememberWeight({
-    messages,
-    weight: flags.get('weight'),
-    chatKey: flags.chatKey,
-    state,
-    logger,
-  });
+  // `!weight=F` attaches to the message that carries it and keeps counting on later turns; the echo loop's boost
+  // (what the previous replies used) is read beside it.
+  const [messageWeights, echo] = await Promise.all([
+    rememberWeight({ messages, weight: flags.get('weight'), chatKey: flags.chatKey, state, logger }),
+    readEchoBoost({ enabled: valves.echo_boost !== false, chatKey: flags.chatKey, messages, state, logger }),
+  ]);
   if (messageWeights) options.messageWeights = messageWeights;
   // Only the cache-ordered algorithms read the prompt sent last time; the others skip the store round trips.
   const tracksPrefix = tracksPreviousPrompt(flags.chatKey, options.algorithm);
@@ -48,5 +47,6 @@ export async function resolvePlanInput(
     tokenCache,
   });
   input.runId = newRunId(started);
+  if (echo) input.echo = echo;
   return { input, tracksPrefix };
 }
