@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { type ChatMessage, isRecord } from '../../../core/messages/chat-message.js';
 import { contentText } from '../../../core/messages/last-user-message.js';
 import type { Logger } from '../../../core/util/logger.js';
-import { storeOutage } from '../../../core/util/store-outage.js';
+import { reportDegraded } from '../../../core/util/store-outage.js';
 import {
   type EchoBoost,
   type EchoRecord,
@@ -77,7 +77,7 @@ async function readEchoState(state: ScopedState, chatKey: string, logger: Logger
   try {
     return storedEcho.safeParse(await state.get(keyOf(chatKey))).data;
   } catch (error) {
-    storeOutage.degraded(logger, 'could not read the echo state (no echo boost this turn)', error);
+    reportDegraded(logger, 'could not read the echo state (no echo boost this turn)', error);
     return undefined;
   }
 }
@@ -132,7 +132,7 @@ export async function recordEcho(args: {
   try {
     await state.set(keyOf(chatKey), merged, { ttlMs: ECHO_TTL_MS });
   } catch (error) {
-    storeOutage.degraded(logger, 'could not save the echo state (no echo boost next turn)', error);
+    reportDegraded(logger, 'could not save the echo state (no echo boost next turn)', error);
     return undefined;
   }
   logger.debug(
