@@ -4,18 +4,18 @@
  * engine, the LLM client pool, the proxy): a filter that only needs `defineFilter` imports `eunoe` alone.
  */
 
-/** The context filter: `createContextFilter()` is filters/context.ts; its parts compose a custom one. */
-export { createContextFilter } from './features/context/create-context-filter.js';
+/**
+ * The context filter: `createContextFilter()` is filters/context.ts; a custom one composes its valves and a set of
+ * hooks of its own (`createContextHooks()`: inlet, outlet, warm for onStartup, close for onShutdown).
+ */
+export { createContextFilter } from './features/context/context-filter.js';
+export { createContextHooks, warmContext, type ContextHookArgs } from './features/context/context-hooks.js';
 export {
   contextValves,
   contextUserValves,
-  contextInlet,
-  contextOutlet,
-  closeContext,
-  warmContext,
   type ContextValves,
   type ContextUserValves,
-} from './features/context/index.js';
+} from './features/context/context-valves.js';
 /** The accounting and spend-limit filters' factories (tests and custom deployments inject a clock). */
 export { createAccountingFilter, type AccountingOptions } from './features/accounting/accounting-filter.js';
 export { createSpendLimitFilter, type SpendLimitOptions } from './features/spend-limit/spend-limit-filter.js';

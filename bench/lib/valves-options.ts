@@ -1,6 +1,6 @@
 import contextFilter from '../../filters/context.js';
 import type { EngineOptions } from '../../src/domain/engine/index.js';
-import { contextOptions } from '../../src/features/context/index.js';
+import { contextOptions } from '../../src/features/context/context-options.js';
 import { noFlags } from '../../src/runtime/host/flags-host.js';
 
 const valves = contextFilter.valves!.parse({});

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/messages/chat-message.js';
 import { silentLogger } from '../../src/core/util/logger.js';
-import { createContextFilter } from '../../src/features/context/create-context-filter.js';
+import { createContextFilter } from '../../src/features/context/context-filter.js';
 import { openSqliteDatabase } from '../../src/state/sqlite/open-sqlite-database.js';
 import { SqliteStateStore } from '../../src/state/sqlite/sqlite-state-store.js';
 import type { HostServices } from '../../src/runtime/host/types.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contextOptions, contextValves, type ContextValves } from '../../src/features/context/index.js';
+import { contextOptions } from '../../src/features/context/context-options.js';
+import { contextValves, type ContextValves } from '../../src/features/context/context-valves.js';
 import { createActiveFlags } from '../../src/domain/flags/index.js';
 
 const valves = (overrides: Partial<ContextValves> = {}): ContextValves =>

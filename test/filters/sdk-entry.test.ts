@@ -64,13 +64,11 @@ describe('the SDK entries', () => {
   it('`eunoe/shipped` exports the shipped features, built on the same SDK', () => {
     expect(Object.keys(shipped).sort()).toEqual(
       [
-        'closeContext',
-        'contextInlet',
-        'contextOutlet',
         'contextUserValves',
         'contextValves',
         'createAccountingFilter',
         'createContextFilter',
+        'createContextHooks',
         'createOpenAIProxy',
         'createSpendLimitFilter',
         'warmContext',

@@ -1,38 +1,23 @@
-import { loadEncoder } from '../../domain/engine/index.js';
-import { createContextInlet } from './context-inlet.js';
-import { closeContextInstance, createContextInstance } from './context-instance.js';
-import { createContextOutlet } from './context-outlet.js';
-
-export type { ContextHookArgs } from './context-hook-args.js';
+import { defineFilter } from '../../runtime/host/define-filter.js';
+import { contextUserValves, contextValves } from './context-valves.js';
+import { createContextHooks } from './context-hooks.js';
 
 /**
- * One context filter's hooks over its own state (token cache, model clients, ahead-of-time runner): `inlet`,
- * `outlet`, `warm` (its onStartup) and `close` (its onShutdown). Two sets of hooks share nothing.
+ * The context filter (filters/context.ts): on every inlet, scores the history against the current question and keeps,
+ * summarizes or drops messages under the token/cost budget, obeying the chat's `!flags`; on outlet, notes under the
+ * reply. Each filter it makes has its own token cache, LLM clients and ahead-of-time runner (its onShutdown closes
+ * them): two context filters in one process share nothing.
  */
-export function createContextHooks() {
-  const instance = createContextInstance();
-  return {
-    inlet: createContextInlet(instance),
-    outlet: createContextOutlet(instance),
-    warm: warmContext,
-    close: () => closeContextInstance(instance),
-  };
+export function createContextFilter() {
+  const hooks = createContextHooks();
+  return defineFilter({
+    name: 'Context Budget',
+    valves: contextValves,
+    userValves: contextUserValves,
+    defaultFlagsValve: 'default_flags',
+    inlet: hooks.inlet,
+    outlet: hooks.outlet,
+    onStartup: hooks.warm,
+    onShutdown: hooks.close,
+  });
 }
-
-/**
- * Loads the default tokenizer's ranks (the filter's onStartup): done at the first inlet instead, it held the
- * event loop for about a second while other requests waited.
- */
-export function warmContext(): void {
-  loadEncoder('o200k_base');
-}
-
-/**
- * The default context hooks, for a filter composed of the parts (`eunoe/shipped`): they share one instance, which
- * `closeContext` closes. `createContextFilter()` makes a filter with hooks of its own.
- */
-const defaultHooks = createContextHooks();
-export const contextInlet = defaultHooks.inlet;
-export const contextOutlet = defaultHooks.outlet;
-/** Stops the default hooks' background summarizing and closes their model clients. */
-export const closeContext = defaultHooks.close;
