@@ -13,7 +13,12 @@ export { appendToReply } from './core/messages/append-to-reply.js';
 export { chatMessageSchema } from './core/messages/chat-message-schema.js';
 /** Services features provide, by typed key: `provided(services, contextStatsService)`. */
 export { provided, serviceKey, type ServiceKey } from './runtime/host/service-registry.js';
-export { contextStatsService, contextMetricsService, replyClaimsService } from './runtime/host/shipped-service-keys.js';
+export {
+  contextStatsService,
+  modelSwitchesService,
+  replyClaimsService,
+  spendCapsService,
+} from './runtime/host/shipped-service-keys.js';
 export type {
   FilterDefinition,
   HookArgs,

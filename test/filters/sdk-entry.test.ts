@@ -42,23 +42,24 @@ describe('the SDK entries', () => {
         'appendToReply',
         'baseValves',
         'chatMessageSchema',
-        'contextMetricsService',
         'contextStatsService',
         'defineFilter',
         'definePipe',
+        'modelSwitchesService',
         'provided',
         'replyClaimsService',
         'secret',
         'serviceKey',
+        'spendCapsService',
         'z',
       ].sort(),
     );
     // The shipped keys are the ones the features provide under (same names, so `provided` finds their services).
-    expect([sdk.contextStatsService.name, sdk.contextMetricsService.name, sdk.replyClaimsService.name]).toEqual([
-      'context.stats',
-      'context.metrics',
-      'accounting.reply-claims',
-    ]);
+    expect(
+      [sdk.contextStatsService, sdk.replyClaimsService, sdk.spendCapsService, sdk.modelSwitchesService].map(
+        (key) => key.name,
+      ),
+    ).toEqual(['context.stats', 'accounting.reply-claims', 'spend-limit.caps', 'spend-limit.model-switches']);
   });
 
   it('`eunoe/shipped` exports the shipped features, built on the same SDK', () => {

@@ -4,18 +4,17 @@
  */
 import { serviceKey, type ServiceRegistry } from '../../runtime/host/service-registry.js';
 import { createContextStats } from './stats/context-stats.js';
-import { createContextMetrics } from './stats/context-metrics.js';
+import { createContextMetrics, type ContextMetrics } from './stats/context-metrics.js';
 import type { Metrics } from '../../runtime/metrics/metrics.js';
 import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
-import {
-  contextMetricsService,
-  contextStatsService,
-  type ContextStats,
-} from '../../runtime/host/shipped-service-keys.js';
+import { contextStatsService, type ContextStats } from '../../runtime/host/shipped-service-keys.js';
 import { createRunStore, type RunStore } from './runs/run-store.js';
 
-export { contextStatsService, contextMetricsService };
+export { contextStatsService };
+
+/** The Prometheus samples of the context filter's plans (only the feature's own code reads them). */
+export const contextMetricsService = serviceKey<ContextMetrics>('context.metrics');
 /** The run inspector's records: the filter records each inlet's plan, the `/runs` routes read them. */
 export const contextRunsService = serviceKey<RunStore>('context.runs');
 

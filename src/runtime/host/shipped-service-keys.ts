@@ -33,21 +33,6 @@ export interface ContextStats {
   flush(): Promise<void>;
 }
 
-/** What the context filter reports for one planned inlet (see ContextMetrics). */
-export interface ContextPlanSample {
-  tokensBefore: number;
-  tokensAfter: number;
-  kept: number;
-  summarized: number;
-  dropped: number;
-}
-
-/** The Prometheus samples of the context filter's plans. */
-export interface ContextMetrics {
-  /** One planned context (tokens before/after, messages kept/summarized/dropped). */
-  contextPlan(sample: ContextPlanSample): void;
-}
-
 /** Who accounts a proxied reply: the proxy pipe (when the reply ends) or the accounting filter's outlet. */
 export type ReplySide = 'proxy' | 'outlet';
 
@@ -62,8 +47,6 @@ export interface ReplyClaims {
 
 /** The context filter's per-day statistics (the filter records each inlet, the dashboard reads the days). */
 export const contextStatsService = serviceKey<ContextStats>('context.stats');
-/** The Prometheus samples of the context filter's plans. */
-export const contextMetricsService = serviceKey<ContextMetrics>('context.metrics');
 /** Reply claims: pair the `openai-proxy`'s and the accounting outlet's records of one proxied reply. */
 export const replyClaimsService = serviceKey<ReplyClaims>('accounting.reply-claims');
 

@@ -1,5 +1,19 @@
 import { Counter, type Registry } from 'prom-client';
-import type { ContextMetrics } from '../../../runtime/host/shipped-service-keys.js';
+
+/** What the context filter reports for one planned inlet (see ContextMetrics). */
+export interface ContextPlanSample {
+  tokensBefore: number;
+  tokensAfter: number;
+  kept: number;
+  summarized: number;
+  dropped: number;
+}
+
+/** The Prometheus samples of the context filter's plans. */
+export interface ContextMetrics {
+  /** One planned context (tokens before/after, messages kept/summarized/dropped). */
+  contextPlan(sample: ContextPlanSample): void;
+}
 
 /**
  * The context filter's Prometheus series, on the host's registry (GET /metrics): inlets planned, prompt tokens before
