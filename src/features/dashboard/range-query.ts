@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../core/errors/index.js';
 import { addDays, dayStart } from '../../domain/usage/day-range.js';
 import { utcDay } from '../../domain/usage/daily-usage.js';
+import { parsedOr400 } from '../../runtime/http/parsed.js';
 
 /** Longest range a daily query may cover. */
 export const MAX_RANGE_DAYS = 400;
@@ -42,15 +43,11 @@ const rangeSchema = z.object({
  * ValidationError (400) on a bad day, an inverted range or more than MAX_RANGE_DAYS days.
  */
 export function parseDayRange(query: Record<string, unknown>, now: number): DayRange {
-  const parsed = rangeSchema.safeParse({ from: query.from, to: query.to, days: query.days, month: query.month });
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    throw new ValidationError(
-      `Invalid range: ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}`,
-      fields,
-    );
-  }
-  const { from, to, days, month } = parsed.data;
+  const { from, to, days, month } = parsedOr400(
+    rangeSchema,
+    { from: query.from, to: query.to, days: query.days, month: query.month },
+    { prefix: 'Invalid range' },
+  );
   const today = utcDay(now);
   let range: DayRange;
   if (days !== undefined) range = { from: addDays(today, 1 - days), to: addDays(today, 1) };

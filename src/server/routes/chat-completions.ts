@@ -22,6 +22,7 @@ import { clientSignal } from '../../runtime/http/client-signal.js';
 import type { FilterEvent, PipelineUser } from '../../runtime/host/types.js';
 import type { Logger } from '../../core/util/logger.js';
 import { wantsEvents, type PipeStatusMailbox } from '../../runtime/pipes/pipe-status.js';
+import { parsedOr400 } from '../../runtime/http/parsed.js';
 
 const completionRequest = z.looseObject({
   model: z.string().min(1),
@@ -38,14 +39,12 @@ export interface ChatCompletionsDeps extends FilterChainDeps {
 
 /** The request body checked: `model`, `messages` (lenient: `content: null` is fine), optional `stream`. */
 function checkedRequest(body: unknown) {
-  const parsed = completionRequest.safeParse(body);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'Request must be a JSON object with "model" (string) and "messages" (array)',
-      parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-    );
-  }
-  const invalid = firstInvalidMessage(parsed.data.messages);
+  const request = parsedOr400(
+    completionRequest,
+    body,
+    'Request must be a JSON object with "model" (string) and "messages" (array)',
+  );
+  const invalid = firstInvalidMessage(request.messages);
   if (invalid) {
     throw new ValidationError(
       `messages[${invalid.index}] is not a chat message: ${invalid.reason}`,
@@ -55,7 +54,7 @@ function checkedRequest(body: unknown) {
       })),
     );
   }
-  return { ...parsed.data, messages: parsed.data.messages as ChatMessage[] };
+  return { ...request, messages: request.messages as ChatMessage[] };
 }
 
 /** The stream's leading `{"event": …}` chunks: what Open WebUI's inlet calls left for this turn, then the chain's own. */

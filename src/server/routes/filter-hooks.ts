@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { FilterNotLoadedError, NotFoundError, ValidationError } from '../../core/errors/index.js';
+import { FilterNotLoadedError, NotFoundError } from '../../core/errors/index.js';
 import { HOOKS } from '../../core/messages/hooks.js';
 import type { ActiveModule, ModuleRegistry } from '../../runtime/host/module-registry.js';
 import { callHook, hookLogFields, type HookCallDeps } from '../../runtime/host/hook-call.js';
@@ -8,6 +8,7 @@ import type { PipelineUser } from '../../runtime/host/types.js';
 import { pipeOwning } from '../../runtime/pipes/pipe-catalog.js';
 import { checkedBody } from '../../runtime/http/checked-body.js';
 import { clientSignal } from '../../runtime/http/client-signal.js';
+import { parsedOr400 } from '../../runtime/http/parsed.js';
 
 const envelope = z.object({
   body: z.record(z.string(), z.unknown()),
@@ -41,16 +42,14 @@ export function filterHooksRouter(deps: FilterHooksDeps): Router {
     router.post(`/:id/filter/${hook}`, async (request, response) => {
       const id = request.params.id;
       const module = await moduleFor(deps, id);
-      const parsed = envelope.safeParse(request.body);
-      if (!parsed.success) {
-        throw new ValidationError(
-          'Request must be a JSON object {"body": {...}, "user": {...}}',
-          parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-        );
-      }
-      const user: PipelineUser | null = parsed.data.user ?? null;
-      response.locals.access = hookLogFields(id, user, parsed.data.body);
-      const body = checkedBody(parsed.data.body);
+      const parsed = parsedOr400(
+        envelope,
+        request.body,
+        'Request must be a JSON object {"body": {...}, "user": {...}}',
+      );
+      const user: PipelineUser | null = parsed.user ?? null;
+      response.locals.access = hookLogFields(id, user, parsed.body);
+      const body = checkedBody(parsed.body);
       const call = { user, logger: request.log, signal: clientSignal(response), requestId: request.id };
       response.json(await callHook(deps, module, hook, body, call));
     });

@@ -6,6 +6,7 @@ import { csvLines, toCsv } from '../../domain/usage/to-csv.js';
 import { parseCursor } from '../../domain/usage/usage-cursor.js';
 import type { UsageQuery } from '../../domain/usage/usage-store.js';
 import { knownQuery } from '../../runtime/http/known-query.js';
+import { parsedOr400 } from '../../runtime/http/parsed.js';
 
 const instant = z.string().transform((value, context) => {
   const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
@@ -64,19 +65,12 @@ const RECORD_COLUMNS = [
 ];
 
 function parseQuery(query: unknown) {
-  const parsed = querySchema.safeParse(query);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    throw new ValidationError(
-      `Invalid usage query: ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}`,
-      fields,
-    );
-  }
-  if (parsed.data.from !== undefined && parsed.data.to !== undefined && parsed.data.from > parsed.data.to) {
+  const parsed = parsedOr400(querySchema, query, { prefix: 'Invalid usage query' });
+  if (parsed.from !== undefined && parsed.to !== undefined && parsed.from > parsed.to) {
     throw new ValidationError('Invalid usage query: from is after to');
   }
-  if (parsed.data.before !== undefined) parseCursor(parsed.data.before);
-  return parsed.data;
+  if (parsed.before !== undefined) parseCursor(parsed.before);
+  return parsed;
 }
 
 /** Stream every matching record as CSV, chunk by chunk (the store yields between chunks). */

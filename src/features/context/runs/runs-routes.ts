@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../../core/errors/index.js';
+import { NotFoundError } from '../../../core/errors/index.js';
 import type { RunStore } from './run-store.js';
 import { RUN_ID } from './run-store.js';
 import { knownQuery } from '../../../runtime/http/known-query.js';
+import { parsedOr400 } from '../../../runtime/http/parsed.js';
 
 /** Runs per page unless `limit` says otherwise, and the most one page holds. */
 export const RUNS_PAGE = 50;
@@ -26,15 +27,7 @@ const listQuery = z.object({
 export function runsRouter(deps: { runs: RunStore }): Router {
   const router = Router();
   router.get('/runs', knownQuery('chat', 'user', 'model', 'limit', 'before'), async (request, response) => {
-    const query = listQuery.safeParse(request.query);
-    if (!query.success) {
-      const fields = query.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-      throw new ValidationError(
-        `Invalid query: ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}`,
-        fields,
-      );
-    }
-    response.json(await deps.runs.list(query.data));
+    response.json(await deps.runs.list(parsedOr400(listQuery, request.query, { prefix: 'Invalid query' })));
   });
   router.get('/runs/:id', knownQuery(), async (request, response) => {
     const id = String(request.params.id);

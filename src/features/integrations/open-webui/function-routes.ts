@@ -11,6 +11,7 @@ import { VERSION } from '../../../core/version.js';
 import { checkedBody } from '../../../runtime/http/checked-body.js';
 import { clientSignal } from '../../../runtime/http/client-signal.js';
 import { HOOKS } from '../../../core/messages/hooks.js';
+import { parsedOr400 } from '../../../runtime/http/parsed.js';
 
 /** Where the generated Function and its chain live (GET is allowed with the read-only dashboard key). */
 export const FUNCTION_PATH = '/integrations/open-webui/function.py';
@@ -55,21 +56,16 @@ function callerUrl(request: Request): string {
 export function openWebuiRouter(deps: FilterChainDeps): Router {
   const router = Router();
   router.get(FUNCTION_PATH, (request, response) => {
-    const query = functionQuery.safeParse(request.query);
-    if (!query.success) {
-      throw new ValidationError(
-        `Invalid query: ${query.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`,
-      );
-    }
+    const query = parsedOr400(functionQuery, request.query, { prefix: 'Invalid query' });
     const filters = loadedFilters(deps.registry).map((filter) => ({
       id: filter.id,
       name: filter.name,
       userValvesSpec: filter.userValvesSpec as never,
     }));
     const text = renderFunction(filters, {
-      url: query.data.url ?? callerUrl(request),
+      url: query.url ?? callerUrl(request),
       version: VERSION,
-      toggle: query.data.toggle === 'true' || query.data.toggle === '1',
+      toggle: query.toggle === 'true' || query.toggle === '1',
     });
     response.type('text/x-python; charset=utf-8').send(text);
   });
@@ -77,14 +73,12 @@ export function openWebuiRouter(deps: FilterChainDeps): Router {
     router.post(`/integrations/open-webui/${hook}`, async (request, response) => {
       // Errors answer `{detail, code}` (see error-handler.ts): the Function tells a filter's refusal from a failure.
       response.locals.errorCode = true;
-      const parsed = envelope.safeParse(request.body);
-      if (!parsed.success) {
-        throw new ValidationError(
-          'Request must be a JSON object {"body": {...}, "user": {...}, "user_valves"?: {...}, "filters"?: [...]}',
-          parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-        );
-      }
-      const { user_valves: userValves = {}, filters } = parsed.data;
+      const parsed = parsedOr400(
+        envelope,
+        request.body,
+        'Request must be a JSON object {"body": {...}, "user": {...}, "user_valves"?: {...}, "filters"?: [...]}',
+      );
+      const { user_valves: userValves = {}, filters } = parsed;
       const known = new Set(loadedFilters(deps.registry).map((filter) => filter.id));
       const unknown = (filters ?? []).filter((id) => !known.has(id) && !deps.registry.failure(id));
       if (unknown.length > 0) {
@@ -95,8 +89,8 @@ export function openWebuiRouter(deps: FilterChainDeps): Router {
       for (const id of Object.keys(userValves)) {
         if (isForbiddenKey(id)) throw new ValidationError(`user_valves: "${id}" is not a filter id`);
       }
-      const body = checkedBody(parsed.data.body);
-      const user = chainUser(parsed.data.user);
+      const body = checkedBody(parsed.body);
+      const user = chainUser(parsed.user);
       const events = new HookEvents();
       const call = {
         user,
