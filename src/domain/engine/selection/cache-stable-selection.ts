@@ -36,8 +36,9 @@ export const CORE_MAX_GAP = 2;
 /**
  * A message outside the core is picked for the question only when its weight clears this point between the lowest
  * and the highest weight outside the core (0 = fill the room): the fresh share is as large as the question needs,
- * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (0.4 gives
- * LoCoMo dev the same recall with 2–3 points more reuse, but costs 1.5 points of recall at 4k on the assistant chats.)
+ * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (With a
+ * core of the newest messages, 0.4 gave LoCoMo dev the same recall with 2–3 points more reuse, but cost 1.5 points of
+ * recall at 4k on the assistant chats.) A core that starts is seeded with the units clearing the same point.
  */
 export const FRESH_THRESHOLD = 0.3;
 
