@@ -1,6 +1,12 @@
 import { fillByWeight } from './fill-by-weight.js';
 import { recencyWeights } from './recency-weights.js';
-import { candidates, mandatoryOnly, type SelectionAlgorithm, type SelectionUnit } from './selection-algorithm.js';
+import {
+  candidates,
+  type FillRanking,
+  mandatoryOnly,
+  type SelectionAlgorithm,
+  type SelectionUnit,
+} from './selection-algorithm.js';
 import { validPrefix } from './valid-prefix.js';
 
 /*
@@ -10,24 +16,29 @@ import { validPrefix } from './valid-prefix.js';
  * the first message that differs from the previous prompt, so a core cut from its old end breaks it at the cut, which
  * in chats of long answers (one exchange a fifth of a 2k budget) happened at 4 requests in 10 and kept only its head.
  * A full core instead stays as it is (the newer history waits outside it, reachable by the fresh share), and starts
- * again from the newest messages only once the history left out behind it exceeds `CORE_MAX_GAP` times its room.
+ * again only once the history left out behind it exceeds `CORE_MAX_GAP` times its room. A core that starts (or
+ * starts again) is seeded with what the current question needs, not with the newest messages: those are sent anyway
+ * (the recent messages, then every new message joins the core while it fits), and on chats of long answers the
+ * recent messages alone are a third of a 2k prompt, so a core of the newest messages held little that a question needed
+ * (LongMemEval S dev, recall at 2k / 4k: 85.0 / 95.7 % → 91.8 / 98.2 %; LoCoMo dev, where each request asks another
+ * question, unchanged within half a point).
  */
 /** Share of the history room always left to the messages picked for the current question. */
 export const FRESH_SHARE = 0.3;
-/** A core that starts (or starts again) takes the newest messages within this share of its room, so it can grow. */
+/** A core that starts (or starts again) takes at most this share of its room, so new messages can join it. */
 export const CORE_LOW_WATER = 0.6;
 /**
- * A full core starts again from the newest messages once the history left out after it exceeds this many times its
- * room, so it is never more than a few budgets older than the chat (LoCoMo dev, recall / prefix reuse at 2k and 4k:
- * 2 gives 89.1 / 94.2 % with 62.0 / 66.7 %; 1 gives 90.8 / 95.4 % with 57.7 / 64.5 %; 4 gives 88.1 / 93.4 % with
- * 63.6 / 67.9 %).
+ * A full core starts again once the history left out after it exceeds this many times its room, so it is never more
+ * than a few budgets older than the chat (LoCoMo dev, recall / prefix reuse at 2k and 4k: 2 gives 88.8 / 94.6 % with
+ * 61.3 / 66.5 %; 1 gives 89.9 / 95.4 % with 56.7 / 63.3 %; 4 gives 89.3 / 93.9 % with 63.2 / 68.2 %).
  */
 export const CORE_MAX_GAP = 2;
 /**
  * A message outside the core is picked for the question only when its weight clears this point between the lowest
  * and the highest weight outside the core (0 = fill the room): the fresh share is as large as the question needs,
- * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (0.4 gives
- * LoCoMo dev the same recall with 2–3 points more reuse, but costs 1.5 points of recall at 4k on the assistant chats.)
+ * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (With a
+ * core of the newest messages, 0.4 gave LoCoMo dev the same recall with 2–3 points more reuse, but cost 1.5 points of
+ * recall at 4k on the assistant chats.) A core that starts is seeded with the units clearing the same point.
  */
 export const FRESH_THRESHOLD = 0.3;
 
@@ -59,6 +70,13 @@ function carriedCore(
   return { core, reused: prefix.length };
 }
 
+/** The newest open units from the last user unit among them on (the last exchange before the recent messages). */
+function newestExchange(open: readonly SelectionUnit[]): SelectionUnit[] {
+  let at = open.length - 1;
+  while (at >= 0 && open[at]!.role !== 'user') at -= 1;
+  return at < 0 ? [] : open.slice(at);
+}
+
 /** The newest units, newest first, while they fit in `room`, cut to start at a user unit; ascending. */
 function newestBlock(open: readonly SelectionUnit[], room: number): SelectionUnit[] {
   const block: SelectionUnit[] = [];
@@ -74,27 +92,78 @@ function newestBlock(open: readonly SelectionUnit[], room: number): SelectionUni
 }
 
 /**
- * A core over its `room` keeps its leading part within it (ending after a reply), so the prompt still opens with
+ * A core over its `room` keeps its leading part within it (not ending on a question whose reply it cuts off), so the prompt still opens with
  * what it opened with last time: the newest carried units stay outside it (the fresh share may still pick them).
- * When the history left out after that part exceeds `maxGap` tokens, or nothing of it fits, the core starts again as
- * the newest units within `restart`. Returns the core and whether it started again.
+ * When the history left out after that part exceeds `maxGap` tokens, or nothing of it fits, the core starts again
+ * (`restartedCore`). Returns the core and whether it started again.
  */
 function fullCore(
   core: readonly SelectionUnit[],
   open: readonly SelectionUnit[],
   room: number,
-  restart: number,
   maxGap: number,
+  seed: () => SelectionUnit[],
 ): { core: SelectionUnit[]; restarted: boolean } {
   let used = 0;
   let end = 0;
   while (end < core.length && used + core[end]!.tokens <= room) used += core[end++]!.tokens;
-  while (end > 0 && core[end - 1]!.role === 'user') used -= core[--end]!.tokens;
+  // Not ending on a question whose answer (the next unit) is cut off; a question picked on its own stays.
+  while (
+    end > 0 &&
+    end < core.length &&
+    core[end - 1]!.role === 'user' &&
+    core[end]!.position === core[end - 1]!.position + 1
+  )
+    used -= core[--end]!.tokens;
   const last = end > 0 ? core[end - 1]!.position : Infinity;
   let gap = 0;
   for (const unit of open) if (unit.position > last) gap += unit.tokens;
-  if (end === 0 || gap > maxGap) return { core: newestBlock(open, restart), restarted: true };
+  if (end === 0 || gap > maxGap) return { core: restartedCore(core, seed()), restarted: true };
   return { core: core.slice(0, end), restarted: false };
+}
+
+/**
+ * The core started again: the new `seeded` core, but opening with the longest leading run of the old core whose
+ * units are all in it (the prompt cache still hits up to the end of that run), followed by the seeded units newer
+ * than the run. Every unit is one of `seeded`, so it fits the same room.
+ */
+export function restartedCore(old: readonly SelectionUnit[], seeded: readonly SelectionUnit[]): SelectionUnit[] {
+  const inSeed = new Set(seeded.map((unit) => unit.position));
+  let run = 0;
+  if (old[0]?.role === 'user') while (run < old.length && inSeed.has(old[run]!.position)) run += 1;
+  if (run === 0) return [...seeded];
+  const last = old[run - 1]!.position;
+  return [...old.slice(0, run), ...seeded.filter((unit) => unit.position > last)];
+}
+
+/**
+ * A core that starts (or starts again) within `room`: the units the current question needs (those clearing
+ * `FRESH_THRESHOLD`, best first by the fill's ranking and the recency-boosted weights), in input order, from the
+ * first user unit among them. The newest history is sent anyway (the recent messages, then every new message joins
+ * the core while it fits), so a core seeded from the question adds what the chat's topic needs rather than more of
+ * the same stretch; with nothing standing out (equal weights) it is the newest units.
+ */
+function seededCore(
+  units: readonly SelectionUnit[],
+  open: readonly SelectionUnit[],
+  kept: readonly boolean[],
+  room: number,
+  weights: ArrayLike<number>,
+  ranking: FillRanking | undefined,
+): SelectionUnit[] {
+  const relevant = relevantOutside(open, kept);
+  if (relevant.length === 0) return newestBlock(open, room);
+  const picked = units.map(() => false);
+  // The newest exchange outside the recent messages ends the core, so new messages join it from the next request.
+  let anchor = 0;
+  const block = newestExchange(open);
+  for (const unit of block) anchor += unit.tokens;
+  if (anchor <= room) for (const unit of block) picked[unit.position] = true;
+  else anchor = 0;
+  fillByWeight(relevant, weights, room - anchor, picked, ranking);
+  const core = open.filter((unit) => picked[unit.position]);
+  while (core.length > 0 && core[0]!.role !== 'user') core.shift();
+  return core;
 }
 
 /** Drops the oldest fresh picks while they would lead the chat in input order without being user units. */
@@ -112,8 +181,8 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
  * question and sent after the core, before the current turn. The core is only appended to: it takes every new turn
  * while it fits its room (the history room minus the fresh share); once full it stays as it was sent (its leading
  * part within the room) and the newer history waits outside it, until the history left out behind it passes
- * `CORE_MAX_GAP` rooms: then it starts again as the newest messages within the low-water mark, as it does without a
- * usable previous prompt. The fresh share gets at most the room the core leaves, filled by weight (recency-boosted)
+ * `CORE_MAX_GAP` rooms: then it starts again, as it does without a usable previous prompt, from what the current
+ * question needs within the low-water mark (`seededCore`), keeping the lead of the old core that is part of it. The fresh share gets at most the room the core leaves, filled by weight (recency-boosted)
  * from the messages outside the core that clear `FRESH_THRESHOLD`.
  */
 export const cacheStableSelection: SelectionAlgorithm = {
@@ -134,13 +203,15 @@ export const cacheStableSelection: SelectionAlgorithm = {
     }
     let core = carried.core;
     const coreTokens = () => core.reduce((sum, unit) => sum + unit.tokens, 0);
-    if (carried.reused === 0) core = newestBlock(open, Math.floor(room * CORE_LOW_WATER));
+    const weights = recencyWeights(units, options.recencyFactor);
+    const seed = () => seededCore(units, open, kept, Math.floor(room * CORE_LOW_WATER), weights, ranking);
+    if (carried.reused === 0) core = seed();
     else if (coreTokens() > room) {
-      const full = fullCore(core, open, room, Math.floor(room * CORE_LOW_WATER), room * CORE_MAX_GAP);
+      const full = fullCore(core, open, room, room * CORE_MAX_GAP, seed);
       core = full.core;
       notes.push(
         full.restarted
-          ? `cache_stable: the core restarted from the newest messages (the history left out behind it passed ${CORE_MAX_GAP}× its room)`
+          ? `cache_stable: the core restarted from what the question needs (the history left out behind it passed ${CORE_MAX_GAP}× its room)`
           : 'cache_stable: the core is full; it stays as sent (newer history outside it)',
       );
     }
@@ -148,7 +219,7 @@ export const cacheStableSelection: SelectionAlgorithm = {
     const used = coreTokens();
     const fresh = relevantOutside(open, kept);
     const before = kept.slice();
-    fillByWeight(fresh, recencyWeights(units, options.recencyFactor), Math.max(0, available - used), kept, ranking);
+    fillByWeight(fresh, weights, Math.max(0, available - used), kept, ranking);
     const picked = new Set(
       fresh.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position),
     );
