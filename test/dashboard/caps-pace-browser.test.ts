@@ -137,15 +137,32 @@ describe("the Caps view's pace in a real browser", () => {
   it("shows each group's and model pattern's budget beside the users: spend, cap, pace, who is blocked", async () => {
     const page = await openCaps();
     expect(await page.isHidden('#caps-shared')).toBe(false);
+    // Each row: the name's note (a group's cap on each member's own spend), then every cell's text without it.
     const rows = await page.$$eval('#shared-table tbody tr', (trs) =>
-      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+      trs.map((tr) => {
+        const note = tr.querySelector('th .note')?.textContent ?? null;
+        const cells = [...tr.children].map((cell) => cell.textContent ?? '');
+        cells[0] = cells[0]!.slice(0, cells[0]!.length - (note?.length ?? 0));
+        return [note, ...cells];
+      }),
     );
-    // Budget, kind, period, spent, cap, used, projected, pace, (resets), state, each member.
-    expect(rows.map((row) => [...row.slice(0, 8), ...row.slice(9)])).toEqual([
-      ['Research', 'group', 'daily', '$1.00', '$5.00', '20%', '—', '—', 'OK', '$2.00 a day'],
-      ['Research', 'group', 'monthly', '$15.00', '$30.00', '50%', '$36.00', 'Passes on Nov 28', 'OK', '$2.00 a day'],
-      ['Interns', 'group', '—', '—', '—', '—', '—', '—', '—', '$3.00 a month'],
-      ['openai/gpt-5*', 'model', 'daily', '$1.25', '$1.00', '125%', '—', '—', 'Blocked', '—'],
+    // Note, budget, kind, period, spent, cap, used, projected, pace, (resets), state.
+    expect(rows.map((row) => [...row.slice(0, 9), row.at(-1)])).toEqual([
+      ['each member $2.00 a day', 'Research', 'group', 'daily', '$1.00', '$5.00', '20%', '—', '—', 'OK'],
+      [
+        'each member $2.00 a day',
+        'Research',
+        'group',
+        'monthly',
+        '$15.00',
+        '$30.00',
+        '50%',
+        '$36.00',
+        'Passes on Nov 28',
+        'OK',
+      ],
+      ['each member $3.00 a month', 'Interns', 'group', '—', '—', '—', '—', '—', '—', '—'],
+      [null, 'openai/gpt-5*', 'model', 'daily', '$1.25', '$1.00', '125%', '—', '—', 'Blocked'],
     ]);
     const research = page.locator('#shared-table tbody tr', { hasText: 'monthly' });
     expect(await research.locator('td[data-exact="36"]').getAttribute('title')).toBe(

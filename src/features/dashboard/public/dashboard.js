@@ -448,16 +448,21 @@ function loadSharedCaps(caps, shared) {
     ]
       .filter(Boolean)
       .join(', ');
-    const memberCell = () => cell(member || '—');
+    // The name, and a group's cap on each member's own spend as a note under it.
     const name = () => {
       const th = cell(nameOf(budget), { header: true });
       th.title = `scope ${budget.scope}`;
+      if (member) {
+        const note = document.createElement('span');
+        note.className = 'note';
+        note.textContent = `each member ${member}`;
+        th.append(note);
+      }
       return th;
     };
     // A group with per-member caps only: one row with its note.
-    if (budget.caps.length === 0)
-      rows.push([name(), cell(kind), ...Array.from({ length: 8 }, () => cell('—')), memberCell()]);
-    for (const cap of budget.caps) rows.push([name(), cell(kind), ...capCells(cap), memberCell()]);
+    if (budget.caps.length === 0) rows.push([name(), cell(kind), ...Array.from({ length: 8 }, () => cell('—'))]);
+    for (const cap of budget.caps) rows.push([name(), cell(kind), ...capCells(cap)]);
   }
   fillRows('shared-table', rows);
 }
