@@ -173,11 +173,15 @@ async function sharedCaps(
 ): Promise<SharedCaps> {
   const { scope, target } = budget;
   let recent: Decimal = 0n;
-  if (budget.caps.some((cap) => cap.period.kind === 'monthly'))
-    for (const day of window.days) {
-      const from = Date.parse(`${day}T00:00:00Z`);
-      recent += parseDecimal(await scopeSpent(scope, from, from + DAY_MS)) ?? 0n;
-    }
+  if (budget.caps.some((cap) => cap.period.kind === 'monthly')) {
+    const days = await Promise.all(
+      window.days.map((day) => {
+        const from = Date.parse(`${day}T00:00:00Z`);
+        return scopeSpent(scope, from, from + DAY_MS);
+      }),
+    );
+    for (const spent of days) recent += parseDecimal(spent) ?? 0n;
+  }
   const caps: CapUsage[] = [];
   for (const cap of budget.caps)
     caps.push(capUsage(cap, await scopeSpent(scope, cap.period.from, cap.period.to), recent, now));
