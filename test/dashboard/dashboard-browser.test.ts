@@ -195,6 +195,8 @@ describe('dashboard in a real browser', () => {
     // A user is shown by the email on their records (the outlets send `ann@example.com`).
     expect(capRows[0]?.slice(0, 5)).toEqual(['ann@example.com', 'user', 'daily', '$0.1234', '$0.10']);
     expect(capRows[0]?.at(-1)).toBe('Blocked');
+    // No group_limits or model_limits in the valves: no shared budgets' table.
+    expect(await page.isHidden('#caps-shared')).toBe(true);
 
     // Context: the inlet run above.
     await page.click('#tabs button[data-view="context"]');

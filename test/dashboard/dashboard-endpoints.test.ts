@@ -335,6 +335,134 @@ describe('dashboard endpoints', () => {
     expect(response.body.blocked).toEqual([]);
   });
 
+  it("caps: each group's and model pattern's shared budget, its spend from the scope's counters and its pace", async () => {
+    await request(runtime.app)
+      .post('/spend-limit/valves/update')
+      .set(runtime.auth)
+      .send({
+        monthly_limit_usd: 0,
+        user_limits: {},
+        group_limits: {
+          Research: { daily_usd: 5, monthly_usd: 30, member_daily_usd: 2 },
+          Support: { monthly_usd: 50 },
+          Interns: { member_monthly_usd: 3 },
+        },
+        model_limits: { 'openai/gpt-5*': { daily_usd: 1 }, 'anthropic/*': { monthly_usd: 10, group: 'Research' } },
+        group_members: { Research: ['liz', 'max'] },
+      })
+      .expect(200);
+    // docs/accounting.md, "The month's pace", example 1 as a group's spend: Research's members liz and max spend $2 a
+    // day together on 13–19 November 2026 ($1 each), liz $1 on the 20th by 06:00: $15 by noon on the 20th.
+    const reply = (id: string, user: string, day: number, hour: number, cost: string, model = 'openai/gpt-4o') => ({
+      id,
+      time: Date.UTC(2026, 10, day, hour),
+      user,
+      model,
+      prompt: 1,
+      completion: 1,
+      cost,
+    });
+    await seedThroughOutlets(runtime.app, runtime.auth, [
+      ...[13, 14, 15, 16, 17, 18, 19].flatMap((day) => [
+        reply(`gl${day}`, 'liz', day, 10, '1'),
+        reply(`gm${day}`, 'max', day, 11, '1'),
+      ]),
+      reply('gl20', 'liz', 20, 6, '1'),
+      // ned is in no group: his $1.25 on a gpt-5 model is the whole 'openai/gpt-5*' budget's spend today.
+      reply('gn20', 'ned', 20, 8, '1.25', 'openai/gpt-5-mini'),
+    ]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let response: request.Response;
+    try {
+      vi.setSystemTime(Date.UTC(2026, 10, 20, 12));
+      response = await get('/usage/caps').expect(200);
+    } finally {
+      vi.useRealTimers();
+    }
+    const tomorrow = '2026-11-21T00:00:00.000Z';
+    const nextMonth = '2026-12-01T00:00:00.000Z';
+    expect(response.body.shared).toEqual([
+      {
+        scope: 'g:Research',
+        kind: 'group',
+        group: 'Research',
+        pattern: null,
+        caps: [
+          { period: 'daily', spent: '1', cap: '5', percent: 20, resetsAt: tomorrow, reached: false, pace: null },
+          {
+            period: 'monthly',
+            spent: '15',
+            cap: '30',
+            percent: 50,
+            resetsAt: nextMonth,
+            reached: false,
+            // $15 + $2 a day (the group's last 7 full days) × 10.5 days left, passed on the 28th.
+            pace: { projected: '36', dailyRate: '2', method: 'recent', passes: true, passesOn: '2026-11-28' },
+          },
+        ],
+        member: { daily: '2', monthly: null },
+        blocked: false,
+      },
+      {
+        // Listed with nothing spent.
+        scope: 'g:Support',
+        kind: 'group',
+        group: 'Support',
+        pattern: null,
+        caps: [
+          {
+            period: 'monthly',
+            spent: '0',
+            cap: '50',
+            percent: 0,
+            resetsAt: nextMonth,
+            reached: false,
+            pace: { projected: '0', dailyRate: '0', method: 'recent', passes: false, passesOn: null },
+          },
+        ],
+        member: null,
+        blocked: false,
+      },
+      // Member caps only: no shared spend, the note alone.
+      {
+        scope: 'g:Interns',
+        kind: 'group',
+        group: 'Interns',
+        pattern: null,
+        caps: [],
+        member: { daily: null, monthly: '3' },
+        blocked: false,
+      },
+      {
+        scope: 'm:openai/gpt-5*',
+        kind: 'model',
+        group: null,
+        pattern: 'openai/gpt-5*',
+        caps: [
+          { period: 'daily', spent: '1.25', cap: '1', percent: 125, resetsAt: tomorrow, reached: true, pace: null },
+        ],
+        member: null,
+        blocked: true,
+      },
+      {
+        scope: 'g:Research|m:anthropic/*',
+        kind: 'model',
+        group: 'Research',
+        pattern: 'anthropic/*',
+        caps: [expect.objectContaining({ period: 'monthly', spent: '0', cap: '10', reached: false })],
+        member: null,
+        blocked: false,
+      },
+    ]);
+    expect(response.body.sharedBlocked).toEqual(['m:openai/gpt-5*']);
+    expect(response.body.sharedPassing).toEqual(['g:Research']);
+    // The members' own caps: Research's $2 a day each (liz spent $1 today, max nothing).
+    const users = Object.fromEntries(response.body.users.map((user: { user: string }) => [user.user, user]));
+    expect(Object.keys(users)).toEqual(['liz', 'max']);
+    expect(users.liz.caps).toEqual([expect.objectContaining({ period: 'daily', spent: '1', cap: '2', percent: 50 })]);
+    expect(users.max.caps).toEqual([expect.objectContaining({ period: 'daily', spent: '0', cap: '2', percent: 0 })]);
+  });
+
   it('status: filters with load status and errors, backend, pricing age, version', async () => {
     const response = await get('/status').expect(200);
     const filters = Object.fromEntries(response.body.filters.map((filter: { id: string }) => [filter.id, filter]));

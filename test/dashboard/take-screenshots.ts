@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: a throw-away Eunoe with a month of made-up usage, opened in Debian's
- * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (Spend as a whole page; and Spend in dark mode
+ * Chromium (see test/helpers/chromium.ts); saves each view at 1280×800 (Spend and Caps as whole pages; and Spend in dark mode
  * and at phone width, and one run's page of the Runs view) under docs/screenshots/. Rerun it after changing the page.
  */
 import { mkdirSync } from 'node:fs';
@@ -24,15 +24,22 @@ try {
   const users = ['ann@example.com', 'bob@example.com', 'cat@example.com', 'dan@example.com'];
   const models = ['openai/gpt-4o', 'anthropic/claude-3.5-sonnet', 'openai/gpt-4o-mini', 'google/gemini-2.0-flash-001'];
   const now = Date.now();
+  // Groups and model budgets (the valves below): ann and bob are in Research, Claude models have a budget of their own.
+  const research = new Set(['ann@example.com', 'bob@example.com']);
+  const scopesOf = (user: string, model: string) => [
+    ...(research.has(user) ? ['g:Research'] : []),
+    ...(model.startsWith('anthropic/') ? ['m:anthropic/*'] : []),
+  ];
   let id = 0;
   for (let day = 0; day < 40; day++) {
     for (let reply = 0; reply < 6; reply++) {
       const model = (day + reply) % models.length;
       const prompt = 800 + ((day * 37 + reply * 101) % 4000);
+      const user = users[(day * 3 + reply) % users.length]!;
       await ledger.record({
         messageId: `shot-${id++}`,
         time: now - day * DAY - reply * 600_000,
-        userId: users[(day * 3 + reply) % users.length]!,
+        userId: user,
         userRole: 'user',
         model: models[model]!,
         pricedAs: models[model]!,
@@ -45,6 +52,7 @@ try {
         cost: ((prompt * (model + 1) * 2.5) / 1_000_000 + reply * 0.0011).toFixed(6),
         costSource: 'reported',
         usageSource: 'reported',
+        scopes: scopesOf(user, models[model]!),
       });
     }
     const before = 18_000 + ((day * 2_741) % 20_000);
@@ -83,7 +91,17 @@ try {
   await request(runtime.app)
     .post('/spend-limit/valves/update')
     .set(runtime.auth)
-    .send({ monthly_limit_usd: 5, user_limits: { 'ann@example.com': { daily_usd: 0.02 } } })
+    .send({
+      monthly_limit_usd: 5,
+      user_limits: { 'ann@example.com': { daily_usd: 0.02 } },
+      group_limits: {
+        Research: { daily_usd: 0.5, monthly_usd: 0.8, member_daily_usd: 0.25 },
+        Support: { monthly_usd: 10 },
+        Interns: { member_monthly_usd: 1 },
+      },
+      model_limits: { 'anthropic/*': { daily_usd: 0.02 } },
+      group_members: { Research: [...research] },
+    })
     .expect(200);
   // Runs: real inlets of the context filter (preview mode), two chats of two users.
   await request(runtime.app)
@@ -129,8 +147,9 @@ try {
         await page.click(`#tabs button[data-view="${view}"]`);
         await page.locator('body[data-loading="false"]').waitFor();
         const file = path.join(out, `${view}${suffix}.png`);
-        // Spend at desktop width whole (its tables are below the fold), the others as the window shows them.
-        await page.screenshot({ path: file, fullPage: view === 'spend' && !suffix });
+        // Spend and Caps at desktop width whole (their last tables are below the fold), the others as the window
+        // shows them.
+        await page.screenshot({ path: file, fullPage: (view === 'spend' || view === 'caps') && !suffix });
         console.log(`saved ${path.relative(repoRoot, file)}`);
       }
     } finally {

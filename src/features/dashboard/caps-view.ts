@@ -1,5 +1,6 @@
 import { compare, formatDecimal, parseDecimal, type Decimal } from '../../domain/pricing/decimal.js';
 import { effectiveCaps, isSpendCapValves } from '../../domain/usage/spend-caps.js';
+import { sharedBudgets, type SharedBudget } from '../../domain/usage/shared-budgets.js';
 import { monthlyPeriod } from '../../domain/usage/budget-periods.js';
 import { addDays } from '../../domain/usage/day-range.js';
 import { utcDay } from '../../domain/usage/daily-usage.js';
@@ -47,6 +48,23 @@ export interface UserCaps {
   blocked: boolean;
 }
 
+/** A group's budget or a model pattern's, shared by whoever it holds (group_limits, model_limits). */
+export interface SharedCaps {
+  /** Its scope key (`g:<group>`, `m:<pattern>`, `g:<group>|m:<pattern>`): the counters it is read from. */
+  scope: string;
+  kind: 'group' | 'model';
+  /** The group as the valves name it (a group's budget, or a model budget for one group's members), else null. */
+  group: string | null;
+  /** The model pattern (a model budget), else null. */
+  pattern: string | null;
+  /** Its shared caps, daily first: the spend of everyone it holds (a group's members, exempt roles included). */
+  caps: CapUsage[];
+  /** A group's cap on each member's own spend (exact decimal strings; null when not set); null when neither is. */
+  member: { daily: string | null; monthly: string | null } | null;
+  /** A shared cap is reached: everyone it holds is answered 429 until the reset. */
+  blocked: boolean;
+}
+
 /** `GET /usage/caps`: the caps in force and how much of them is used. */
 export interface CapsView {
   /** The spend-limit filter read, or null when none is loaded. */
@@ -57,6 +75,12 @@ export interface CapsView {
   blocked: string[];
   /** Users not blocked whose monthly cap is passed before the month ends at their pace. */
   passing: string[];
+  /** Groups' budgets (valve order), then model patterns' budgets: listed whether or not anything was spent. */
+  shared: SharedCaps[];
+  /** The scope keys of shared budgets blocked now. */
+  sharedBlocked: string[];
+  /** The scope keys of shared budgets not blocked whose monthly cap is passed before the month ends at their pace. */
+  sharedPassing: string[];
 }
 
 /**
@@ -65,6 +89,10 @@ export interface CapsView {
  * the ones on their newest record). A cap set by email applies to the user ids whose newest record
  * carries that email, as the filter (which sees the email) applies it; such a key is not listed
  * again on its own. Spent amounts are one counter read per cap.
+ *
+ * Beside the users, every shared budget the valves define (sharedBudgets: each group_limits group, each model_limits
+ * pattern), whether or not anything was spent: its caps read from the scope's counters (one read per cap), a monthly
+ * cap's pace from the scope's day counters of the pace's recent days (one read per day, once per budget).
  */
 export async function capsView(options: {
   filters: ReadonlyArray<{ id: string; valves: Record<string, unknown> }>;
@@ -79,6 +107,9 @@ export async function capsView(options: {
     users: [],
     blocked: [],
     passing: [],
+    shared: [],
+    sharedBlocked: [],
+    sharedPassing: [],
   };
   if (!filter || !isSpendCapValves(filter.valves)) return view;
   const valves = filter.valves;
@@ -116,7 +147,55 @@ export async function capsView(options: {
     if (blocked) view.blocked.push(user);
     else if (usage.some((cap) => cap.pace?.passes)) view.passing.push(user);
   }
+  const scopeSpent = ledger.scopeSpent?.bind(ledger);
+  if (!scopeSpent) return view; // a ledger that keeps no scope counters: no shared spend to show
+  for (const budget of sharedBudgets(valves, now)) {
+    const row = await sharedCaps(budget, scopeSpent, window, now);
+    view.shared.push(row);
+    if (row.blocked) view.sharedBlocked.push(row.scope);
+    else if (row.caps.some((cap) => cap.pace?.passes)) view.sharedPassing.push(row.scope);
+  }
   return view;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * One shared budget's row: each cap's spent is one read of the scope's day or month counter; a monthly cap's pace
+ * reads the scope's day counters of the pace's recent days, one read per day (none before the 8th, when the pace is
+ * the month so far), as the alerts do.
+ */
+async function sharedCaps(
+  budget: SharedBudget,
+  scopeSpent: (scope: string, from: number, to: number) => Promise<string>,
+  window: ReturnType<typeof paceWindow>,
+  now: number,
+): Promise<SharedCaps> {
+  const { scope, target } = budget;
+  let recent: Decimal = 0n;
+  if (budget.caps.some((cap) => cap.period.kind === 'monthly')) {
+    const days = await Promise.all(
+      window.days.map((day) => {
+        const from = Date.parse(`${day}T00:00:00Z`);
+        return scopeSpent(scope, from, from + DAY_MS);
+      }),
+    );
+    for (const spent of days) recent += parseDecimal(spent) ?? 0n;
+  }
+  const caps: CapUsage[] = [];
+  for (const cap of budget.caps)
+    caps.push(capUsage(cap, await scopeSpent(scope, cap.period.from, cap.period.to), recent, now));
+  caps.sort((a, b) => (a.period < b.period ? -1 : 1));
+  const amount = (value: Decimal | null) => (value === null ? null : formatDecimal(value));
+  return {
+    scope,
+    kind: target.kind,
+    group: target.group ?? null,
+    pattern: target.kind === 'model' ? target.pattern : null,
+    caps,
+    member: budget.member && { daily: amount(budget.member.daily), monthly: amount(budget.member.monthly) },
+    blocked: caps.some((cap) => cap.reached),
+  };
 }
 
 /**

@@ -358,13 +358,16 @@ function downloadCsv() {
 
 async function loadCaps() {
   const caps = await api('/usage/caps');
+  const shared = caps.shared ?? [];
   const empty = $('caps-empty');
   if (!caps.filter) {
     empty.textContent =
       'No spend-limit filter is loaded. Add filters/spend-limit.ts and set its daily_limit_usd, monthly_limit_usd, role_limits or user_limits valves (Admin → Settings → Pipelines).';
+  } else if (caps.users.length === 0 && shared.length > 0) {
+    empty.textContent = 'No user has a cap of their own in force; the groups’ and models’ budgets are below.';
   } else if (caps.users.length === 0) {
     empty.textContent =
-      'No user has a cap in force: set daily_limit_usd, monthly_limit_usd, role_limits or user_limits in the spend-limit valves.';
+      'No user has a cap in force: set daily_limit_usd, monthly_limit_usd, role_limits, user_limits, group_limits or model_limits in the spend-limit valves.';
   }
   empty.hidden = Boolean(caps.filter) && caps.users.length > 0;
   // A user is shown by the email on their newest record when there is one (ids are opaque), else by id.
@@ -384,32 +387,84 @@ async function loadCaps() {
   const rows = [];
   for (const user of caps.users) {
     for (const cap of user.caps) {
-      const used = document.createElement('td');
-      const bar = document.createElement('span');
-      bar.className = cap.reached ? 'bar full' : 'bar';
-      bar.setAttribute('aria-hidden', 'true');
-      const fill = document.createElement('span');
-      fill.style.width = `${Math.min(100, cap.percent)}%`;
-      bar.append(fill);
-      used.append(bar, share(cap.percent / 100));
-      const stateCell = cell(cap.reached ? 'Blocked' : 'OK');
-      stateCell.className = cap.reached ? 'state-blocked' : 'state-ok';
       const name = cell(nameOf(user), { header: true });
       if (user.email) name.title = `user id ${user.user}`;
-      rows.push([
-        name,
-        cell(user.role ?? '—'),
-        cell(cap.period),
-        cell(usd(cap.spent), { exact: cap.spent }),
-        cell(usd(cap.cap), { exact: cap.cap }),
-        used,
-        ...paceCells(cap),
-        cell(instant(cap.resetsAt)),
-        stateCell,
-      ]);
+      rows.push([name, cell(user.role ?? '—'), ...capCells(cap)]);
     }
   }
   fillRows('caps-table', rows);
+  loadSharedCaps(caps, shared);
+}
+
+/** A cap's cells from its period to its state (the users' and the shared budgets' tables alike). */
+function capCells(cap) {
+  const used = document.createElement('td');
+  const bar = document.createElement('span');
+  bar.className = cap.reached ? 'bar full' : 'bar';
+  bar.setAttribute('aria-hidden', 'true');
+  const fill = document.createElement('span');
+  fill.style.width = `${Math.min(100, cap.percent)}%`;
+  bar.append(fill);
+  used.append(bar, share(cap.percent / 100));
+  const stateCell = cell(cap.reached ? 'Blocked' : 'OK');
+  stateCell.className = cap.reached ? 'state-blocked' : 'state-ok';
+  return [
+    cell(cap.period),
+    cell(usd(cap.spent), { exact: cap.spent }),
+    cell(usd(cap.cap), { exact: cap.cap }),
+    used,
+    ...paceCells(cap),
+    cell(instant(cap.resetsAt)),
+    stateCell,
+  ];
+}
+
+/**
+ * The groups' and model patterns' budgets (group_limits, model_limits): the spend of everyone each holds, against its
+ * shared caps, with a group's cap on each member's own spend as a note; who is blocked or on pace to pass.
+ */
+function loadSharedCaps(caps, shared) {
+  $('caps-shared').hidden = shared.length === 0;
+  // A group by its name in the valves, a model budget by its pattern (and the group it is for).
+  const nameOf = (budget) =>
+    budget.kind === 'group' ? budget.group : budget.group ? `${budget.pattern} (${budget.group})` : budget.pattern;
+  const byScope = new Map(shared.map((budget) => [budget.scope, budget]));
+  const blocked = (caps.sharedBlocked ?? []).map((scope) => byScope.get(scope)).filter(Boolean);
+  $('shared-blocked').textContent = blocked.length
+    ? `Budgets used up now (everyone they hold is refused): ${blocked.map(nameOf).join(', ')}`
+    : 'No shared budget is used up.';
+  const passing = (caps.sharedPassing ?? []).map((scope) => byScope.get(scope)).filter(Boolean);
+  $('shared-passing').textContent = passing.length
+    ? `On pace to pass a monthly budget this month: ${passing
+        .map((budget) => `${nameOf(budget)} (${dayLabel(budget.caps.find((cap) => cap.pace?.passes)?.pace.passesOn)})`)
+        .join(', ')}`
+    : '';
+  const rows = [];
+  for (const budget of shared) {
+    const kind = budget.kind === 'group' ? 'group' : budget.group ? `model, group ${budget.group}` : 'model';
+    const member = [
+      budget.member?.daily ? `${usd(budget.member.daily)} a day` : '',
+      budget.member?.monthly ? `${usd(budget.member.monthly)} a month` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    // The name, and a group's cap on each member's own spend as a note under it.
+    const name = () => {
+      const th = cell(nameOf(budget), { header: true });
+      th.title = `scope ${budget.scope}`;
+      if (member) {
+        const note = document.createElement('span');
+        note.className = 'note';
+        note.textContent = `each member ${member}`;
+        th.append(note);
+      }
+      return th;
+    };
+    // A group with per-member caps only: one row with its note.
+    if (budget.caps.length === 0) rows.push([name(), cell(kind), ...Array.from({ length: 8 }, () => cell('—'))]);
+    for (const cap of budget.caps) rows.push([name(), cell(kind), ...capCells(cap)]);
+  }
+  fillRows('shared-table', rows);
 }
 
 /**
