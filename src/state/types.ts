@@ -33,6 +33,22 @@ export interface ListPush {
   options: ListPushOptions;
 }
 
+/** A sliding-window admission (`windowAdmit`): at most `limit` admissions in any `windowMs`. */
+export interface WindowAdmitOptions {
+  /** Most admissions the window holds (at least 1). */
+  limit: number;
+  /** The window's length in milliseconds (60,000 for "per minute"). */
+  windowMs: number;
+  /** The caller's clock, epoch ms: the admission's time, and the window is `(now - windowMs, now]`. */
+  now: number;
+}
+
+/**
+ * What `windowAdmit` decided: admitted (with the window's count, this one included), or refused with the time the
+ * window has room again (when the admission that makes it full leaves it).
+ */
+export type WindowAdmission = { admitted: true; count: number } | { admitted: false; retryAt: number };
+
 /** One record of an append-only stream (the ledger). */
 export interface StreamRecord<T = Record<string, unknown>> {
   /** Caller-chosen unique id inside the stream (e.g. the Open WebUI message id); appends are idempotent by it. */
@@ -141,6 +157,15 @@ export interface StateStore {
   listPushMany(pushes: readonly ListPush[]): Promise<string[][]>;
   /** The first `limit` items of a capped list, head (newest) first; none when absent or expired. */
   listRange(key: string, limit?: number): Promise<string[]>;
+
+  /**
+   * Sliding-window admission, one atomic step: drop the window's admissions older than `windowMs` before `now`, then
+   * admit (record `now`) when fewer than `limit` remain, else refuse and say when the oldest that keeps it full leaves.
+   * Refusals are not recorded. The window keeps at most `limit` times and expires `windowMs` after its last admission.
+   * Replicas admitting at once never admit more than `limit` in any `windowMs` (as their clocks tell). Windows live
+   * apart from documents and lists (`get`, `keys` and `listRange` do not see them).
+   */
+  windowAdmit(key: string, options: WindowAdmitOptions): Promise<WindowAdmission>;
 
   /** Atomically add `by` (may be fractional or negative) and return the new value. TTL applies when the counter is created. */
   increment(key: string, by?: number, options?: SetOptions): Promise<number>;
