@@ -3,7 +3,7 @@
  * SQLite (embedded, the default) and Redis (several replicas). Shaped by what the
  * features need, not a generic database wrapper:
  * - documents with optional TTL (session flags, last sequence sent, cached token counts, summaries, user valves);
- * - atomic counters (rate counters, spend totals);
+ * - atomic counters (spend totals) and sliding windows (rate limits);
  * - append-only records with time-range queries, idempotent by record id (the spend ledger);
  * - compare-and-set and leases for one-writer jobs (pricing refresh);
  * - a change channel so replicas learn about valve updates without a restart.
