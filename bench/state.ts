@@ -56,6 +56,16 @@ const operations: Array<{
   },
   { name: 'token cache getMany x50', run: (store) => store.getMany(tokenKeys) },
   { name: 'rate counter increment', run: (store) => store.increment('rate:user-1:minute', 1, { ttlMs: 60_000 }) },
+  // The rate limit's sliding window (windowAdmit) of one user: full after the first N calls, so most calls are
+  // refusals that read (and on SQLite parse) the N times kept.
+  {
+    name: 'rate window admit (N=60)',
+    run: (store) => store.windowAdmit('rate-window:user-1', { limit: 60, windowMs: 60_000, now: Date.now() }),
+  },
+  {
+    name: 'rate window admit (N=1000)',
+    run: (store) => store.windowAdmit('rate-window:user-2', { limit: 1000, windowMs: 60_000, now: Date.now() }),
+  },
   {
     name: 'ledger append',
     run: (store, i) =>

@@ -7,6 +7,8 @@ import type {
   StateStore,
   StoreHealth,
   StreamRecord,
+  WindowAdmission,
+  WindowAdmitOptions,
 } from './types.js';
 import type { StoreOutageLog } from '../core/util/store-outage.js';
 
@@ -71,6 +73,9 @@ export class ScopedState implements StateStore {
   }
   listRange(key: string, limit?: number): Promise<string[]> {
     return this.store.listRange(this.k(key), limit);
+  }
+  windowAdmit(key: string, options: WindowAdmitOptions): Promise<WindowAdmission> {
+    return this.store.windowAdmit(this.k(key), options);
   }
   increment(key: string, by?: number, options?: SetOptions): Promise<number> {
     return this.store.increment(this.k(key), by, options);

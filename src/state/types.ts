@@ -3,7 +3,7 @@
  * SQLite (embedded, the default) and Redis (several replicas). Shaped by what the
  * features need, not a generic database wrapper:
  * - documents with optional TTL (session flags, last sequence sent, cached token counts, summaries, user valves);
- * - atomic counters (rate counters, spend totals);
+ * - atomic counters (spend totals) and sliding windows (rate limits);
  * - append-only records with time-range queries, idempotent by record id (the spend ledger);
  * - compare-and-set and leases for one-writer jobs (pricing refresh);
  * - a change channel so replicas learn about valve updates without a restart.
@@ -32,6 +32,22 @@ export interface ListPush {
   item: string;
   options: ListPushOptions;
 }
+
+/** A sliding-window admission (`windowAdmit`): at most `limit` admissions in any `windowMs`. */
+export interface WindowAdmitOptions {
+  /** Most admissions the window holds (at least 1). */
+  limit: number;
+  /** The window's length in milliseconds (60,000 for "per minute"). */
+  windowMs: number;
+  /** The caller's clock, epoch ms: the admission's time, and the window is `(now - windowMs, now]`. */
+  now: number;
+}
+
+/**
+ * What `windowAdmit` decided: admitted (with the window's count, this one included), or refused with the time the
+ * window has room again (when the admission that makes it full leaves it).
+ */
+export type WindowAdmission = { admitted: true; count: number } | { admitted: false; retryAt: number };
 
 /** One record of an append-only stream (the ledger). */
 export interface StreamRecord<T = Record<string, unknown>> {
@@ -141,6 +157,15 @@ export interface StateStore {
   listPushMany(pushes: readonly ListPush[]): Promise<string[][]>;
   /** The first `limit` items of a capped list, head (newest) first; none when absent or expired. */
   listRange(key: string, limit?: number): Promise<string[]>;
+
+  /**
+   * Sliding-window admission, one atomic step: drop the window's admissions older than `windowMs` before `now`, then
+   * admit (record `now`) when fewer than `limit` remain, else refuse and say when the oldest that keeps it full leaves.
+   * Refusals are not recorded. The window keeps at most `limit` times and expires `windowMs` after its last admission.
+   * Replicas admitting at once never admit more than `limit` in any `windowMs` (as their clocks tell). Windows live
+   * apart from documents and lists (`get`, `keys` and `listRange` do not see them).
+   */
+  windowAdmit(key: string, options: WindowAdmitOptions): Promise<WindowAdmission>;
 
   /** Atomically add `by` (may be fractional or negative) and return the new value. TTL applies when the counter is created. */
   increment(key: string, by?: number, options?: SetOptions): Promise<number>;

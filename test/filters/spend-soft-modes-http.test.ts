@@ -14,7 +14,7 @@ import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runt
 
 const redisUrl = inject('redisUrl');
 
-/** 10 s into a UTC minute: a refusal then says "Try again in 50 s". */
+/** 10 s into a UTC minute (the window slides: where the minute starts does not matter). */
 const START = Date.parse('2026-12-05T10:00:10Z');
 
 const alice = { id: 'alice', email: 'alice@example.com', name: 'Alice', role: 'user' };
@@ -80,9 +80,10 @@ describe('soft modes past the soft threshold (SQLite)', () => {
   const inlet = (body: Record<string, unknown>, user: Record<string, unknown> = alice) =>
     request(runtime.app).post('/spend-limit/filter/inlet').set(runtime.auth).send({ body, user });
 
-  it('slow: past 80 % of the daily cap, 2 requests a minute pass, the next is a 429 that says when to retry', async () => {
+  it('slow: past 80 % of the daily cap, 2 requests in any 60 s pass, the next is a 429 that says the true wait', async () => {
     await valves({ soft_mode: 'slow', slow_requests_per_minute: 2 });
     await spend(alice, 0.085, `seed-slow-${seq}`);
+    const t0 = Date.now();
     const first = await request(runtime.app)
       .post('/integrations/open-webui/inlet')
       .set(runtime.auth)
@@ -92,8 +93,11 @@ describe('soft modes past the soft threshold (SQLite)', () => {
       'slowed down: 2 requests a minute (daily budget 85 % used)',
       'spend: $0.0852 of $0.10 daily cap (85 %)',
     ]);
+    vi.setSystemTime(t0 + 20_000);
     expect((await inlet(chat('openai/gpt-4o', 's2'))).status).toBe(200);
     // Through the Function's route, whose errors carry their code (the Pipelines route answers {detail}).
+    // 45 s after the first: it leaves the window in 15 s.
+    vi.setSystemTime(t0 + 45_000);
     const third = await request(runtime.app)
       .post('/integrations/open-webui/inlet')
       .set(runtime.auth)
@@ -101,18 +105,21 @@ describe('soft modes past the soft threshold (SQLite)', () => {
     expect(third.status).toBe(429);
     expect(third.body.code).toBe('ERR_RATE_LIMIT');
     expect(third.body.detail).toBe(
-      'Your daily budget is 85 % used: requests are slowed to 2 per minute until it resets or spend falls under 80 %. Try again in 50 s.',
+      'Your daily budget is 85 % used: requests are slowed to 2 per minute until it resets or spend falls under 80 %. Try again in 15 s.',
     );
     // A user under the threshold is not slowed.
     const bob = { ...alice, id: 'bob', email: 'bob@example.com' };
     for (let index = 0; index < 4; index++)
       expect((await inlet(chat('openai/gpt-4o', `b${index}`), bob)).status).toBe(200);
-    // The next minute: 2 more.
-    vi.setSystemTime(Date.now() + 60_000);
+    // 60 s after the first it has left the window: one more passes; the next waits for the second (20 s).
+    vi.setSystemTime(t0 + 60_000);
     expect((await inlet(chat('openai/gpt-4o', 's4'))).status).toBe(200);
-    // The refused request held nothing, the admitted ones did (without their replies): 85 % + 3 small holds.
-    expect((await inlet(chat('openai/gpt-4o', 's5'))).status).toBe(200);
-    expect((await inlet(chat('openai/gpt-4o', 's6'))).status).toBe(429);
+    const fifth = await inlet(chat('openai/gpt-4o', 's5'));
+    expect(fifth.status).toBe(429);
+    expect(fifth.body.detail).toMatch(/ Try again in 20 s\.$/);
+    // The refused requests held nothing, the admitted ones did (without their replies): 85 % + 3 small holds.
+    vi.setSystemTime(t0 + 80_000);
+    expect((await inlet(chat('openai/gpt-4o', 's6'))).status).toBe(200);
     // The period resets (the next UTC day): no longer slowed.
     vi.setSystemTime(Date.now() + 86_400_000);
     for (let index = 0; index < 3; index++)

@@ -284,6 +284,68 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect([...kept, ...results.flat(2)].sort()).toEqual([...items].sort());
       });
 
+      it('windowAdmit: at most `limit` in any window, however the calls straddle a minute; the true wait on refusal', async () => {
+        const store = await open();
+        const minute = 60_000;
+        // Caller's clock: 10:00:59.000 … (any epoch ms; the window is measured in the times the caller gives).
+        const at59 = Date.parse('2026-12-05T10:00:59Z');
+        const admit = (now: number, limit = 3) => store.windowAdmit('rate:u1', { limit, windowMs: minute, now });
+        expect(await admit(at59)).toEqual({ admitted: true, count: 1 });
+        expect(await admit(at59 + 500)).toEqual({ admitted: true, count: 2 });
+        expect(await admit(at59 + 900)).toEqual({ admitted: true, count: 3 });
+        // 10:01:01: a calendar-minute counter would start afresh; the window still holds all three.
+        expect(await admit(at59 + 2000)).toEqual({ admitted: false, retryAt: at59 + minute });
+        // Refusals are not recorded: the wait stays the oldest admission's exit.
+        expect(await admit(at59 + minute - 1)).toEqual({ admitted: false, retryAt: at59 + minute });
+        // At its exit the oldest no longer counts: one more passes, and the next waits for the second oldest.
+        expect(await admit(at59 + minute)).toEqual({ admitted: true, count: 3 });
+        expect(await admit(at59 + minute + 1)).toEqual({ admitted: false, retryAt: at59 + 500 + minute });
+        // Another key is another window; windows live apart from documents and lists.
+        expect(await store.windowAdmit('rate:u2', { limit: 1, windowMs: minute, now: at59 })).toEqual({
+          admitted: true,
+          count: 1,
+        });
+        expect(await store.get('rate:u1')).toBeUndefined();
+        expect(await store.keys('rate:')).toEqual([]);
+        expect(await store.listRange('rate:u1')).toEqual([]);
+      });
+
+      it('windowAdmit keeps at most `limit` times: a lowered limit counts the newest only', async () => {
+        const store = await open();
+        const start = 1_000_000;
+        for (let index = 0; index < 5; index++)
+          expect(await store.windowAdmit('w', { limit: 5, windowMs: 60_000, now: start + index * 1000 })).toEqual({
+            admitted: true,
+            count: index + 1,
+          });
+        // Limit 2: the newest two (start + 3 s, start + 4 s) fill it; room again when start + 3 s leaves.
+        expect(await store.windowAdmit('w', { limit: 2, windowMs: 60_000, now: start + 10_000 })).toEqual({
+          admitted: false,
+          retryAt: start + 3000 + 60_000,
+        });
+        // Only those two were kept: back at 5, three more pass.
+        const back = [];
+        for (let index = 0; index < 4; index++)
+          back.push(await store.windowAdmit('w', { limit: 5, windowMs: 60_000, now: start + 11_000 + index }));
+        expect(back.map((admission) => admission.admitted)).toEqual([true, true, true, false]);
+        expect(back[3]).toEqual({ admitted: false, retryAt: start + 3000 + 60_000 });
+      });
+
+      it('windowAdmit: concurrent calls admit exactly `limit`', async () => {
+        const store = await open();
+        const now = 5_000_000;
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () => store.windowAdmit('busy', { limit: 7, windowMs: 60_000, now })),
+        );
+        const admitted = results.filter((result) => result.admitted);
+        expect(admitted).toHaveLength(7);
+        expect(admitted.map((result) => (result.admitted ? result.count : 0)).sort((a, b) => a - b)).toEqual([
+          1, 2, 3, 4, 5, 6, 7,
+        ]);
+        for (const refused of results.filter((result) => !result.admitted))
+          expect(refused).toEqual({ admitted: false, retryAt: now + 60_000 });
+      });
+
       it('expires a list after its TTL; each push renews it', async () => {
         const store = await open();
         await store.listPush('ttl', 'a', { max: 5, ttlMs: TTL });

@@ -65,6 +65,33 @@ describe.runIf(redisUrl)('RedisStateStore', () => {
       }
     });
 
+    it('windowAdmit on two replicas: exactly `limit` of a burst pass, the window holds at most `limit` times, with a TTL', async () => {
+      const prefix = `${filePrefix}window:`;
+      const first = makeRedisStore(prefix);
+      const second = makeRedisStore(prefix);
+      const admin = new Redis(redisUrl);
+      try {
+        await Promise.all([first.waitUntilReady(5000), second.waitUntilReady(5000)]);
+        const now = Date.parse('2026-12-05T10:02:59Z');
+        const burst = await Promise.all(
+          Array.from({ length: 30 }, (_, index) =>
+            (index % 2 ? first : second).windowAdmit('rate:u', { limit: 4, windowMs: 60_000, now: now + index }),
+          ),
+        );
+        expect(burst.filter((answer) => answer.admitted)).toHaveLength(4);
+        // A lowered limit trims the set to the newest ones: never more than `limit` times per user.
+        await first.windowAdmit('rate:u', { limit: 2, windowMs: 60_000, now: now + 100 });
+        const key = `${prefix}w:rate:u`;
+        expect(await admin.zcard(key)).toBe(2);
+        const ttl = await admin.pttl(key);
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+        admin.disconnect();
+      }
+    });
+
     it('keeps deployments with different prefixes apart and stores every key under the prefix', async () => {
       const one = makeRedisStore(`${filePrefix}one:`);
       const two = makeRedisStore(`${filePrefix}two:`);

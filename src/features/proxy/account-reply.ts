@@ -6,7 +6,8 @@ import type { UsageRecord } from '../../domain/usage/types.js';
 import { reportDegraded } from '../../core/util/store-outage.js';
 import { requestReservationId, settleHolds } from '../../domain/usage/spend-reservations.js';
 import { provided } from '../../runtime/host/service-registry.js';
-import { replyClaimsService } from '../../runtime/host/shipped-service-keys.js';
+import { modelSwitchesService, replyClaimsService, type ModelSwitch } from '../../runtime/host/shipped-service-keys.js';
+import { isRecord } from '../../core/messages/chat-message.js';
 import { withSpendScopes } from '../../runtime/usage/spend-scopes-of.js';
 import { errorMessage } from '../../core/util/error-message.js';
 
@@ -53,6 +54,10 @@ async function record(
     });
     record = built?.record;
     if (!record) return undefined;
+    // Priced as the model that answered (args.model); when the spend-limit inlet switched the request to it, the model
+    // asked for is kept beside it, as the accounting outlet records it.
+    const switched = await modelSwitchOf(args, record.userId);
+    if (switched) record = { ...record, requestedModel: switched.requested };
     // The shared cap scopes (groups, model patterns) it counts toward, fixed on the record.
     record = await withSpendScopes(record, user, services, logger);
     const fingerprint = replyFingerprint(record.userId, args.model, reply.content);
@@ -69,6 +74,28 @@ async function record(
   } catch (error) {
     logger.error({ err: errorMessage(error), record }, 'openai-proxy: could not record usage');
     return record;
+  }
+}
+
+/**
+ * The spend-limit inlet's switch to the model this request names (ModelSwitches.claimServed): by the reply's message id
+ * when the request carries one (`metadata.message_id`, as a direct caller may send it), else the user's oldest
+ * unclaimed switch to this model. Never throws: without it the reply is still recorded, as the model that answered.
+ */
+async function modelSwitchOf(args: PipeArgs<unknown, unknown>, userId: string): Promise<ModelSwitch | undefined> {
+  const switches = provided(args.services, modelSwitchesService);
+  if (!switches) return undefined;
+  const metadata = args.body.metadata;
+  const messageId = isRecord(metadata) && typeof metadata.message_id === 'string' ? metadata.message_id : undefined;
+  try {
+    const found = await switches.claimServed(userId, args.model, messageId || undefined);
+    return found && found.served === args.model && found.requested !== args.model ? found : undefined;
+  } catch (error) {
+    args.logger.warn(
+      { err: errorMessage(error) },
+      'openai-proxy: model switch not read; recorded without requestedModel',
+    );
+    return undefined;
   }
 }
 

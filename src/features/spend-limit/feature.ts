@@ -4,21 +4,13 @@
  * valves put on a user (`spendCapsService`), which the accounting outlet's cost status line reads; the shared scopes
  * (groups, model patterns) a recorded reply counts toward, which the accounting outlet and the openai-proxy write on
  * the record; and the models its inlet switched to a cheaper one (`modelSwitchesService`), which the accounting outlet
- * records.
+ * and the openai-proxy record.
  */
 import type { Feature } from '../../runtime/feature.js';
-import {
-  modelSwitchesService,
-  spendCapsService,
-  type ModelSwitch,
-  type SpendCaps,
-} from '../../runtime/host/shipped-service-keys.js';
+import { modelSwitchesService, spendCapsService, type SpendCaps } from '../../runtime/host/shipped-service-keys.js';
+import { modelSwitches } from './model-switches.js';
 import { capSubject, effectiveCaps, isSpendCapValves, spendScopes } from '../../domain/usage/spend-caps.js';
 import { formatDecimal } from '../../domain/pricing/decimal.js';
-
-/** Where a model switch is kept (see ModelSwitches), and for how long: a reply's outlet comes within minutes. */
-const SWITCH_PREFIX = 'spend-limit:switch:';
-const SWITCH_TTL_MS = 86_400_000;
 
 export function spendLimitFeature(): Feature {
   return {
@@ -49,11 +41,7 @@ export function spendLimitFeature(): Feature {
         },
       };
       host.provided.provide(spendCapsService, caps);
-      const store = host.store;
-      host.provided.provide(modelSwitchesService, {
-        record: (messageId, change) => store.set(`${SWITCH_PREFIX}${messageId}`, change, { ttlMs: SWITCH_TTL_MS }),
-        find: (messageId) => store.get<ModelSwitch>(`${SWITCH_PREFIX}${messageId}`),
-      });
+      host.provided.provide(modelSwitchesService, modelSwitches(host.store));
     },
   };
 }

@@ -1,11 +1,12 @@
 /**
  * Request rate limits, independent of money: at most N requests per minute per user, chosen per user, per group, per
  * role or by default (the `rate_limits` valve of the spend-limit filter), and the slow-down of a cap's soft mode.
- * Counted in the state store's atomic counters (one counter per user and UTC minute, expiring after two minutes), so
- * the limit holds across Redis replicas: every replica adds to the same counter.
  *
- * The window is the calendar minute (fixed window): a user may send up to N requests at the end of one minute and N at
- * the start of the next. The refused request counts too (the counter is added to before it is read).
+ * The window slides: a request passes when fewer than N of the user's requests passed in the 60 s before it, so no
+ * 60 s ever holds more than N, however they straddle a minute boundary. The times are kept by the state store's
+ * atomic sliding window (`windowAdmit`: at most N times per user, one atomic step on SQLite and on Redis), so the
+ * limit holds across Redis replicas. A refused request is not counted, and its "Try again in X s" is the true wait:
+ * when the oldest of the N counted requests leaves the window.
  */
 import { z } from 'zod';
 import { FilterError } from '../../core/errors/filter-error.js';
@@ -75,8 +76,9 @@ export function rateLimitFor(valve: Partial<RateLimitsValve>, user: PipelineUser
 const MINUTE_MS = 60_000;
 
 /**
- * Counts this request in the user's counter `kind` of the current UTC minute and refuses it (429 `ERR_RATE_LIMIT`)
- * past `limit`, saying when the next minute starts. `kind` keeps the rate limit and a cap's slow-down apart.
+ * Admits this request into the user's sliding window `kind` (the last 60 s) or refuses it (429 `ERR_RATE_LIMIT`) when
+ * `limit` requests already passed in it, saying how long until one leaves. `kind` keeps the rate limit and a cap's
+ * slow-down apart.
  */
 export async function countRequest(args: {
   state: ScopedState;
@@ -87,10 +89,13 @@ export async function countRequest(args: {
   /** What the user reads before "try again in …". */
   refusal: (limit: number) => string;
 }): Promise<void> {
-  const minute = Math.floor(args.now / MINUTE_MS);
-  const count = await args.state.increment(`${args.kind}:${args.userId}:${minute}`, 1, { ttlMs: 2 * MINUTE_MS });
-  if (count <= args.limit) return;
-  const retryAfter = Math.max(1, Math.ceil(((minute + 1) * MINUTE_MS - args.now) / 1000));
+  const admission = await args.state.windowAdmit(`${args.kind}-window:${args.userId}`, {
+    limit: args.limit,
+    windowMs: MINUTE_MS,
+    now: args.now,
+  });
+  if (admission.admitted) return;
+  const retryAfter = Math.max(1, Math.ceil((admission.retryAt - args.now) / 1000));
   throw new FilterError(429, `${args.refusal(args.limit)} Try again in ${retryAfter} s.`, { code: 'ERR_RATE_LIMIT' });
 }
 

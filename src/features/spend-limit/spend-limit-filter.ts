@@ -483,7 +483,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     const switches = provided(services, modelSwitchesService);
     if (switches && typeof messageId === 'string' && messageId)
       await switches
-        .record(messageId, { requested, served: choice.model })
+        .record(messageId, { requested, served: choice.model }, userId)
         .catch((error: unknown) =>
           logger.warn({ err: String(error) }, 'spend-limit: model switch not kept for the ledger'),
         );

@@ -93,11 +93,24 @@ export interface ModelSwitch {
  * The model switches of the spend-limit filter, by the reply's message id (Open WebUI's `metadata.message_id`): the
  * inlet records one, the accounting outlet reads it to price the reply as the model that answered and to record both
  * ids (Open WebUI's outlet body names the chat's model, the requested one). Kept a day.
+ *
+ * Eunoe's openai-proxy records the replies it serves itself, from a request that carries no message id (Open WebUI
+ * drops `metadata` from what it sends a connection): it claims the user's oldest unclaimed switch to the model it
+ * serves (`claimServed`), each switch once, within `SWITCH_CLAIM_MS` of the inlet.
  */
 export interface ModelSwitches {
-  record(messageId: string, change: ModelSwitch): Promise<void>;
+  /** Keep a switch by message id, and as unclaimed for `userId` and the served model. */
+  record(messageId: string, change: ModelSwitch, userId?: string): Promise<void>;
   find(messageId: string): Promise<ModelSwitch | undefined>;
+  /**
+   * The switch of the reply `messageId` when given and kept, else the oldest unclaimed switch of `userId` to `served`
+   * made within `SWITCH_CLAIM_MS`; either way claimed (a second call does not get it). Undefined when none.
+   */
+  claimServed(userId: string, served: string, messageId?: string): Promise<ModelSwitch | undefined>;
 }
+
+/** How long after the inlet a switch can be claimed by the proxy that serves it: Open WebUI calls the model at once. */
+export const SWITCH_CLAIM_MS = 300_000;
 
 /** The spend-limit filter's model switches (the accounting outlet reads them). */
 export const modelSwitchesService = serviceKey<ModelSwitches>('spend-limit.model-switches');

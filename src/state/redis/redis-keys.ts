@@ -12,7 +12,7 @@ export const userUsageStream = (userId: string) => `${USAGE_STREAM}:user:${userI
  * The key layout under one deployment prefix (REDIS_PREFIX). Each kind of state has its
  * own letter so `keys()` over documents never sees a stream, lease or channel:
  * `d:` documents and counters, `s:` streams (`:h` hash id→json, `:z` time index, `:n`
- * insertion counter), `u:spend:` spend counters per user, `l:` leases, `q:` capped lists, `c:` pub/sub channels.
+ * insertion counter), `u:spend:` spend counters per user, `l:` leases, `q:` capped lists, `w:` sliding windows, `c:` pub/sub channels.
  *
  * With `cluster`, the keys one script touches share a hash tag (`{…}`), so they live in one slot: a stream's
  * three keys share `{<prefix>s:<stream>}`; a user's ledger copy, spend counters and holds share the tag of the
@@ -62,6 +62,8 @@ export function redisKeys(prefix: string, options: { cluster?: boolean } = {}) {
     lease: (name: string) => `${prefix}l:${name}`,
     /** A capped list (newest first). */
     list: (key: string) => `${prefix}q:${key}`,
+    /** A sliding window's admission times (sorted set, see windowAdmit). */
+    window: (key: string) => `${prefix}w:${key}`,
     channel: (channel: string) => `${prefix}c:${channel}`,
   };
 }

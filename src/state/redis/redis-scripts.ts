@@ -242,3 +242,30 @@ end
 return out`,
   'variadic',
 );
+
+/**
+ * Sliding-window admission (StateStore.windowAdmit, the rule of sliding-window.ts) on the sorted set KEYS[1] of
+ * admission times (score = time, member unique): ARGV now, window ms, limit, the member for this admission. Drops the
+ * times at or before now - window and all but the newest `limit`; admits (ZADD, TTL window) when fewer remain.
+ * Returns {1, count} or {0, the time the oldest remaining one leaves the window}.
+ */
+export const windowAdmitScript = new LuaScript(
+  'windowAdmit',
+  `${checkKeyTypes(['zset'])}local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count > limit then
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, count - limit - 1)
+  count = limit
+end
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, count + 1}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, tostring(tonumber(oldest[2]) + window)}`,
+  1,
+);

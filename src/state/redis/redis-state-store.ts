@@ -14,7 +14,10 @@ import type {
   StoreHealth,
   StreamRecord,
   TopologyHealth,
+  WindowAdmission,
+  WindowAdmitOptions,
 } from '../types.js';
+import { windowBounds } from '../sliding-window.js';
 import {
   createRedisClient,
   reconnectWhenEnded,
@@ -32,6 +35,7 @@ import {
   listPushManyScript,
   listPushScript,
   releaseLeaseScript,
+  windowAdmitScript,
 } from './redis-scripts.js';
 import { RedisStreamStore } from './redis-stream-store.js';
 import { RedisUsageStore } from './redis-usage-store.js';
@@ -311,6 +315,16 @@ export class RedisStateStore implements StateStore {
     const stop = limit === undefined ? -1 : Math.max(0, Math.floor(limit)) - 1;
     if (stop < -1 || limit === 0) return [];
     return this.call('listRange', (client) => client.lrange(this.layout.list(key), 0, stop));
+  }
+
+  async windowAdmit(key: string, options: WindowAdmitOptions): Promise<WindowAdmission> {
+    const { limit, windowMs, now } = windowBounds(options);
+    const reply = (await this.call('windowAdmit', (client) =>
+      windowAdmitScript.run(client, [this.layout.window(key)], [now, windowMs, limit, `${now}:${randomUUID()}`]),
+    )) as [number, number | string];
+    return reply[0] === 1
+      ? { admitted: true, count: Number(reply[1]) }
+      : { admitted: false, retryAt: Number(reply[1]) };
   }
 
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {

@@ -126,6 +126,16 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, period)
   ) WITHOUT ROWID;
   `,
+  // 6: sliding windows (windowAdmit, the rate limits): one row per window, its admission times as a JSON array of at
+  // most `limit` numbers, apart from documents.
+  `
+  CREATE TABLE windows (
+    key TEXT PRIMARY KEY,
+    times TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX windows_expiry ON windows (expires_at);
+  `,
 ];
 
 /**

@@ -14,7 +14,10 @@ import type {
   StateStore,
   StoreHealth,
   StreamRecord,
+  WindowAdmission,
+  WindowAdmitOptions,
 } from '../types.js';
+import { admitAt, windowBounds } from '../sliding-window.js';
 import { prepareStatements, type DocumentRow, type SqliteStatements } from './sqlite-statements.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { journalReasons } from '../journal/ledger-queue.js';
@@ -205,6 +208,23 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  async windowAdmit(key: string, options: WindowAdmitOptions): Promise<WindowAdmission> {
+    return this.run(() =>
+      this.options.db.transaction(() => {
+        const row = this.statements.windowTimes.get(key);
+        const stored = row === undefined ? [] : (JSON.parse(row.times) as number[]);
+        const { admission, times } = admitAt(stored, options);
+        // An admission renews the window's life (windowMs as the store's clock runs); a refusal only drops the times
+        // that left it or that a lowered limit no longer counts (as the Redis script does).
+        if (admission.admitted)
+          this.statements.putWindow.run(key, JSON.stringify(times), Date.now() + windowBounds(options).windowMs);
+        else if (row !== undefined && times.length !== stored.length)
+          this.statements.putWindow.run(key, JSON.stringify(times), row.expires_at);
+        return admission;
+      })(),
+    );
+  }
+
   async increment(key: string, by = 1, options?: SetOptions): Promise<number> {
     return this.run(() =>
       this.options.db.transaction(() => {
@@ -306,6 +326,7 @@ export class SqliteStateStore implements StateStore {
       this.statements.purgeDocuments.run(now);
       this.statements.purgeLists.run(now);
       this.statements.purgeListMeta.run(now);
+      this.statements.purgeWindows.run(now);
       this.statements.purgeLeases.run(now);
     } catch (error) {
       this.options.logger.warn({ err: error, file: this.options.file }, 'state purge failed');

@@ -61,6 +61,14 @@ export function prepareStatements(db: Database.Database) {
       'DELETE FROM lists WHERE key IN (SELECT key FROM list_meta WHERE expires_at IS NOT NULL AND expires_at <= ?)',
     ),
     purgeListMeta: db.prepare<[number]>('DELETE FROM list_meta WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    windowTimes: db.prepare<[string], { times: string; expires_at: number }>(
+      'SELECT times, expires_at FROM windows WHERE key = ?',
+    ),
+    putWindow: db.prepare<[string, string, number]>(
+      `INSERT INTO windows (key, times, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET times = excluded.times, expires_at = excluded.expires_at`,
+    ),
+    purgeWindows: db.prepare<[number]>('DELETE FROM windows WHERE expires_at <= ?'),
     purgeDocuments: db.prepare<[number]>('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     insertRecord: db.prepare<[string, string, number, number, string]>(
       'INSERT OR IGNORE INTO streams (stream, id, time, seq, data) VALUES (?, ?, ?, ?, ?)',

@@ -32,6 +32,7 @@ export function rejectingStore(): StateStore {
     listPush: reject,
     listPushMany: reject,
     listRange: reject,
+    windowAdmit: reject,
     append: reject,
     range: reject,
     acquireLease: reject,

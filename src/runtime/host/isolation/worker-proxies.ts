@@ -23,6 +23,7 @@ export const STATE_METHODS = [
   'keys',
   'compareAndSet',
   'increment',
+  'windowAdmit',
   'append',
   'range',
   'publish',
