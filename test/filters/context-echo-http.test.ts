@@ -4,6 +4,7 @@ import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { detailsResults, escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
+import { detailsChat, EVIDENCE, LOG, QUESTION, toolChat } from './helpers/tool-log-chat.js';
 
 /**
  * The echo loop through the real context filter over HTTP: the outlet of one turn records what the reply used of
@@ -17,36 +18,8 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
   let runtime: TestRuntime;
   const MAX = 2000;
   const user = { id: 'u-echo', email: 'echo@example.com', name: 'E', role: 'user' };
-  const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-  const log = Array.from({ length: 2500 }, (_, index) =>
-    index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
-  ).join('\n');
-  const QUESTION = { role: 'user', content: 'Which controller overheated, and what was its error code?' };
   const REPLY = { role: 'assistant', content: 'The nvme0n1 controller overheated; its error code was E4217.' };
   const FOLLOW_UP = { role: 'user', content: 'When did that happen? Quote the whole line.' };
-
-  const toolChat = (): Message[] => [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content: '',
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
-    },
-    { role: 'tool', tool_call_id: 'call_1', content: log },
-    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
-    QUESTION,
-  ];
-  const detailsChat = (): Message[] => [
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content:
-        `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(log))}" files="" embeds="[]">\n` +
-        '<summary>Tool Executed</summary>\n</details>\nThe log shows routine session starts and one kernel warning.',
-    },
-    QUESTION,
-  ];
 
   const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
     const response = await request(runtime.app)
@@ -121,7 +94,7 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
     content,
     output: [
       { type: 'function_call', call_id: 'call_1', name: 'read_log', arguments: '{}', status: 'completed' },
-      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: log }] },
+      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: LOG }] },
       { type: 'message', content: [{ type: 'output_text', text: content }] },
     ],
   });
@@ -132,7 +105,7 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
       content: '',
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
     },
-    { role: 'tool', tool_call_id: 'call_1', content: log },
+    { role: 'tool', tool_call_id: 'call_1', content: LOG },
     { role: 'assistant', content },
   ];
 
@@ -155,7 +128,7 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
 
   it("Open WebUI 0.6.x, the tool called in the reply's turn: its block in the reply's content is searched, not read as the reply", async () => {
     await setValves({});
-    const block = `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(log))}" files="" embeds="[]">\n<summary>Tool Executed</summary>\n</details>\n`;
+    const block = `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(LOG))}" files="" embeds="[]">\n<summary>Tool Executed</summary>\n</details>\n`;
     const reply = { role: 'assistant', content: `${block}${REPLY.content}` };
     await outlet([QUESTION, reply] as Message[], 'echo-details-own');
     const sent = await inlet([QUESTION, reply, FOLLOW_UP] as Message[], 'echo-details-own');

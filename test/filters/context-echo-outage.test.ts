@@ -7,6 +7,7 @@ import { ScopedState } from '../../src/state/scoped-state.js';
 import { freePort, redisServerBinary, startOwnedRedis } from '../helpers/redis-server.js';
 import { tempDir } from '../helpers/temp-store.js';
 import { captureLogger } from '../state/helpers/capture-logger.js';
+import { EVIDENCE, toolChat } from './helpers/tool-log-chat.js';
 
 /**
  * The echo loop when the state store does not answer: the outlet records nothing and the next inlet plans without
@@ -19,20 +20,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-const log = Array.from({ length: 2500 }, (_, index) =>
-  index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
-).join('\n');
+// The tool chat without its system message, and the reply that used the log's line 1,300.
 const history = [
-  { role: 'user', content: 'Show me the system log of the server.' },
-  {
-    role: 'assistant',
-    content: '',
-    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
-  },
-  { role: 'tool', tool_call_id: 'call_1', content: log },
-  { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
-  { role: 'user', content: 'Which controller overheated, and what was its error code?' },
+  ...toolChat().slice(1),
   { role: 'assistant', content: 'The nvme0n1 controller overheated; its error code was E4217.' },
 ];
 const next = [...history, { role: 'user', content: 'When did that happen? Quote the whole line.' }];

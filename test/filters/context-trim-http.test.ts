@@ -1,11 +1,12 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
-import { detailsResults, escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
+import { detailsResults } from '../../src/domain/engine/trim/details-blocks.js';
 import type { RunHead, RunRecord } from '../../src/features/context/runs/run-record.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
+import { detailsChat, EVIDENCE, QUESTION, toolChat } from './helpers/tool-log-chat.js';
 
 /**
  * Trimming long tool results through the real context filter over HTTP, in both shapes Open WebUI gives an inlet
@@ -18,35 +19,6 @@ describe('context filter: trimming long tool results over HTTP', () => {
   let runtime: TestRuntime;
   const MAX = 2000;
   const user = { id: 'u-trim', email: 'trim@example.com', name: 'T', role: 'user' };
-  const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-  const log = Array.from({ length: 2500 }, (_, index) =>
-    index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
-  ).join('\n');
-  const QUESTION = { role: 'user', content: 'Which controller overheated, and what was its error code?' };
-
-  const toolChat = (): Message[] => [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content: '',
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
-    },
-    { role: 'tool', tool_call_id: 'call_1', content: log },
-    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
-    QUESTION,
-  ];
-  const detailsChat = (): Message[] => [
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content:
-        `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="${escapeHtml('{}')}" result="${escapeHtml(JSON.stringify(log))}" files="" embeds="[]">\n` +
-        '<summary>Tool Executed</summary>\n</details>\nThe log shows routine session starts and one kernel warning.',
-    },
-    QUESTION,
-  ];
-
   const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
     const response = await request(runtime.app)
       .post('/context/filter/inlet')
