@@ -15,6 +15,14 @@ import type { RedisKeys } from './redis-keys.js';
 import { LuaScript } from './redis-scripts.js';
 import type { RedisCall } from './redis-stream-store.js';
 
+/** Lua: `minus(nano)`, the negated amount as an integer string for HINCRBY (the scripts below subtract with it). */
+const MINUS = `local function minus(value)
+  local amount = tonumber(value)
+  if amount == 0 then return '0' end
+  return string.format('%.0f', -amount)
+end
+`;
+
 /** How long the hold keys outlive their newest hold (a replica's clock may run a little behind another's). */
 const KEY_SLACK_MS = 60_000;
 
@@ -33,12 +41,7 @@ const KEY_SLACK_MS = 60_000;
  */
 export const reserveHoldScript = new LuaScript(
   'reserveHold',
-  `local function minus(value)
-  local amount = tonumber(value)
-  if amount == 0 then return '0' end
-  return string.format('%.0f', -amount)
-end
-local now = tonumber(ARGV[1])
+  `${MINUS}local now = tonumber(ARGV[1])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
 for _, id in ipairs(expired) do
   local nano = redis.call('HGET', KEYS[2], 'h:' .. id)
@@ -124,12 +127,7 @@ return {blocked, string.format('%.0f', held), existed, unpack(out)}`,
  */
 export const releaseHoldsScript = new LuaScript(
   'releaseHolds',
-  `local function minus(value)
-  local amount = tonumber(value)
-  if amount == 0 then return '0' end
-  return string.format('%.0f', -amount)
-end
-local out = {0}
+  `${MINUS}local out = {0}
 local function drop(id)
   local nano = redis.call('HGET', KEYS[1], 'h:' .. id)
   if not nano then return out end
@@ -177,12 +175,7 @@ return out`,
  */
 export const reserveScopesScript = new LuaScript(
   'reserveScopes',
-  `local function minus(value)
-  local amount = tonumber(value)
-  if amount == 0 then return '0' end
-  return string.format('%.0f', -amount)
-end
-local now = tonumber(ARGV[1])
+  `${MINUS}local now = tonumber(ARGV[1])
 local scopes = #KEYS / 3
 for s = 1, scopes do
   local holds, expiry = KEYS[3 * s - 1], KEYS[3 * s]
