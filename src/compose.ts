@@ -6,7 +6,7 @@ import type { StateStore } from './state/types.js';
 import { createStateStore } from './state/create-state-store.js';
 import { ModuleRegistry } from './runtime/host/module-registry.js';
 import { ValvesRepository } from './runtime/host/valves-repository.js';
-import { createFlagsHost } from './runtime/host/create-flags-host.js';
+import { createFlagsHost } from './runtime/flags/create-flags-host.js';
 import type { HostServices } from './runtime/host/types.js';
 import { resolveApiKey } from './server/api-key.js';
 import { securePrivateFiles } from './core/util/private-files.js';

@@ -2,8 +2,8 @@ import type { Logger } from '../../core/util/logger.js';
 import type { StateStore } from '../../state/types.js';
 import { ScopedState } from '../../state/scoped-state.js';
 import { FlagRegistry } from '../../domain/flags/index.js';
-import { resolveFlags } from '../flags/resolve-flags.js';
-import type { FlagsHost } from './flags-host.js';
+import { resolveFlags } from './resolve-flags.js';
+import type { FlagsHost } from '../host/flags-host.js';
 
 /** The flags host over src/domain/flags: one registry (built-ins + filters' flags), state under `h:flags:`. */
 export function createFlagsHost(options: {
