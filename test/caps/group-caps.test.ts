@@ -28,7 +28,11 @@ const VALVES = {
     // Found through group_members (the requests carry no groups).
     Fallback: { daily_usd: 0.03 },
   },
-  model_limits: { '*/gpt-4o': { daily_usd: 0.03, group: 'Models' } },
+  model_limits: {
+    '*/gpt-4o': { daily_usd: 0.03, group: 'Models' },
+    // An exact provider id: it holds the workspace models built on it too (they are priced as it).
+    'openai/gpt-4o': { daily_usd: 0.03, group: 'Workspace' },
+  },
   group_members: { Fallback: ['fb-1@example.com', 'fb-2'] },
 };
 
@@ -38,6 +42,12 @@ const INTERNS: Group = { id: 'grp-interns', name: 'Interns' };
 const TIGHT: Group = { id: 'grp-tight', name: 'Tight' };
 const WIDE: Group = { id: 'grp-wide', name: 'Wide' };
 const MODELS: Group = { id: 'grp-models', name: 'Models' };
+const WORKSPACE: Group = { id: 'grp-workspace', name: 'Workspace' };
+/** A workspace model built in Open WebUI on openai/gpt-4o, as its inlet names it (`metadata.model.info.base_model_id`). */
+const ACME = {
+  model: 'acme-assistant',
+  metadata: { model: { id: 'acme-assistant', info: { base_model_id: 'openai/gpt-4o', meta: {} } } },
+};
 
 /** `envelope` with the user's groups as the generated Function sends them (`user.groups`); none when `groups` is undefined. */
 function withGroups<T extends { user: ReturnType<typeof userOf> }>(envelope: T, groups: Group[] | undefined): T {
@@ -61,7 +71,7 @@ async function burst(
   users: string[],
   size: number,
   groups: Group[] | undefined,
-  model = GPT,
+  model: { model: string; metadata?: Record<string, unknown> } = GPT,
 ): Promise<Burst> {
   const ids = Array.from({ length: size }, (_, index) => `${users[index % users.length]}-${index}`);
   const userAt = (index: number) => users[index % users.length]!;
@@ -156,6 +166,16 @@ describe('group and model budgets, over HTTP against real servers', () => {
       // Another model does not match the pattern; someone outside the group is not held by it.
       expect((await next(on(), members[0]!, [MODELS], { model: 'openai/gpt-4o-mini' })).status).toBe(200);
       expect((await next(on(), `${tag}-models-outsider`, undefined)).status).toBe(200);
+    });
+
+    it(`${where}: a model budget on a provider's id holds the workspace models built on it, and their replies count`, async () => {
+      const members = [`${tag}-workspace-a`, `${tag}-workspace-b`];
+      // The outlets name the workspace model only, without metadata, as Open WebUI sends them.
+      const result = await burst(on(), members, 32, [WORKSPACE], ACME);
+      expectWithin(result, 32, 0.03, 4);
+      expect(result.messages[0]).toMatch(/Your group 'Workspace' daily budget for 'openai\/gpt-4o' of \$0\.03/);
+      // The recorded replies counted toward the budget: the provider's id itself is refused now too.
+      expect((await next(on(), members[1]!, [WORKSPACE])).status).toBe(429);
     });
 
     it(`${where}: without groups on the request, the group_members valve names the members (by email or id)`, async () => {

@@ -97,11 +97,20 @@ function pick(
 }
 
 /**
- * The caps in force for a user at `now`, for a request to `model` (model caps apply only with one): first the user's
- * own (monthly, then daily), then each of the user's groups' shared caps, then each matching model pattern's caps.
- * 0 or null means no cap. A user in several groups is held by each group's shared caps.
+ * The ids a request's model goes by for `model_limits`: the id it names (`body.model`, a workspace model's own id)
+ * and the id it is priced as (the price table's id of its base model: `openai/gpt-5` for a workspace model built on
+ * `gpt-5`), so a pattern on a provider's model holds the workspace models built on it. The spend-limit inlet and the
+ * recorded reply name the same two ids (both priced by the same table), so a reply counts where its request held.
  */
-export function effectiveCaps(valves: SpendCapValves, user: CapUser, now: number, model?: string): EffectiveCap[] {
+export type ModelIds = string | readonly (string | undefined)[];
+
+/**
+ * The caps in force for a user at `now`, for a request to `model` (model caps apply only with one): first the user's
+ * own (monthly, then daily), then each of the user's groups' shared caps, then each model pattern's caps that one of
+ * the model's ids matches. 0 or null means no cap. A user in several groups is held by each group's shared caps.
+ */
+export function effectiveCaps(valves: SpendCapValves, user: CapUser, now: number, model?: ModelIds): EffectiveCap[] {
+  const ids = model === undefined ? [] : (typeof model === 'string' ? [model] : model).filter((id) => id !== undefined);
   const caps: EffectiveCap[] = [];
   const groups = userGroups(user, valves.group_members);
   const monthly = pick(valves, user, groups, 'monthly_usd', valves.monthly_limit_usd);
@@ -126,9 +135,9 @@ export function effectiveCaps(valves: SpendCapValves, user: CapUser, now: number
   };
   for (const [group, pair] of Object.entries(valves.group_limits ?? {}))
     if (pair && inGroup(groups, group)) shared({ kind: 'group', group }, groupScope(group), pair);
-  if (model !== undefined)
+  if (ids.length > 0)
     for (const [pattern, pair] of Object.entries(valves.model_limits ?? {})) {
-      if (!pair || !modelMatches(pattern, model)) continue;
+      if (!pair || !ids.some((id) => modelMatches(pattern, id))) continue;
       const group = pair.group ?? undefined;
       if (group !== undefined && !inGroup(groups, group)) continue;
       shared({ kind: 'model', pattern, ...(group === undefined ? {} : { group }) }, modelScope(pattern, group), pair);
@@ -140,7 +149,7 @@ export function effectiveCaps(valves: SpendCapValves, user: CapUser, now: number
  * The shared scopes a recorded reply of `user` to `model` counts toward: every scope a cap of the valves puts on that
  * user and model (whether or not the user's role is exempt: an admin's spend is the group's spend too).
  */
-export function spendScopes(valves: SpendCapValves, user: CapUser, model: string, now: number): string[] {
+export function spendScopes(valves: SpendCapValves, user: CapUser, model: ModelIds, now: number): string[] {
   const scopes = new Set<string>();
   for (const cap of effectiveCaps(valves, user, now, model)) if (cap.scope) scopes.add(cap.scope);
   return [...scopes];

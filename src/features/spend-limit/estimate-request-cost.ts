@@ -131,6 +131,21 @@ export function estimateRequestCost(options: {
 }
 
 /**
+ * The price table's id a request's model is priced as (what estimateRequestCost and the recorded reply price it as:
+ * a workspace model as its base model, a manifold's model as its upstream id), or undefined when it has no price.
+ */
+export function pricedModelId(body: Record<string, unknown>, pricing: PricingLookup | undefined): string | undefined {
+  if (!pricing || typeof body.model !== 'string') return undefined;
+  const model = body.model;
+  const baseModelId = baseModelIdOf(body);
+  for (const id of new Set([model, model.slice(model.indexOf('.') + 1)])) {
+    const resolved = pricing.resolve(id, { baseModelId });
+    if (resolved) return resolved.id;
+  }
+  return undefined;
+}
+
+/**
  * The estimate of a request for a model without a price: its tokens at the cost per token the model has been seen to
  * cost (`learnedRate`), else `fallbackUsd` when positive, else unchanged ('0'). A priced estimate is returned as is.
  */

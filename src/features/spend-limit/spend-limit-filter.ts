@@ -15,7 +15,7 @@ import { decimalOf, formatDecimal, parseDecimal } from '../../domain/pricing/dec
 import { inletReservationId, type HoldOutcome, type SpendHolds } from '../../domain/usage/spend-reservations.js';
 import { inletHoldChat } from '../../domain/usage/spend-reservations.js';
 import type { Logger } from '../../core/util/logger.js';
-import { coverUnpriced, estimateRequestCost, requestedMaxTokens } from './estimate-request-cost.js';
+import { coverUnpriced, estimateRequestCost, pricedModelId, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
 import { LearnedCosts } from './learned-costs.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
@@ -206,7 +206,9 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       await limitRate(state, user.id, user, valves.rate_limits, at, logger);
-      const caps = effectiveCaps(valves, user, at, typeof body.model === 'string' ? body.model : undefined);
+      // A model budget holds the model as the request names it and as it is priced (a workspace model's base model).
+      const modelIds = typeof body.model === 'string' ? [body.model, pricedModelId(body, services.pricing)] : undefined;
+      const caps = effectiveCaps(valves, user, at, modelIds);
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };

@@ -5,6 +5,7 @@
  * The features provide them at startup (src/features/context/feature.ts, src/features/accounting/feature.ts).
  */
 import { serviceKey } from './service-registry.js';
+import type { ModelIds } from '../../domain/usage/spend-caps.js';
 
 /** What one context inlet did, in numbers only (never chat text). */
 export interface ContextInletStats {
@@ -71,13 +72,14 @@ export interface SpendCapUser {
 /** The caps the loaded spend-limit filter's valves put on a user (none when no such filter is loaded or the role is exempt). */
 export interface SpendCaps {
   /** The user's own caps first (monthly, then daily), then those of the user's groups (and, with `model`, its patterns'). */
-  capsFor(user: SpendCapUser, now: number, model?: string): Promise<SpendCapInForce[]>;
+  capsFor(user: SpendCapUser, now: number, model?: ModelIds): Promise<SpendCapInForce[]>;
   /**
    * The shared scopes a reply of `user` to `model` recorded now counts toward (UsageRecord.scopes): the accounting
    * outlet and the openai-proxy set them on the record, so the store counts its cost toward each scope's spend in the
-   * same write, whether or not its hold is still live. Empty when no spend-limit filter is loaded.
+   * same write, whether or not its hold is still live. `model`: the ids it names and is priced as (ModelIds). Empty
+   * when no spend-limit filter is loaded.
    */
-  scopesFor(user: SpendCapUser, model: string, now: number): Promise<string[]>;
+  scopesFor(user: SpendCapUser, model: ModelIds, now: number): Promise<string[]>;
 }
 
 /** The spend-limit filter's caps per user, read from its valves (the accounting outlet's cost status line reads them). */

@@ -25,7 +25,7 @@ export async function withSpendScopes(
         role: user?.role ?? record.userRole,
         groups: user?.groups,
       },
-      record.model,
+      [record.model, record.pricedAs],
       record.time,
     );
     return scopes.length > 0 ? { ...record, scopes } : record;
