@@ -185,6 +185,38 @@ describe('soft modes past the soft threshold (SQLite)', () => {
     expect((await inlet(chat('openai/gpt-4o-mini', 'x2'))).body.model).toBe('openai/gpt-4o-mini');
   });
 
+  it("cheaper: the cheaper model's own budget holds the switched request; used up, the request goes on as asked", async () => {
+    await valves({
+      soft_mode: 'cheaper',
+      cheaper_models: { 'openai/gpt-4o': 'openai/gpt-4o-mini' },
+      model_limits: { 'openai/gpt-4o-mini': { daily_usd: 0.05 } },
+    });
+    // Bob's replies on gpt-4o-mini use up its $0.05 budget for everyone (recorded toward it: m:openai/gpt-4o-mini).
+    const bob = { ...alice, id: 'bob', email: 'bob@example.com' };
+    await request(runtime.app)
+      .post('/accounting/filter/outlet')
+      .set(runtime.auth)
+      .send({
+        body: reply('openai/gpt-4o-mini', `seed-mini-${seq}`, {
+          prompt_tokens: 1000,
+          completion_tokens: 100,
+          total_tokens: 1100,
+          cost: 0.05,
+        }),
+        user: bob,
+      })
+      .expect(200);
+    // Alice is past 80 % of her own $0.10: her request would move to gpt-4o-mini, whose budget has no room.
+    await spend(alice, 0.09, `seed-mini-a-${seq}`);
+    const asked = await inlet(chat('openai/gpt-4o', 'mini-1'));
+    expect(asked.status).toBe(200);
+    expect(asked.body.model).toBe('openai/gpt-4o');
+    // Asked for directly, gpt-4o-mini is refused by its budget.
+    const direct = await inlet(chat('openai/gpt-4o-mini', 'mini-2'));
+    expect(direct.status).toBe(429);
+    expect(direct.body.detail).toMatch(/openai\/gpt-4o-mini/);
+  });
+
   it('cheaper: a request the cap has no room for at the asked price passes at the cheaper one; a used-up cap refuses', async () => {
     await valves({ soft_mode: 'cheaper', cheaper_models: { 'openai/gpt-4o': 'openai/gpt-4o-mini' } });
     // $0.0998 of $0.10 spent: gpt-4o's estimate (~$0.0002 + 20 completion tokens) does not fit, gpt-4o-mini's does.

@@ -9,12 +9,15 @@ import {
   nearCapStatus,
   noRoomMessage,
   type EffectiveCap,
+  type ModelIds,
+  type SpendCapValves,
 } from '../../domain/usage/spend-caps.js';
 import { periodKey } from '../../domain/usage/budget-periods.js';
 import { decimalOf, formatDecimal, parseDecimal } from '../../domain/pricing/decimal.js';
 import { inletReservationId, type HoldOutcome, type SpendHolds } from '../../domain/usage/spend-reservations.js';
 import { inletHoldChat } from '../../domain/usage/spend-reservations.js';
 import type { Logger } from '../../core/util/logger.js';
+import type { PricingLookup } from '../../domain/pricing/types.js';
 import { coverUnpriced, estimateRequestCost, pricedModelId, requestedMaxTokens } from './estimate-request-cost.js';
 import { RecentCompletions } from './recent-completions.js';
 import { LearnedCosts } from './learned-costs.js';
@@ -206,9 +209,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       await limitRate(state, user.id, user, valves.rate_limits, at, logger);
-      // A model budget holds the model as the request names it and as it is priced (a workspace model's base model).
-      const modelIds = typeof body.model === 'string' ? [body.model, pricedModelId(body, services.pricing)] : undefined;
-      const caps = effectiveCaps(valves, user, at, modelIds);
+      const caps = effectiveCaps(valves, user, at, modelIdsOf(body, services.pricing));
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };
@@ -266,7 +267,8 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       reservation_timeout_s: number;
       expected_completion_tokens: number;
       unpriced_estimate_usd: number;
-    } & SoftModeSettings &
+    } & SpendCapValves &
+      SoftModeSettings &
       AlertValves;
     services: HostServices & { spend: SpendHolds };
     state: ScopedState;
@@ -274,9 +276,10 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     emit: (event: FilterEvent) => void;
     requestId: string;
   }): Promise<Record<string, unknown>> {
-    const { user, caps, at, valves, services, logger } = args;
+    const { user, at, valves, services, logger } = args;
     const userId = user.id;
     let body = args.body;
+    let caps = args.caps;
     const holdId = inletReservationId(body, args.requestId);
     const estimateOf = async (request: Record<string, unknown>) => {
       // Without max_tokens, the user's recent median completion (read when needed, never fails: undefined instead).
@@ -298,13 +301,13 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
           : undefined;
       return coverUnpriced(priced, { learnedRate, fallbackUsd: valves.unpriced_estimate_usd });
     };
-    const hold = (request: Record<string, unknown>, amount: string) =>
+    const hold = (request: Record<string, unknown>, amount: string, holdCaps: readonly EffectiveCap[]) =>
       services.spend.reserve({
         userId,
         id: holdId,
         ...inletHoldChat(request),
         amount,
-        caps: caps.map((cap) => ({
+        caps: holdCaps.map((cap) => ({
           period: periodKey(cap.period.kind, at),
           limit: formatDecimal(cap.limit),
           ...(cap.scope ? { scope: cap.scope } : {}),
@@ -315,7 +318,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     let estimate = await estimateOf(body);
     let outcome: HoldOutcome;
     try {
-      outcome = await hold(body, estimate.cost);
+      outcome = await hold(body, estimate.cost, caps);
       outage.recovered(logger);
     } catch (error) {
       outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
@@ -352,8 +355,9 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         outcome,
         estimateOf,
         hold,
+        capsOf: (request) => effectiveCaps(valves, user, at, modelIdsOf(request, services.pricing)),
       });
-      if (switched) ({ body, estimate, outcome } = switched);
+      if (switched) ({ body, estimate, outcome, caps } = switched);
       inUse = inUseOf(outcome);
     }
     observeAlerts(alerts, {
@@ -444,7 +448,9 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     inUse: bigint[];
     outcome: HoldOutcome;
     estimateOf: (request: Record<string, unknown>) => Promise<Awaited<ReturnType<typeof coverUnpriced>>>;
-    hold: (request: Record<string, unknown>, amount: string) => Promise<HoldOutcome>;
+    hold: (request: Record<string, unknown>, amount: string, caps: readonly EffectiveCap[]) => Promise<HoldOutcome>;
+    /** The caps in force for a request (a model budget depends on its model). */
+    capsOf: (request: Record<string, unknown>) => EffectiveCap[];
     userId: string;
     valves: SoftModeSettings;
     services: HostServices & { spend: SpendHolds };
@@ -452,7 +458,12 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     emit: (event: FilterEvent) => void;
     requestId: string;
   }): Promise<
-    | { body: Record<string, unknown>; estimate: Awaited<ReturnType<typeof coverUnpriced>>; outcome: HoldOutcome }
+    | {
+        body: Record<string, unknown>;
+        estimate: Awaited<ReturnType<typeof coverUnpriced>>;
+        outcome: HoldOutcome;
+        caps: EffectiveCap[];
+      }
     | undefined
   > {
     const { body, userId, services, logger } = args;
@@ -471,15 +482,27 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       );
       return undefined;
     }
+    // The cheaper model is held against its own caps: a model budget on it holds the switched request too.
+    const caps = args.capsOf(cheaper);
     let outcome: HoldOutcome;
     try {
       if (args.outcome.admitted) await services.spend.release(userId, [inletReservationId(body, args.requestId)]);
-      outcome = await args.hold(cheaper, estimate.cost);
+      outcome = await args.hold(cheaper, estimate.cost, caps);
+      if (!outcome.admitted && args.outcome.admitted) {
+        // No room for the cheaper model (its own budget is used up): the request goes on as it came, if it still fits.
+        logger.info({ user: userId, model: requested, to: choice.model }, 'spend-limit: no room for the cheaper model');
+        return {
+          body,
+          estimate: args.estimate,
+          outcome: await args.hold(body, args.estimate.cost, args.caps),
+          caps: args.caps,
+        };
+      }
     } catch (error) {
       outage.failed(logger, error, 'spend-limit: ledger unavailable; letting requests through');
       return undefined;
     }
-    if (!outcome.admitted) return { body, estimate, outcome };
+    if (!outcome.admitted) return { body: cheaper, estimate, outcome, caps };
     const cap = args.caps[args.cheaperCap]!;
     const messageId = isRecord(body.metadata) ? body.metadata.message_id : undefined;
     const switches = provided(services, modelSwitchesService);
@@ -493,15 +516,26 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       { user: userId, model: requested, to: choice.model, period: cap.period.kind },
       'spend-limit: cheaper model',
     );
-    const index = args.cheaperCap;
-    const held = outcome.scopeHeld ? (parseDecimal(outcome.scopeHeld[index]) ?? 0n) : decimalOf(outcome.held);
-    const used = (parseDecimal(outcome.spent[index]) ?? 0n) + held;
+    // The cap that called for the switch, where it stands now (its original standing when the cheaper model is not
+    // under it: a budget on the requested model).
+    const index = caps.findIndex((each) => each.scope === cap.scope && each.period.kind === cap.period.kind);
+    const held =
+      index < 0 ? 0n : outcome.scopeHeld ? (parseDecimal(outcome.scopeHeld[index]) ?? 0n) : decimalOf(outcome.held);
+    const used = index < 0 ? args.inUse[args.cheaperCap]! : (parseDecimal(outcome.spent[index]) ?? 0n) + held;
     args.emit({
       type: 'status',
       data: { description: switchedStatus(requested, choice.model, cap, percentUsed(cap, used)), done: true },
     });
-    return { body: cheaper, estimate, outcome };
+    return { body: cheaper, estimate, outcome, caps };
   }
+}
+
+/**
+ * The ids a model budget holds a request by: the model it names and the id it is priced as (a workspace model's base
+ * model), as the recorded reply names them (ModelIds).
+ */
+function modelIdsOf(body: Record<string, unknown>, pricing: PricingLookup | undefined): ModelIds | undefined {
+  return typeof body.model === 'string' ? [body.model, pricedModelId(body, pricing)] : undefined;
 }
 
 /** The request rate limit (rate-limits.ts): 429 `ERR_RATE_LIMIT` past the user's requests per minute. */
