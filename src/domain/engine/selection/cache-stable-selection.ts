@@ -94,13 +94,18 @@ function newestBlock(open: readonly SelectionUnit[], room: number): SelectionUni
 /**
  * A core over its `room` keeps its leading part within it (not ending on a question whose reply it cuts off), so the prompt still opens with
  * what it opened with last time: the newest carried units stay outside it (the fresh share may still pick them).
- * When the history left out after that part exceeds `maxGap` tokens, or nothing of it fits, the core starts again
- * (`restartedCore`). Returns the core and whether it started again.
+ * A leading part under the low-water mark (held back by a unit too long for the core, in chats of long answers one
+ * answer) still takes the newer units that fit, in order, up to `lowWater`, skipping the long ones: otherwise the
+ * history left out behind its lead passes `maxGap` at once and the core restarts at every request, rebuilding the
+ * same small lead (LongMemEval S dev at 2k: 897 of 1,636 restarts were that loop). When the history left out after
+ * the core exceeds `maxGap` tokens, or nothing of it fits, the core starts again (`restartedCore`). Returns the core
+ * and whether it started again.
  */
 function fullCore(
   core: readonly SelectionUnit[],
   open: readonly SelectionUnit[],
   room: number,
+  lowWater: number,
   maxGap: number,
   seed: () => SelectionUnit[],
 ): { core: SelectionUnit[]; restarted: boolean } {
@@ -115,11 +120,20 @@ function fullCore(
     core[end]!.position === core[end - 1]!.position + 1
   )
     used -= core[--end]!.tokens;
-  const last = end > 0 ? core[end - 1]!.position : Infinity;
+  const held = core.slice(0, end);
+  // A core held back to a small lead by a message too long for it: the newer units that fit still join it, up to the
+  // low-water mark (the room a restarted core takes); the long one waits outside (the fresh share may pick it).
+  if (end > 0)
+    for (const unit of core.slice(end))
+      if (used + unit.tokens <= lowWater) {
+        held.push(unit);
+        used += unit.tokens;
+      }
+  const last = end > 0 ? held[held.length - 1]!.position : Infinity;
   let gap = 0;
   for (const unit of open) if (unit.position > last) gap += unit.tokens;
   if (end === 0 || gap > maxGap) return { core: restartedCore(core, seed()), restarted: true };
-  return { core: core.slice(0, end), restarted: false };
+  return { core: held, restarted: false };
 }
 
 /**
@@ -180,7 +194,8 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
  * prefix, so the provider's prompt cache keeps hitting), plus a fresh share picked for the current
  * question and sent after the core, before the current turn. The core is only appended to: it takes every new turn
  * while it fits its room (the history room minus the fresh share); once full it stays as it was sent (its leading
- * part within the room) and the newer history waits outside it, until the history left out behind it passes
+ * part within the room; a leading part under the low-water mark still takes the newer messages that fit up to it)
+ * and the newer history waits outside it, until the history left out behind it passes
  * `CORE_MAX_GAP` rooms: then it starts again, as it does without a usable previous prompt, from what the current
  * question needs within the low-water mark (`seededCore`), keeping the lead of the old core that is part of it. The fresh share gets at most the room the core leaves, filled by weight (recency-boosted)
  * from the messages outside the core that clear `FRESH_THRESHOLD`.
@@ -204,10 +219,11 @@ export const cacheStableSelection: SelectionAlgorithm = {
     let core = carried.core;
     const coreTokens = () => core.reduce((sum, unit) => sum + unit.tokens, 0);
     const weights = recencyWeights(units, options.recencyFactor);
-    const seed = () => seededCore(units, open, kept, Math.floor(room * CORE_LOW_WATER), weights, ranking);
+    const lowWater = Math.floor(room * CORE_LOW_WATER);
+    const seed = () => seededCore(units, open, kept, lowWater, weights, ranking);
     if (carried.reused === 0) core = seed();
     else if (coreTokens() > room) {
-      const full = fullCore(core, open, room, room * CORE_MAX_GAP, seed);
+      const full = fullCore(core, open, room, lowWater, room * CORE_MAX_GAP, seed);
       core = full.core;
       notes.push(
         full.restarted
