@@ -2,6 +2,7 @@ import { compare, formatDecimal, type Decimal } from '../pricing/decimal.js';
 import { periodKey, resetPhrase, type BudgetPeriod } from './budget-periods.js';
 import { capPlaces, formatCapUsd, formatSpendUsd } from './format-money.js';
 import type { MonthPace } from './month-pace.js';
+import { capShare } from './spend-caps.js';
 
 /**
  * Spend alerts: what the spend-limit filter posts to the admin's webhook when a cap's standing crosses a line. Each
@@ -51,7 +52,7 @@ export interface AlertUser {
 export function standingEvents(standing: CapStanding): AlertEvent[] {
   const events: AlertEvent[] = [];
   const reached = standing.refused || compare(standing.inUse, standing.limit) >= 0;
-  if (standing.warnFraction > 0 && shareOf(standing.inUse, standing.limit) >= standing.warnFraction)
+  if (standing.warnFraction > 0 && capShare(standing.inUse, standing.limit) >= standing.warnFraction)
     events.push('warn_threshold');
   if (reached) events.push('cap_reached');
   return events;
@@ -133,12 +134,7 @@ function alertText(event: AlertEvent, standing: CapStanding, user: AlertUser, pa
   const resets = `resets ${resetPhrase(period)}`;
   if (event === 'cap_reached') return `${who}: ${cap} reached, requests are refused (${used} in use); ${resets}.`;
   if (event === 'warn_threshold')
-    return `${who}: ${cap} ${Math.floor(shareOf(standing.inUse, limit) * 100)} % in use (${used}); ${resets}.`;
+    return `${who}: ${cap} ${Math.floor(capShare(standing.inUse, limit) * 100)} % in use (${used}); ${resets}.`;
   const projected = pace ? formatSpendUsd(pace.projected, places) : '?';
   return `${who}: ${cap} will be passed on ${pace?.passesOn ?? '?'} at this pace (${projected} projected by month end, ${formatSpendUsd(standing.spent, places)} spent).`;
-}
-
-/** used ÷ limit as a number (to the millionth). */
-function shareOf(used: Decimal, limit: Decimal): number {
-  return limit > 0n ? Number((used * 1_000_000n) / limit) / 1_000_000 : 0;
 }

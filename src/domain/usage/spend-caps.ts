@@ -202,9 +202,19 @@ export function noRoomMessage(cap: EffectiveCap, inUse: Decimal, estimate: Decim
   );
 }
 
+/** `used` ÷ `limit` as a number, to the millionth (0 for no limit): how much of a cap is in use. */
+export function capShare(used: Decimal, limit: Decimal): number {
+  return limit > 0n ? Number((used * 1_000_000n) / limit) / 1_000_000 : 0;
+}
+
+/** The whole percent of a cap in use (rounded down: 85 % until it is 86 %). */
+export function capPercent(cap: EffectiveCap, inUse: Decimal): number {
+  return cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;
+}
+
 /** The status line near a cap: "spend: $0.0850 of $0.10 monthly cap (85 %)" (`inUse` includes requests in flight). */
 export function nearCapStatus(cap: EffectiveCap, inUse: Decimal): string {
-  const percent = cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;
+  const percent = capPercent(cap, inUse);
   return `${spendLabel(cap)}: ${formatSpendUsd(inUse, capPlaces(cap.limit))} of ${formatCapUsd(cap.limit)} ${cap.period.kind} cap (${percent} %)`;
 }
 

@@ -119,8 +119,3 @@ export function slowMessage(cap: EffectiveCap, percent: number, fraction: number
 export function slowStatus(cap: EffectiveCap, percent: number, settings: SoftModeSettings): string {
   return `slowed down: ${settings.slow_requests_per_minute} requests a minute (${cap.period.kind} budget ${percent} % used)`;
 }
-
-/** The share of `cap` in use, in whole percent (rounded down). */
-export function percentUsed(cap: EffectiveCap, inUse: bigint): number {
-  return cap.limit > 0n ? Number((inUse * 100n) / cap.limit) : 0;
-}

@@ -8,6 +8,8 @@ import {
   effectiveCaps,
   nearCapStatus,
   noRoomMessage,
+  capPercent,
+  capShare,
   type EffectiveCap,
   type ModelIds,
   type SpendCapValves,
@@ -34,7 +36,6 @@ import { countRequest, rateLimitFor, rateLimitMessage, rateLimitsValve } from '.
 import {
   cheaperModel,
   pastSoftThreshold,
-  percentUsed,
   slowMessage,
   slowStatus,
   softFraction,
@@ -209,7 +210,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
       if (user.role && valves.exempt_roles.includes(user.role)) return body;
       const at = now();
       await limitRate(state, user.id, user, valves.rate_limits, at, logger);
-      const caps = effectiveCaps(valves, user, at, modelIdsOf(body, services.pricing));
+      const caps = effectiveCaps(valves, user, at, modelIdsOf(body, services.pricing, valves));
       if (caps.length === 0) return body;
       if (services.spend) {
         const withSpend = { ...services, spend: services.spend };
@@ -355,7 +356,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
         outcome,
         estimateOf,
         hold,
-        capsOf: (request) => effectiveCaps(valves, user, at, modelIdsOf(request, services.pricing)),
+        capsOf: (request) => effectiveCaps(valves, user, at, modelIdsOf(request, services.pricing, valves)),
       });
       if (switched) ({ body, estimate, outcome, caps } = switched);
       inUse = inUseOf(outcome);
@@ -407,7 +408,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     );
     if (slowCap !== undefined) {
       const cap = caps[slowCap]!;
-      const percent = percentUsed(cap, inUse[slowCap]!);
+      const percent = capPercent(cap, inUse[slowCap]!);
       try {
         await countRequest({
           state: args.state,
@@ -524,7 +525,7 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
     const used = index < 0 ? args.inUse[args.cheaperCap]! : (parseDecimal(outcome.spent[index]) ?? 0n) + held;
     args.emit({
       type: 'status',
-      data: { description: switchedStatus(requested, choice.model, cap, percentUsed(cap, used)), done: true },
+      data: { description: switchedStatus(requested, choice.model, cap, capPercent(cap, used)), done: true },
     });
     return { body: cheaper, estimate, outcome, caps };
   }
@@ -534,8 +535,15 @@ export function createSpendLimitFilter(options: SpendLimitOptions = {}) {
  * The ids a model budget holds a request by: the model it names and the id it is priced as (a workspace model's base
  * model), as the recorded reply names them (ModelIds).
  */
-function modelIdsOf(body: Record<string, unknown>, pricing: PricingLookup | undefined): ModelIds | undefined {
-  return typeof body.model === 'string' ? [body.model, pricedModelId(body, pricing)] : undefined;
+function modelIdsOf(
+  body: Record<string, unknown>,
+  pricing: PricingLookup | undefined,
+  valves: Pick<SpendCapValves, 'model_limits'>,
+): ModelIds | undefined {
+  if (typeof body.model !== 'string') return undefined;
+  // The price table is asked only when a model budget is set (the other caps do not depend on the model).
+  const budgets = valves.model_limits && Object.keys(valves.model_limits).length > 0;
+  return budgets ? [body.model, pricedModelId(body, pricing)] : body.model;
 }
 
 /** The request rate limit (rate-limits.ts): 429 `ERR_RATE_LIMIT` past the user's requests per minute. */
@@ -578,7 +586,7 @@ function nearestCap(
   let nearest: { cap: EffectiveCap; used: bigint; share: number } | undefined;
   for (const [index, cap] of caps.entries()) {
     const used = inUse[index]!;
-    const share = Number((used * 1_000_000n) / cap.limit) / 1_000_000;
+    const share = capShare(used, cap.limit);
     if (share >= fraction && (!nearest || share > nearest.share)) nearest = { cap, used, share };
   }
   return nearest;
