@@ -15,6 +15,7 @@ import { loadUndici } from '../../core/util/load-undici.js';
 import { timeoutSignal } from '../../core/util/timeout-signal.js';
 import { errorMessage } from '../../core/util/error-message.js';
 import type { StateStore } from '../../state/types.js';
+import { waitAtMost } from '../../core/util/wait-at-most.js';
 
 /** How alerts are delivered (tests shorten the delays). */
 export interface SpendAlertOptions {
@@ -100,13 +101,7 @@ export class SpendAlerts {
 
   /** Waits for the queue to empty, at most `ms` (the filter's shutdown: alerts still queued after it are not sent). */
   async drain(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      timer.unref();
-    });
-    await Promise.race([this.settled(), limit]);
-    clearTimeout(timer);
+    await waitAtMost(this.settled(), ms);
   }
 
   private fire(event: AlertEvent, standing: CapStanding, observation: AlertObservation, onlyIfPassing: boolean): void {

@@ -2,6 +2,7 @@
  * Runs jobs one after another (a job starts when the previous one settled, whether it succeeded or not), so the
  * registry's loads and unloads never interleave; a request can wait for the jobs under way.
  */
+import { waitAtMost } from '../../core/util/wait-at-most.js';
 export class JobQueue {
   private tail: Promise<void> = Promise.resolve();
   /** Jobs queued and not yet finished. */
@@ -21,8 +22,6 @@ export class JobQueue {
   /** Wait until the jobs queued so far have finished, at most `maxWaitMs` (at once when none is under way). */
   async idle(maxWaitMs: number): Promise<void> {
     if (this.pending === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.tail, new Promise((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
-    clearTimeout(timer);
+    await waitAtMost(this.tail, maxWaitMs);
   }
 }

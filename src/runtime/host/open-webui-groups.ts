@@ -18,6 +18,7 @@
  */
 import type { Logger } from '../../core/util/logger.js';
 import { OutageNotice } from '../../core/util/outage-notice.js';
+import { waitAtMost } from '../../core/util/wait-at-most.js';
 
 /** One group as hooks see it in `user.groups`. */
 export interface UserGroup {
@@ -51,17 +52,6 @@ type Snapshot = Map<string, UserGroup[]>;
 /** Group exports read at once during a refresh. */
 const EXPORTS_AT_ONCE = 8;
 
-/** Waits for `work`, at most `ms` (never rejects). */
-async function within(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  await Promise.race([work, timeout]);
-  clearTimeout(timer);
-}
-
 /** Reads and caches Open WebUI's group memberships (see the module comment). */
 export class OpenWebuiGroups implements UserGroups {
   private snapshot?: Snapshot;
@@ -93,7 +83,7 @@ export class OpenWebuiGroups implements UserGroups {
       });
     }
     // The first read is awaited (at most `timeoutMs`); later ones refresh behind the cached answer.
-    if (!this.snapshot && this.inFlight) await within(this.inFlight, this.timeoutMs);
+    if (!this.snapshot && this.inFlight) await waitAtMost(this.inFlight, this.timeoutMs);
     const snapshot = this.snapshot;
     if (!snapshot) return undefined;
     return snapshot.get(userId) ?? [];

@@ -1,4 +1,5 @@
 import type { Lease } from '../../../state/types.js';
+import { waitAtMost } from '../../../core/util/wait-at-most.js';
 
 /** Where a background job takes its per-chat lease (the filter's state store). */
 export interface LeaseStore {
@@ -68,9 +69,7 @@ export class AheadOfTimeRunner {
   async settle(chatKey: string, maxWaitMs: number): Promise<void> {
     const run = this.running.get(chatKey);
     if (!run) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
-    clearTimeout(timer);
+    await waitAtMost(run, maxWaitMs);
   }
 
   /** Jobs running now in this process. */
