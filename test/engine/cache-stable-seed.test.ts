@@ -5,8 +5,8 @@ import type { SelectionUnit } from '../../src/domain/engine/selection/selection-
 
 /**
  * cache_stable starts its core (without a usable previous prompt, or once the history left out behind it passes
- * CORE_MAX_GAP rooms) from what the current question needs, in input order, ending with the newest exchange outside
- * the recent messages (so new messages join it from the next request), not from the newest messages alone.
+ * CORE_MAX_GAP rooms) from what the current question needs, in input order, not from the newest messages alone; the
+ * recent messages follow it, so they join it from the next request.
  */
 const MODEL = 'gpt-4o';
 const TOPICS = ['the garden shed', 'the bus timetable', 'a violin lesson', 'the bakery queue', 'a chess opening'];
@@ -47,11 +47,13 @@ describe('cache_stable: a core that starts holds what the question needs', () =>
     expect(chronological).toContain(6);
     // (its neighbours borrow part of its score: the core opens near it, far before the newest history)
     expect(chronological[0]).toBeLessThanOrEqual(6);
-    // The core ends with the newest exchange before the recent messages: nothing left out between them.
-    // (the default `recent` is 4: the last four messages, the question among them, are sent whatever the budget)
+    // The recent messages follow the core directly, in order (the default `recent` is 4: the last four messages, the
+    // question among them, are sent whatever the budget), so the next request's core takes them in place.
     const recentStart = messages.length - 4;
-    const beforeRecent = chronological.filter((index) => index < recentStart);
-    expect(beforeRecent.at(-1)).toBe(recentStart - 1);
+    const firstRecent = chronological.indexOf(recentStart);
+    expect(firstRecent).toBeGreaterThan(0);
+    expect(chronological.slice(firstRecent)).toEqual([recentStart, recentStart + 1, recentStart + 2]);
+    expect(chronological.slice(0, firstRecent).every((index) => index < recentStart)).toBe(true);
     // The next request (one more exchange) opens with the same core, and the fact is still sent.
     const next = [...history, { role: 'user', content: 'Thanks!' }, { role: 'assistant', content: 'Any time.' }];
     const followUp = { role: 'user', content: 'And what does Ingrid teach there?' };

@@ -14,6 +14,7 @@ import {
   type PlanResult,
 } from '../../src/domain/engine/index.js';
 import { CORE_MAX_GAP, FRESH_THRESHOLD } from '../../src/domain/engine/selection/cache-stable-selection.js';
+import { validPrefix } from '../../src/domain/engine/selection/valid-prefix.js';
 import { realDataAvailable } from '../helpers/real-data.js';
 
 /**
@@ -35,6 +36,7 @@ const promptTokens = (messages: readonly unknown[]) =>
   messages.reduce<number>((sum, message) => sum + countMessageTokens(message, encoder), REPLY_PRIMING_TOKENS);
 const RESTART_NOTE = /^cache_stable: the core restarted/;
 const FULL_NOTE = /^cache_stable: the core is full/;
+const AFTER_CORE_NOTE = /^cache_stable: \d+ message\(s\) picked for the question last time sent again after the core/;
 
 /** Input indexes of the messages sent, in send order. */
 const sendOrder = (messages: readonly unknown[], result: PlanResult) =>
@@ -44,6 +46,23 @@ const sendOrder = (messages: readonly unknown[], result: PlanResult) =>
 function historyPart(order: readonly number[]): number[] {
   const descent = order.findIndex((index, position) => position > 0 && index < order[position - 1]!);
   return descent < 0 ? [...order] : order.slice(0, descent);
+}
+
+/** Input indexes of the recent messages before the current turn (the last `recent` messages are the two), ascending. */
+const recentIndexes = (result: PlanResult) =>
+  result.plan.entries.filter((entry) => entry.reason === 'recent').map((entry) => entry.index);
+
+/**
+ * Ids the prompt must open with when the core was carried without a cut: the previous prompt's still-valid prefix
+ * (its messages still there, in order), up to the first of them that is one of the recent messages now (those are
+ * sent after the fresh share when it follows the core).
+ */
+function carriedIds(previous: readonly string[], messages: readonly unknown[], result: PlanResult): string[] {
+  const ids = messageIds(messages as Parameters<typeof messageIds>[0]);
+  const recent = new Set(recentIndexes(result).map((index) => ids[index]));
+  const carried = previous.slice(0, validPrefix(previous, ids).length);
+  const stop = carried.findIndex((id) => recent.has(id));
+  return stop < 0 ? carried : carried.slice(0, stop);
 }
 
 /** What every cache_stable plan promises (input objects, budget, order, the question last). */
@@ -61,9 +80,17 @@ function checkPlan(messages: unknown[], result: PlanResult, maxTokens: number): 
       .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
       .map((entry) => entry.index),
   );
-  // At most one step back: the history in order, then the fresh picks in order, then the current turn.
-  const descents = order.filter((index, position) => position > 0 && index < order[position - 1]!).length;
-  expect(descents).toBeLessThanOrEqual(1);
+  if (plan.notes.some((note) => AFTER_CORE_NOTE.test(note))) {
+    // The fresh share right after the core: the recent messages (the current turn the last of them) close the prompt,
+    // in order, and the prompt repeats through the messages picked again.
+    const recent = recentIndexes(result);
+    expect(order.slice(order.length - recent.length - 1, -1)).toEqual(recent);
+    expect(result.stablePrefix).toBe(order.length - recent.length - 1);
+  } else {
+    // At most one step back: the history in order, then the fresh picks in order, then the current turn.
+    const descents = order.filter((index, position) => position > 0 && index < order[position - 1]!).length;
+    expect(descents).toBeLessThanOrEqual(1);
+  }
   expect(result.messages.at(-1)).toBe(messages.at(-1));
   expect(validateMessageOrder(result.messages)).toEqual([]);
   expect(result.sequence).toEqual(order.map((index) => plan.entries[index]!.id));
@@ -100,6 +127,7 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
         let carried = 0;
         let full = 0;
         let restarts = 0;
+        let afterCore = 0;
         const requests = replayRequests(conversation, history, budget, undefined, which).slice(0, 20);
         expect(requests.length).toBeGreaterThanOrEqual(10);
         for (const request of requests) {
@@ -119,14 +147,16 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
           expect(order).toContain(tagged + 1);
           const restarted = result.plan.notes.some((note) => RESTART_NOTE.test(note));
           const isFull = result.plan.notes.some((note) => FULL_NOTE.test(note));
+          if (result.plan.notes.some((note) => AFTER_CORE_NOTE.test(note))) afterCore += 1;
           if (previous) {
-            const before = historyPart(previous.order);
-            const now = order.slice(0, before.length);
+            const before = carriedIds(previous.sequence, messages, result);
+            const now = result.sequence.slice(0, before.length);
             let shared = 0;
             while (shared < before.length && now[shared] === before[shared]) shared += 1;
             if (restarted) restarts += 1;
             else if (!isFull) {
-              // The core had room: the whole history sent last time is sent again first, unchanged (the cached prefix).
+              // The core had room: what was sent last time in order is sent again first, unchanged (the cached prefix),
+              // up to the messages that are recent now.
               expect(now).toEqual(before);
               carried += 1;
             } else {
@@ -144,6 +174,7 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
         }
         // The core fills up and then stays; it rarely starts again.
         expect(carried + full).toBeGreaterThan(0);
+        expect(afterCore).toBeLessThan(requests.length);
         expect(full).toBeGreaterThan(0);
         expect(restarts).toBeLessThan(carried + full);
       },
@@ -167,6 +198,11 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
           previousSequence: previous,
         });
         const order = checkPlan(messages, result, budget);
+        // (With the fresh share right after the core, where the core ends is not visible in the order: left out.)
+        if (result.plan.notes.some((note) => AFTER_CORE_NOTE.test(note))) {
+          previous = result.sequence.slice(0, -1);
+          continue;
+        }
         const core = new Set(historyPart(order));
         const question = messages.length - 1;
         const fresh = order.slice(historyPart(order).length, -1);

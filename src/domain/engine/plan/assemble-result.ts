@@ -29,6 +29,8 @@ export interface AssembleInputs {
   prefixReused: number;
   /** Input indexes sent after the kept history, before the current turn (prefix_cache recall). */
   recalled?: ReadonlySet<number>;
+  /** Input indexes sent first, in this order, after the system prompts: the part expected to repeat (`Selection.leading`). */
+  leading?: readonly number[];
   /** What `capForced` held back. */
   capped?: PlanCapped;
 }
@@ -88,11 +90,12 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   const sequence: string[] = [];
   const sequenceTokens: number[] = [];
   let summaryInsertAt = -1;
-  const order = sendOrder(
+  const { order, leading } = sendOrder(
     entries,
     inputs.recalled ?? new Set(),
     conversation.lastUserIndex,
     (index) => conversation.nodes[index]!.isSystem,
+    inputs.leading,
   );
   for (const index of order) {
     const entry = entries[index]!;
@@ -104,16 +107,19 @@ export function assembleResult(inputs: AssembleInputs): PlanResult {
   }
   if (summaryInsertAt < 0) summaryInsertAt = messages.length;
   const recalled = inputs.recalled ?? new Set<number>();
-  // The part of the prompt expected to repeat next time: system prompts and history up to the first recalled
-  // message or the current turn (both are sent after it).
+  // The part of the prompt expected to repeat next time: system prompts and the leading messages when they were
+  // placed first, otherwise the history up to the first recalled message or the current turn (both sent after it).
   let stable = 0;
-  while (
-    stable < order.length &&
-    (conversation.nodes[order[stable]!]!.isSystem ||
-      (!recalled.has(order[stable]!) &&
-        (conversation.lastUserIndex < 0 || order[stable]! < conversation.lastUserIndex)))
-  )
-    stable += 1;
+  while (stable < order.length && conversation.nodes[order[stable]!]!.isSystem) stable += 1;
+  if (leading > 0) stable += leading;
+  else
+    while (
+      stable < order.length &&
+      (conversation.nodes[order[stable]!]!.isSystem ||
+        (!recalled.has(order[stable]!) &&
+          (conversation.lastUserIndex < 0 || order[stable]! < conversation.lastUserIndex)))
+    )
+      stable += 1;
   let stablePrefix = stable;
   let sent = messages;
   let mergeDelta = 0;

@@ -187,9 +187,9 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
   if (options.summarize && !summarizing && units.some((unit) => !kept[unit.position] && !unit.excluded))
     notes.push('no room left for a summary: over-budget messages are dropped');
   const entries = buildEntries({ conversation, units, kept, marks, tokens, weights, droppedForOrder, summarizing });
-  const recalled = new Set(
-    (selection.recalled ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members),
-  );
+  const members = (positions: readonly number[] | undefined) =>
+    (positions ?? []).filter((position) => kept[position]).flatMap((position) => units[position]!.members);
+  const recalled = new Set(members(selection.recalled));
   const result = assembleResult({
     input,
     options,
@@ -205,6 +205,7 @@ function planMessages(input: PlanInput, trim: TrimOutcome | undefined): PlanResu
     cacheHits,
     prefixReused: selection.prefixReused ?? 0,
     recalled,
+    leading: members(selection.leading),
     capped,
   });
   if (trim) {

@@ -46,6 +46,12 @@ export interface Selection {
   prefixReused?: number;
   /** Kept unit positions sent after the other kept history, just before the current turn (prefix_cache recall, cache_stable's fresh share). */
   recalled?: number[];
+  /**
+   * Kept unit positions sent first, in this order, after the system prompts; the other kept history follows in
+   * input order, then the current turn. The part of the prompt expected to repeat next time (cache_stable once its
+   * core is full: the core, then the messages picked for the question, then the recent messages).
+   */
+  leading?: number[];
 }
 
 /** A selection algorithm: chooses optional units within `available` tokens. */
