@@ -24,7 +24,7 @@ import { validPrefix } from './valid-prefix.js';
  * cannot take them, a fresh share sent after them was never reused (on the assistant chats at 2k, 4 requests in 6
  * repeated only the core: 37 % of the prompt). The fresh share's messages that the question picks again are sent
  * right after the core, in the order they were sent, so the prompt repeats through them while the question stays on
- * its subject (`STICKY_SLACK`).
+ * its subject (`STICKY_SLACK`), when that repeats more than the recent messages would.
  */
 /** Share of the history room always left to the messages picked for the current question. */
 export const FRESH_SHARE = 0.3;
@@ -32,24 +32,24 @@ export const FRESH_SHARE = 0.3;
 export const CORE_LOW_WATER = 0.6;
 /**
  * A full core starts again once the history left out after it exceeds this many times its room, so it is never more
- * than a few budgets older than the chat (LoCoMo dev, recall / prefix reuse at 2k and 4k: 2 gives 88.8 / 94.6 % with
- * 61.3 / 66.5 %; 1 gives 89.9 / 95.4 % with 56.7 / 63.3 %; 4 gives 89.3 / 93.9 % with 63.2 / 68.2 %).
+ * than a few budgets older than the chat (LoCoMo dev, recall / prefix reuse at 2k and 4k: 2 gives 89.1 / 94.1 % with
+ * 60.0 / 66.9 %; 1 gives 90.5 / 94.9 % with 57.1 / 61.4 %; 4 gives 88.6 / 94.1 % with 63.6 / 68.2 %).
  */
 export const CORE_MAX_GAP = 2;
 /**
  * A message outside the core is picked for the question only when its weight clears this point between the lowest
  * and the highest weight outside the core (0 = fill the room): the fresh share is as large as the question needs,
- * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (With a
- * core of the newest messages, 0.4 gave LoCoMo dev the same recall with 2–3 points more reuse, but cost 1.5 points of
- * recall at 4k on the assistant chats.) A core that starts is seeded with the units clearing the same point.
+ * not the whole room the core leaves, so most of the prompt is the cached core. Equal weights pick nothing. (0.4 gives
+ * LoCoMo dev about the same recall with up to 3 points more reuse, but costs 2 points of recall at 4k on the assistant
+ * chats.) A core that starts is seeded with the units clearing the same point.
  */
 export const FRESH_THRESHOLD = 0.3;
 /**
  * A message of the fresh share that the previous prompt sent is sent again, in its place right after the core,
  * while it is among the picks for this many times the fresh share's room: a hysteresis, so a message near the edge
- * of the picks does not go and come back as the history grows. (LongMemEval S dev at 2k, recall / prefix reuse: 1
- * (only what the fill picks anyway) gives 94.6 / 59.6 %, 1.5 gives 95.3 / 61.1 %, 2.5 gives 95.6 / 62.1 %, but
- * LoCoMo dev, where each request asks another question, loses recall with a wider one: 89.5, 89.3, 86.8 % at 2k.)
+ * of the picks does not go and come back as the history grows. (Recall / prefix reuse at 2k on LongMemEval S dev and
+ * LoCoMo dev: 1 gives 94.4 / 58.6 % and 87.7 / 60.3 %, 1.5 gives 94.5 / 60.1 % and 89.1 / 60.0 %, 2.5 gives 94.9 / 61.0 %
+ * and 88.1 / 59.6 %.)
  */
 export const STICKY_SLACK = 1.5;
 
