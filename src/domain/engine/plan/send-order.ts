@@ -18,7 +18,7 @@ export function sendOrder(
   const kept = entries
     .filter((entry) => entry.disposition === 'keep' || entry.disposition === 'pinned')
     .map((entry) => entry.index);
-  if (currentTurnStart < 0) return { order: kept, leading: 0 };
+  if (currentTurnStart < 0 || (leading.length === 0 && recalled.size === 0)) return { order: kept, leading: 0 };
   const keptSet = new Set(kept);
   const lead = leading.filter((index) => keptSet.has(index) && index < currentTurnStart && !isSystem(index));
   const moved = new Set(lead.length > 0 ? lead : kept.filter((index) => recalled.has(index)));
