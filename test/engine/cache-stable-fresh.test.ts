@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageIds, planContext, type PlanResult, validateMessageOrder } from '../../src/domain/engine/index.js';
+import { everydayChat } from './helpers/everyday-chat.js';
 
 /**
  * cache_stable's fresh share (the messages picked for the question outside the core) when the question stays on its
@@ -9,7 +10,6 @@ import { messageIds, planContext, type PlanResult, validateMessageOrder } from '
  */
 const MODEL = 'gpt-4o';
 const BUDGET = 800;
-const TOPICS = ['the garden shed', 'the bus timetable', 'a violin lesson', 'the bakery queue', 'a chess opening'];
 /** Turns (exchange numbers) carrying a fact about Ingrid, far apart, so no single stretch of the chat holds them all. */
 const FACTS: Record<number, string> = {
   3: 'My sister Ingrid moved to Tromsø last spring; she teaches geology at the university there.',
@@ -18,19 +18,7 @@ const FACTS: Record<number, string> = {
 };
 const AFTER_CORE = /^cache_stable: \d+ message\(s\) picked for the question last time sent again after the core/;
 
-function chat(exchanges: number): Array<{ role: string; content: string }> {
-  const messages: Array<{ role: string; content: string }> = [];
-  for (let turn = 0; turn < exchanges; turn++) {
-    const topic = TOPICS[turn % TOPICS.length]!;
-    messages.push({
-      role: 'user',
-      content:
-        FACTS[turn] ?? `Turn ${turn}: a few more thoughts about ${topic}, nothing urgent, just thinking aloud today.`,
-    });
-    messages.push({ role: 'assistant', content: `Noted about ${topic} (turn ${turn}); happy to keep talking.` });
-  }
-  return messages;
-}
+const chat = (exchanges: number) => everydayChat(exchanges, FACTS);
 
 /** The chat's first `exchanges` exchanges, then `question`, planned with the previous prompt (the question left out). */
 function ask(exchanges: number, question: string, previous: PlanResult | undefined) {

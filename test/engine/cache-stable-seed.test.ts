@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planContext, validateMessageOrder } from '../../src/domain/engine/index.js';
 import { restartedCore } from '../../src/domain/engine/selection/cache-stable-selection.js';
 import type { SelectionUnit } from '../../src/domain/engine/selection/selection-algorithm.js';
+import { everydayChat } from './helpers/everyday-chat.js';
 
 /**
  * cache_stable starts its core (without a usable previous prompt, or once the history left out behind it passes
@@ -9,24 +10,11 @@ import type { SelectionUnit } from '../../src/domain/engine/selection/selection-
  * recent messages follow it, so they join it from the next request.
  */
 const MODEL = 'gpt-4o';
-const TOPICS = ['the garden shed', 'the bus timetable', 'a violin lesson', 'the bakery queue', 'a chess opening'];
-
 /** A chat of short exchanges about everyday things, with one fact about Ingrid early on. */
-function chat(exchanges: number): Array<{ role: string; content: string }> {
-  const messages: Array<{ role: string; content: string }> = [];
-  for (let turn = 0; turn < exchanges; turn++) {
-    const topic = TOPICS[turn % TOPICS.length]!;
-    messages.push({
-      role: 'user',
-      content:
-        turn === 3
-          ? 'My sister Ingrid moved to Tromsø last spring; she teaches geology at the university there.'
-          : `Turn ${turn}: a few more thoughts about ${topic}, nothing urgent, just thinking aloud today.`,
-    });
-    messages.push({ role: 'assistant', content: `Noted about ${topic} (turn ${turn}); happy to keep talking.` });
-  }
-  return messages;
-}
+const chat = (exchanges: number) =>
+  everydayChat(exchanges, {
+    3: 'My sister Ingrid moved to Tromsø last spring; she teaches geology at the university there.',
+  });
 
 /** Input indexes of the sent messages, in send order. */
 const order = (messages: readonly unknown[], sent: readonly unknown[]) =>
