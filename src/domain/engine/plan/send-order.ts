@@ -1,7 +1,7 @@
 import type { PlanEntry } from '../types.js';
 
 /**
- * Input indexes of the messages to send, in send order. With `leading` (cache_stable once its core is full): the
+ * Input indexes of the messages to send, in send order. With `leading` (cache_stable's fresh share after its core): the
  * system prompts, the leading messages in their given order, the rest of the kept history in input order, then the
  * current turn. Otherwise the kept history in input order, then the recalled messages (prefix_cache recall,
  * cache_stable's fresh share; input order), then the current turn (from `currentTurnStart`, the last user message).

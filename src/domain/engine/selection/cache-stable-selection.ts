@@ -223,6 +223,43 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
 }
 
 /**
+ * Where the fresh share goes, so that more of this prompt repeats in the next one. Sent after the recent messages
+ * (the default order: returns undefined) while the core has room to take them at the next request and they outweigh
+ * the messages the question picked again (`sticky`): then the core and the recent messages repeat. Otherwise the
+ * order that sends it right after the core (`Selection.leading`): the core with the pinned and tagged messages among
+ * it, in input order, then the messages picked again in the order they were sent, then the other picks in input
+ * order; the recent messages after them. Then the core and the fresh share repeat while the question stays on its
+ * subject. Undefined too when nothing was picked again, or when that order would not open with a user message.
+ */
+function freshAfterCore(plan: {
+  units: readonly SelectionUnit[];
+  open: readonly SelectionUnit[];
+  core: readonly SelectionUnit[];
+  sticky: readonly SelectionUnit[];
+  recalled: readonly number[];
+  kept: readonly boolean[];
+  room: number;
+}): number[] | undefined {
+  const { units, open, core, sticky, recalled, kept, room } = plan;
+  if (sticky.length === 0) return undefined;
+  const tokens = (list: readonly SelectionUnit[]) => list.reduce((sum, unit) => sum + unit.tokens, 0);
+  // The recent messages and the current turn: the units after the newest open one.
+  const newestOpen = open.length > 0 ? open[open.length - 1]!.position : -1;
+  const recent = tokens(units.filter((unit) => unit.position > newestOpen && unit.role !== 'system'));
+  if (tokens(core) + recent <= room && tokens(sticky) < recent) return undefined;
+  const inCore = new Set(core.map((unit) => unit.position));
+  const again = new Set(sticky.map((unit) => unit.position));
+  const leading = [
+    ...units
+      .filter((unit) => inCore.has(unit.position) || (unit.mandatory && unit.position < newestOpen))
+      .map((unit) => unit.position),
+    ...sticky.map((unit) => unit.position),
+    ...recalled.filter((position) => !again.has(position)).sort((a, b) => a - b),
+  ].filter((position) => kept[position]);
+  return units[leading[0]!]?.role === 'user' ? leading : undefined;
+}
+
+/**
  * Cache-stable: a chronological core carried over from the chat's previous prompt (its still-valid prefix, so the
  * provider's prompt cache keeps hitting), plus a fresh share picked for the current question. The core is only
  * appended to: it takes every new turn while it fits its room (the history room minus the fresh share); once full it
@@ -232,9 +269,8 @@ function dropLeadingFresh(units: readonly SelectionUnit[], kept: boolean[], fres
  * current question needs within the low-water mark (`seededCore`), keeping the lead of the old core that is part of
  * it. The fresh share gets at most the room the core leaves: first the messages the previous prompt sent that the
  * question picks again (`stickyFresh`), then the rest filled by weight (recency-boosted) from the messages outside
- * the core that clear `FRESH_THRESHOLD`. It is sent after the recent messages, before the current turn, while the
- * core can take the recent messages next time and they outweigh what was picked again; otherwise right after the
- * core (`Selection.leading`), the recent messages after it.
+ * the core that clear `FRESH_THRESHOLD`. It is sent after the recent messages, before the current turn, or right after
+ * the core, whichever repeats more in the next prompt (`freshAfterCore`).
  */
 export const cacheStableSelection: SelectionAlgorithm = {
   name: 'cache_stable',
@@ -273,37 +309,19 @@ export const cacheStableSelection: SelectionAlgorithm = {
     const before = kept.slice();
     const freshRoom = Math.max(0, available - used);
     const sticky = stickyFresh(fresh, kept, freshRoom, { ids, sequence: previousSequence ?? [] }, { weights, ranking });
-    for (const unit of sticky) kept[unit.position] = true;
-    const stickyTokens = sticky.reduce((sum, unit) => sum + unit.tokens, 0);
+    let stickyTokens = 0;
+    for (const unit of sticky) {
+      kept[unit.position] = true;
+      stickyTokens += unit.tokens;
+    }
     fillByWeight(fresh, weights, freshRoom - stickyTokens, kept, ranking);
     const picked = new Set(
       fresh.filter((unit) => kept[unit.position] && !before[unit.position]).map((unit) => unit.position),
     );
     dropLeadingFresh(units, kept, picked);
     const recalled = [...picked].filter((position) => kept[position]);
-    // Which part repeats in the next prompt: the recent messages, sent right after the core, join it next time while
-    // it has room for them; the messages the question picked again, sent right after the core, repeat while the
-    // question stays on its subject. The fresh share follows the core when the core has no room for the recent
-    // messages or when what the question picked again outweighs them.
-    // (The recent messages and the current turn: the units after the newest open one.)
-    const newestOpen = open.length > 0 ? open[open.length - 1]!.position : -1;
-    let recent = 0;
-    for (const unit of units) if (unit.position > newestOpen && unit.role !== 'system') recent += unit.tokens;
-    if (sticky.length === 0 || (used + recent <= room && stickyTokens < recent))
-      return { kept, notes, prefixReused: carried.reused, recalled };
-    // The fresh share follows the core (with the pinned and tagged messages among it, in input order), the messages
-    // sent last time first in the order they were sent; the recent messages come after it.
-    const inCore = new Set(core.map((unit) => unit.position));
-    const again = new Set(sticky.map((unit) => unit.position));
-    const leading = [
-      ...units
-        .filter((unit) => inCore.has(unit.position) || (unit.mandatory && unit.position < newestOpen))
-        .map((unit) => unit.position),
-      ...sticky.map((unit) => unit.position),
-      ...recalled.filter((position) => !again.has(position)).sort((a, b) => a - b),
-    ].filter((position) => kept[position]);
-    // (A chat must open with a user message: the one sent first otherwise, pinned, say, keeps the order above.)
-    if (units[leading[0]!]?.role !== 'user') return { kept, notes, prefixReused: carried.reused, recalled };
+    const leading = freshAfterCore({ units, open, core, sticky, recalled, kept, room });
+    if (!leading) return { kept, notes, prefixReused: carried.reused, recalled };
     notes.push(
       `cache_stable: ${sticky.length} message(s) picked for the question last time sent again after the core, the recent messages after them`,
     );

@@ -48,8 +48,8 @@ export interface Selection {
   recalled?: number[];
   /**
    * Kept unit positions sent first, in this order, after the system prompts; the other kept history follows in
-   * input order, then the current turn. The part of the prompt expected to repeat next time (cache_stable once its
-   * core is full: the core, then the messages picked for the question, then the recent messages).
+   * input order, then the current turn. The part of the prompt expected to repeat next time (cache_stable when its
+   * fresh share follows the core: the core, then the fresh share; `recalled` then places nothing).
    */
   leading?: number[];
 }
