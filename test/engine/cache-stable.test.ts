@@ -174,6 +174,8 @@ describe.runIf(realDataAvailable(LOCOMO_DEV_PATH, 'cache_stable on the real LoCo
         }
         // The core fills up and then stays; it rarely starts again.
         expect(carried + full).toBeGreaterThan(0);
+        // Both places of the fresh share occur: after the recent messages, and right after the core.
+        expect(afterCore).toBeGreaterThan(0);
         expect(afterCore).toBeLessThan(requests.length);
         expect(full).toBeGreaterThan(0);
         expect(restarts).toBeLessThan(carried + full);
@@ -254,6 +256,7 @@ describe('cache_stable on tool-use chats replayed turn by turn', () => {
     let previous: string[] | undefined;
     let requests = 0;
     let reused = 0;
+    let afterCore = 0;
     for (let end = 2; end <= chat.length; end += 1) {
       if (chat[end - 1]!.role !== 'user') continue;
       const messages: unknown[] = chat.slice(0, end);
@@ -265,6 +268,7 @@ describe('cache_stable on tool-use chats replayed turn by turn', () => {
         previousSequence: previous,
       });
       checkPlan(messages, result, budget);
+      if (result.plan.notes.some((note) => AFTER_CORE_NOTE.test(note))) afterCore += 1;
       // Every tool call sent has all its results right after it, and every result its call.
       const sent = result.messages as Loose[];
       sent.forEach((message, index) => {
@@ -280,6 +284,8 @@ describe('cache_stable on tool-use chats replayed turn by turn', () => {
     }
     expect(requests).toBeGreaterThan(3);
     expect(reused).toBeGreaterThan(requests / 2);
+    // Tool pairs stay whole with the fresh share right after the core too.
+    expect(afterCore).toBeGreaterThan(0);
   });
 });
 
