@@ -48,6 +48,7 @@ function hookOnly(target: IsolationTarget, body: Record<string, unknown>) {
         state: filter.state,
         flags: noFlags(),
         services: target.runtime.services,
+        eventsReachUser: false,
         emit: () => undefined,
         filterId: 'small',
         requestId: 'r',

@@ -202,6 +202,39 @@ describe('accounting outlet', () => {
   });
 });
 
+describe('cost status line', () => {
+  /** The services, with a count of the ledger's spend reads. */
+  function countingSpendReads() {
+    let reads = 0;
+    const ledger = services.ledger;
+    const counted: typeof ledger = {
+      ...ledger,
+      record: (record) => ledger.record(record),
+      spent: (...args) => {
+        reads += 1;
+        return ledger.spent(...args);
+      },
+    };
+    return { services: { ...services, ledger: counted }, reads: () => reads };
+  }
+
+  it("reads the user's spend and reports it when its events reach the chat; over a Pipelines outlet, neither", async () => {
+    const counting = countingSpendReads();
+    const events: unknown[] = [];
+    const emit = (event: unknown) => events.push(event);
+    await outlet(outletBody({ usage: openRouterUsage }), { services: counting.services, emit, eventsReachUser: false });
+    expect(events).toEqual([]);
+    expect(counting.reads()).toBe(0);
+    // Recorded all the same.
+    expect(await services.ledger.spent('u1', 0, NOW + 1)).toBe('0.00522');
+    await outlet(outletBody({ usage: openRouterUsage }, { id: 'a-2' }), { services: counting.services, emit });
+    expect(counting.reads()).toBe(2); // today and this month
+    expect(events).toEqual([
+      { type: 'status', data: { description: expect.stringMatching(/^this reply \$/), done: true } },
+    ]);
+  });
+});
+
 describe('usage line', () => {
   it('appended when show_usage is on, keeping every id and chat field', async () => {
     const body = outletBody({ usage: openRouterUsage });

@@ -124,7 +124,7 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
       return body;
     },
 
-    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId, emit }) {
+    async outlet({ body, user, valves, userValves, state, flags, services, logger, requestId, emit, eventsReachUser }) {
       const priceAs = await withRememberedBaseModel(body, state, services.pricing, logger, baseModels);
       let built = await buildUsageRecord({ body: priceAs, user, pricing: services.pricing, now: now() });
       if (!built) return body;
@@ -207,7 +207,8 @@ export function createAccountingFilter(options: AccountingOptions = {}) {
         'accounting: recorded',
       );
       const status = userValves.cost_status === 'default' ? valves.show_cost_status : userValves.cost_status === 'on';
-      if (status && !record.task && !flags.has('nocost')) {
+      // (Over a Pipelines outlet the line would reach nobody: the spend is not read for it.)
+      if (status && eventsReachUser && !record.task && !flags.has('nocost')) {
         const line = await costStatus(record, user, services, logger);
         if (line) emit({ type: 'status', data: { description: line, done: true } });
       }

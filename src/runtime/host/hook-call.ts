@@ -20,6 +20,8 @@ import { withGroups, type UserGroups } from './open-webui-groups.js';
  */
 export interface HeldEvents {
   hold(user: PipelineUser | null, model: unknown, body: FilterBody, events: readonly FilterEvent[]): Promise<void>;
+  /** Whether events held for a chat of `model` reach its stream (the model is one of Eunoe's pipes). */
+  reaches(model: unknown): boolean;
 }
 
 /** What running one hook needs from the host. */
@@ -163,6 +165,7 @@ export async function callHook(
         requestId: call.requestId,
         hook,
         emit,
+        eventsReachUser: call.emit !== undefined || (hook === 'inlet' && deps.heldEvents?.reaches(body.model) === true),
       },
     }),
   );

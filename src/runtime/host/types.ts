@@ -69,6 +69,12 @@ export type FilterEvent =
 export interface HookArgs<V, U> extends RequestArgs<V, U> {
   /** Report what the hook did (see FilterEvent). Never throws; events past the per-call limit are dropped. */
   emit(event: FilterEvent): void;
+  /**
+   * Whether `emit`'s events reach the person in the chat: the generated Function's answer and a pipe's stream carry
+   * them, and a Pipelines inlet's are held for the chat's stream when its model is one of Eunoe's pipes. False
+   * otherwise (a Pipelines outlet: they are only logged): skip work done only to report.
+   */
+  eventsReachUser: boolean;
   /** Inline `!flag` state for this chat and turn. */
   flags: ActiveFlags;
   filterId: string;

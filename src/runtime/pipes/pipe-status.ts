@@ -79,5 +79,6 @@ export function heldForPipeModels(mailbox: PipeStatusMailbox, registry: ModuleRe
   return {
     hold: (user, model, body, events) =>
       isPipeModel(registry, model) ? mailbox.post(user, body, events) : Promise.resolve(),
+    reaches: (model) => isPipeModel(registry, model),
   };
 }

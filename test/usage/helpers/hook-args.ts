@@ -70,6 +70,8 @@ export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | 
     filterId: string;
     /** Receives the hook's events (FilterEvent); dropped when absent. */
     emit?: (event: FilterEvent) => void;
+    /** Whether the events reach the chat (HookArgs.eventsReachUser); true unless set, as through the Function. */
+    eventsReachUser?: boolean;
   },
 ) {
   return {
@@ -87,5 +89,6 @@ export function hookArgs<V extends AnyValvesSchema, U extends AnyValvesSchema | 
     deadline: Date.now() + 30_000,
     hook: options.hook,
     emit: options.emit ?? (() => undefined),
+    eventsReachUser: options.eventsReachUser ?? true,
   };
 }

@@ -19,6 +19,7 @@ function hookData(args: HookArgs<unknown, unknown>): Record<string, unknown> {
     requestId: args.requestId,
     hook: args.hook,
     deadline: args.deadline,
+    eventsReachUser: args.eventsReachUser,
   };
 }
 
