@@ -27,41 +27,30 @@ describe.each(['off', 'worker'] as const)('HookArgs.eventsReachUser (FILTER_ISOL
   });
   afterAll(async () => runtime?.dispose());
 
+  /** What the reporter filter saw in `hook` for a chat of `model`: over the Pipelines route or the Function's. */
+  async function seen(route: 'pipelines' | 'function', hook: string, model = body.model): Promise<unknown> {
+    const path = route === 'pipelines' ? `/reporter/filter/${hook}` : `/integrations/open-webui/${hook}`;
+    const response = await request(runtime.app)
+      .post(path)
+      .set(runtime.auth)
+      .send({ user, body: { ...body, model } })
+      .expect(200);
+    return route === 'pipelines' ? response.body.reach : response.body.body.reach;
+  }
+
   it('is false on the Pipelines connection when the model is not one of Eunoe pipes, in and out', async () => {
-    for (const hook of ['inlet', 'outlet']) {
-      const response = await request(runtime.app)
-        .post(`/reporter/filter/${hook}`)
-        .set(runtime.auth)
-        .send({ user, body })
-        .expect(200);
-      expect(response.body.reach).toBe(false);
-    }
+    expect(await seen('pipelines', 'inlet')).toBe(false);
+    expect(await seen('pipelines', 'outlet')).toBe(false);
   });
 
   it("is true on a Pipelines inlet when the chat's model is one of Eunoe's pipes: its stream carries the events", async () => {
-    const response = await request(runtime.app)
-      .post('/reporter/filter/inlet')
-      .set(runtime.auth)
-      .send({ user, body: { ...body, model: 'echo' } })
-      .expect(200);
-    expect(response.body.reach).toBe(true);
+    expect(await seen('pipelines', 'inlet', 'echo')).toBe(true);
     // The outlet of the same chat has no such channel.
-    const outlet = await request(runtime.app)
-      .post('/reporter/filter/outlet')
-      .set(runtime.auth)
-      .send({ user, body: { ...body, model: 'echo' } })
-      .expect(200);
-    expect(outlet.body.reach).toBe(false);
+    expect(await seen('pipelines', 'outlet', 'echo')).toBe(false);
   });
 
   it("is true through the generated Function's routes, whose answer carries the events", async () => {
-    for (const hook of ['inlet', 'outlet']) {
-      const response = await request(runtime.app)
-        .post(`/integrations/open-webui/${hook}`)
-        .set(runtime.auth)
-        .send({ user, body })
-        .expect(200);
-      expect(response.body.body.reach).toBe(true);
-    }
+    expect(await seen('function', 'inlet')).toBe(true);
+    expect(await seen('function', 'outlet')).toBe(true);
   });
 });
