@@ -21,8 +21,8 @@ import { validPrefix } from './valid-prefix.js';
  * (the recent messages, then every new message joins the core while it fits), and on chats of long answers the
  * recent messages alone are a third of a 2k prompt, so a core of the newest messages held little that a question needed.
  * What follows the core decides the rest of the reuse: the recent messages change at every request, so once the core
- * cannot take them, a fresh share sent after them was never reused (on the assistant chats at 2k, 4 requests in 6
- * repeated only the core: 37 % of the prompt). The fresh share's messages that the question picks again are sent
+ * cannot take them, a fresh share sent after them is never reused (sent there always, a full core is all that repeats:
+ * 37 % of the prompt on the assistant chats at 2k). The fresh share's messages that the question picks again are sent
  * right after the core, in the order they were sent, so the prompt repeats through them while the question stays on
  * its subject (`STICKY_SLACK`), when that repeats more than the recent messages would.
  */
