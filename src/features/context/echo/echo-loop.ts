@@ -82,14 +82,17 @@ async function readEchoState(state: ScopedState, chatKey: string, logger: Logger
   }
 }
 
-/** The echo boost for this inlet's `messages`; undefined when off, without a chat, with nothing stored or no store. */
-export async function readEchoBoost(args: {
+/** What reading or recording the echo needs: the valve, the chat, its messages and the filter's state. */
+interface EchoArgs {
   enabled: boolean;
   chatKey: string;
   messages: readonly ChatMessage[];
   state: ScopedState;
   logger: Logger;
-}): Promise<EchoBoost | undefined> {
+}
+
+/** The echo boost for this inlet's `messages`; undefined when off, without a chat, with nothing stored or no store. */
+export async function readEchoBoost(args: EchoArgs): Promise<EchoBoost | undefined> {
   if (!args.enabled || !args.chatKey) return undefined;
   return echoBoost(await readEchoState(args.state, args.chatKey, args.logger), turnOf(args.messages));
 }
@@ -113,13 +116,7 @@ function replyEcho(messages: readonly ChatMessage[], reply: ChatMessage): EchoRe
  * the chat's state. Returns the boost the next turn will read (for the ahead-of-time plan), or undefined when off,
  * without a chat or reply, or when nothing was stored.
  */
-export async function recordEcho(args: {
-  enabled: boolean;
-  chatKey: string;
-  messages: readonly ChatMessage[];
-  state: ScopedState;
-  logger: Logger;
-}): Promise<EchoBoost | undefined> {
+export async function recordEcho(args: EchoArgs): Promise<EchoBoost | undefined> {
   const { messages, state, chatKey, logger } = args;
   const reply = messages.at(-1);
   if (!args.enabled || !chatKey || reply?.role !== 'assistant' || messages.length < 2) return undefined;
