@@ -8,6 +8,7 @@ import { chromiumForTests } from '../helpers/chromium.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { fillerText } from '../filters/helpers/flag-chats.js';
+import { syslogText } from '../helpers/syslog.js';
 
 /**
  * The dashboard's Runs view in a real headless Chromium against a real server on loopback, its runs recorded by
@@ -29,7 +30,6 @@ describe('dashboard Runs view in a real browser', () => {
     ]).flat(),
     { role: 'user', content: question },
   ];
-  const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
   /** An earlier turn's tool call and its 2,500-line log, then a question about one line of it. */
   const toolChat = (): ChatMessage[] => [
     { role: 'system', content: 'You are a helpful assistant.' },
@@ -42,9 +42,7 @@ describe('dashboard Runs view in a real browser', () => {
     {
       role: 'tool',
       tool_call_id: 'call_1',
-      content: Array.from({ length: 2500 }, (_, index) =>
-        index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
-      ).join('\n'),
+      content: syslogText(2500, 1300, { sameMinute: true }),
     },
     { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
     { role: 'user', content: 'Which controller overheated, and what was its error code?' },

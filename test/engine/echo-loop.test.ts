@@ -14,23 +14,14 @@ import {
 } from '../../src/domain/engine/index.js';
 import { containsEntity } from '../../src/domain/engine/trim/contains-entity.js';
 import { escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
+import { EVIDENCE, syslogText } from '../helpers/syslog.js';
 
 /** The echo loop's pure parts: entities of a reply, where they came from, decay and bounds, and the boost in planning. */
-
-const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-
-function logText(lines: number, at: number): string {
-  return Array.from({ length: lines }, (_, index) =>
-    index === at
-      ? EVIDENCE
-      : `Dec 04 11:${String(index % 60).padStart(2, '0')}:00 host systemd[1]: Started session ${index} of user root.`,
-  ).join('\n');
-}
 
 const REPLY = 'The nvme0n1 controller overheated and was throttled; its error code was E4217.';
 
 /** A tool turn, the question about it and the reply that answered it (its entities are in one line of the log). */
-function history(log = logText(3000, 1700)): Record<string, unknown>[] {
+function history(log = syslogText(3000, 1700)): Record<string, unknown>[] {
   return [
     { role: 'system', content: 'You are a helpful assistant.' },
     { role: 'user', content: 'Show me the system log of the server.' },
@@ -116,7 +107,7 @@ describe('matchEcho', () => {
   });
 
   it("reads Open WebUI 0.6.x tool-call blocks' decoded results", () => {
-    const block = `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="{}" result="${escapeHtml(JSON.stringify(logText(200, 50)))}" files="" embeds="">\n<summary>Tool Executed</summary>\n</details>`;
+    const block = `<details type="tool_calls" done="true" id="call_1" name="read_log" arguments="{}" result="${escapeHtml(JSON.stringify(syslogText(200, 50)))}" files="" embeds="">\n<summary>Tool Executed</summary>\n</details>`;
     const messages = [
       { role: 'user', content: 'Show me the log.' },
       { role: 'assistant', content: block },

@@ -7,6 +7,7 @@ import {
   planContext,
   validateMessageOrder,
 } from '../../src/domain/engine/index.js';
+import { EVIDENCE, syslogText } from '../helpers/syslog.js';
 
 /**
  * A trimmed copy is the same message as its original: it keeps the original's id (pins, `!weight`, the previous
@@ -14,16 +15,7 @@ import {
  * next turn, and the shared token cache keeps the original's count under that id.
  */
 
-const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
 const QUESTION = 'Which controller overheated, and what was its error code?';
-
-function logText(lines: number, at: number): string {
-  return Array.from({ length: lines }, (_, index) =>
-    index === at
-      ? EVIDENCE
-      : `Dec 04 11:${String(index % 60).padStart(2, '0')}:00 host systemd[1]: Started session ${index} of user root.`,
-  ).join('\n');
-}
 
 function chat(): Record<string, unknown>[] {
   return [
@@ -34,7 +26,7 @@ function chat(): Record<string, unknown>[] {
       content: null,
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{"path":"/log"}' } }],
     },
-    { role: 'tool', tool_call_id: 'call_1', content: logText(3000, 1700) },
+    { role: 'tool', tool_call_id: 'call_1', content: syslogText(3000, 1700) },
     { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
     { role: 'user', content: QUESTION },
   ];

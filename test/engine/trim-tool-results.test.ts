@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countMessageTokens, loadEncoder, planContext, validateMessageOrder } from '../../src/domain/engine/index.js';
 import { detailsResults, escapeHtml, unescapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
+import { EVIDENCE, syslogText } from '../helpers/syslog.js';
 
 /**
  * Long tool results of earlier turns are trimmed to their head, the lines the question needs and their tail.
@@ -15,17 +16,6 @@ import { detailsResults, escapeHtml, unescapeHtml } from '../../src/domain/engin
  *   arguments="{html.escape(json.dumps(arguments))}" result="{html.escape(json.dumps(result, ensure_ascii=False))}"
  *   files="" embeds="…">\n<summary>Tool Executed</summary>\n</details>`.
  */
-
-const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-
-/** A syslog-like result of `lines` lines, the evidence at `at`. */
-function logText(lines: number, at: number): string {
-  return Array.from({ length: lines }, (_, index) =>
-    index === at
-      ? EVIDENCE
-      : `Dec 04 11:${String(index % 60).padStart(2, '0')}:00 host systemd[1]: Started session ${index} of user root.`,
-  ).join('\n');
-}
 
 function toolChat(result: string, name = 'read_log'): Record<string, unknown>[] {
   return [
@@ -46,7 +36,7 @@ const tokensOf = (message: unknown) => countMessageTokens(message, loadEncoder('
 
 describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)', () => {
   it('keeps head, matching line with neighbours and tail, with a marker; the pair stays valid; under budget', () => {
-    const messages = toolChat(logText(3000, 1700));
+    const messages = toolChat(syslogText(3000, 1700));
     const { messages: sent, plan } = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 2000 } });
     const tool = sent.find((message) => (message as { role: string }).role === 'tool') as { content: string };
     expect(tool).toBeDefined();
@@ -74,7 +64,7 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
   });
 
   it('sends every message it does not trim byte for byte (the same objects)', () => {
-    const messages = toolChat(logText(3000, 1700));
+    const messages = toolChat(syslogText(3000, 1700));
     const copy = structuredClone(messages);
     const { messages: sent, plan } = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 2000 } });
     expect(messages).toEqual(copy);
@@ -90,7 +80,7 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
   });
 
   it('never trims inside the running turn: a result after the newest user message is sent whole', () => {
-    const log = logText(3000, 1700);
+    const log = syslogText(3000, 1700);
     const messages = [
       { role: 'user', content: 'Show me yesterday’s log.' },
       {
@@ -98,7 +88,7 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
         content: null,
         tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
       },
-      { role: 'tool', tool_call_id: 'call_0', content: logText(3000, 5) },
+      { role: 'tool', tool_call_id: 'call_0', content: syslogText(3000, 5) },
       { role: 'user', content: 'Which controller overheated, and what was its error code? Read the log.' },
       {
         role: 'assistant',
@@ -114,8 +104,8 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
   });
 
   it('trims earlier turns while the current turn runs its tool loop, and leaves that loop whole', () => {
-    const old = logText(3000, 1700);
-    const fresh = logText(200, 10);
+    const old = syslogText(3000, 1700);
+    const fresh = syslogText(200, 10);
     const messages = [
       ...toolChat(old),
       {
@@ -134,7 +124,7 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
   });
 
   it('leaves results alone when the chat fits the budget, when switched off, and for excluded tools', () => {
-    const messages = toolChat(logText(3000, 1700));
+    const messages = toolChat(syslogText(3000, 1700));
     const trims = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 2000 } });
     expect(trims.plan.entries[3]!.trimmed).toBeDefined();
     const fits = planContext({ messages, model: 'gpt-4o', options: { maxTokens: 200_000 } });
@@ -172,7 +162,7 @@ describe('trimming long tool results (role: "tool" messages, Open WebUI 0.10+)',
 
   it('trims a long pasted text of an earlier turn only when trimLongMessages is on', () => {
     const messages = [
-      { role: 'user', content: `Here is my log:\n${logText(3000, 1700)}` },
+      { role: 'user', content: `Here is my log:\n${syslogText(3000, 1700)}` },
       { role: 'assistant', content: 'Thanks, I read it.' },
       { role: 'user', content: 'Which controller overheated, and what was its error code?' },
     ];
@@ -197,7 +187,7 @@ function detailsMessage(result: string, name = 'read_log'): string {
 
 describe('trimming results inside Open WebUI tool-call blocks (assistant content, 0.6.x)', () => {
   it('cuts the result attribute, keeps the block well-formed and everything outside it byte for byte', () => {
-    const content = detailsMessage(logText(3000, 1700));
+    const content = detailsMessage(syslogText(3000, 1700));
     const messages = [
       { role: 'user', content: 'Show me the system log of the server.' },
       { role: 'assistant', content },
@@ -226,7 +216,7 @@ describe('trimming results inside Open WebUI tool-call blocks (assistant content
   });
 
   it('leaves the blocks of excluded tools and of the current turn whole', () => {
-    const content = detailsMessage(logText(3000, 1700), 'read_log');
+    const content = detailsMessage(syslogText(3000, 1700), 'read_log');
     const messages = [
       { role: 'user', content: 'Show me the system log of the server.' },
       { role: 'assistant', content },
@@ -268,7 +258,7 @@ describe('trimming under many budgets and shapes (seeded)', () => {
       for (let turn = 0; turn < turns; turn += 1) {
         messages.push({ role: 'user', content: `Turn ${turn}: read the log please.` });
         const lines = 200 + Math.floor(next() * 3000);
-        const log = logText(lines, Math.floor(next() * lines));
+        const log = syslogText(lines, Math.floor(next() * lines));
         if (next() < 0.5) {
           const calls = 1 + Math.floor(next() * 2);
           const ids = Array.from({ length: calls }, (_, call) => `call_${turn}_${call}`);

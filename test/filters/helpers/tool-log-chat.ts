@@ -1,5 +1,6 @@
 import { escapeHtml } from '../../../src/domain/engine/trim/details-blocks.js';
 import type { Message } from './flag-chats.js';
+import { EVIDENCE, syslogText } from '../../helpers/syslog.js';
 
 /**
  * A chat whose tool read a 2,500-line system log with one line that answers the question (line 1,300), in both shapes
@@ -7,10 +8,8 @@ import type { Message } from './flag-chats.js';
  * 000032ed1cfec98667bbf62795b0f8e0c76025b5): `role: "tool"` messages after an assistant `tool_calls` message (0.10+)
  * and a `<details type="tool_calls" … result="…">` block inside the assistant's content (0.6.x).
  */
-export const EVIDENCE = 'Dec 04 11:02:17 host kernel: nvme0n1: controller overheated, throttling (error code E4217)';
-export const LOG = Array.from({ length: 2500 }, (_, index) =>
-  index === 1300 ? EVIDENCE : `Dec 04 11:00:00 host systemd[1]: Started session ${index} of user root.`,
-).join('\n');
+export { EVIDENCE };
+export const LOG = syslogText(2500, 1300, { sameMinute: true });
 export const QUESTION = { role: 'user', content: 'Which controller overheated, and what was its error code?' };
 const ASK = { role: 'user', content: 'Show me the system log of the server.' };
 const SEEN = 'The log shows routine session starts and one kernel warning.';
