@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateMessageOrder } from '../../src/domain/engine/index.js';
 import { detailsResults, escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { contextInlet, setContextValves } from './helpers/context-http.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
 import { detailsChat, EVIDENCE, LOG, QUESTION, toolChat } from './helpers/tool-log-chat.js';
 
@@ -21,14 +22,7 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
   const REPLY = { role: 'assistant', content: 'The nvme0n1 controller overheated; its error code was E4217.' };
   const FOLLOW_UP = { role: 'user', content: 'When did that happen? Quote the whole line.' };
 
-  const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
-    const response = await request(runtime.app)
-      .post('/context/filter/inlet')
-      .set(runtime.auth)
-      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-      .expect(200);
-    return response.body.messages as Message[];
-  };
+  const inlet = (messages: Message[], chatId: string) => contextInlet(runtime, messages, chatId, user);
   const outlet = async (messages: Message[], chatId: string): Promise<void> => {
     await request(runtime.app)
       .post('/context/filter/outlet')
@@ -36,15 +30,8 @@ describe('context filter: the echo loop over HTTP (outlet → next inlet)', () =
       .send({ body: { model: 'gpt-4o', chat_id: chatId, messages }, user })
       .expect(200);
   };
-  const setValves = async (values: Record<string, string | number | boolean>) => {
-    const form = Object.fromEntries(
-      Object.entries({ max_tokens: MAX, recent: 2, echo_boost: true, ...values }).map(([key, value]) => [
-        key,
-        String(value),
-      ]),
-    );
-    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
-  };
+  const setValves = (values: Record<string, string | number | boolean>) =>
+    setContextValves(runtime, { max_tokens: MAX, recent: 2, echo_boost: true, ...values });
   /** One turn's inlet and outlet, then the follow-up's inlet: what the follow-up sends. */
   const twoTurns = async (history: Message[], chatId: string): Promise<Message[]> => {
     await inlet(structuredClone(history), chatId);

@@ -5,6 +5,7 @@ import { detailsResults } from '../../src/domain/engine/trim/details-blocks.js';
 import type { RunHead, RunRecord } from '../../src/features/context/runs/run-record.js';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { contextInlet, setContextValves } from './helpers/context-http.js';
 import { promptTokens, type Message } from './helpers/flag-chats.js';
 import { detailsChat, EVIDENCE, QUESTION, toolChat } from './helpers/tool-log-chat.js';
 
@@ -19,14 +20,7 @@ describe('context filter: trimming long tool results over HTTP', () => {
   let runtime: TestRuntime;
   const MAX = 2000;
   const user = { id: 'u-trim', email: 'trim@example.com', name: 'T', role: 'user' };
-  const inlet = async (messages: Message[], chatId: string): Promise<Message[]> => {
-    const response = await request(runtime.app)
-      .post('/context/filter/inlet')
-      .set(runtime.auth)
-      .send({ body: { model: 'gpt-4o', messages, metadata: { chat_id: chatId } }, user })
-      .expect(200);
-    return response.body.messages as Message[];
-  };
+  const inlet = (messages: Message[], chatId: string) => contextInlet(runtime, messages, chatId, user);
   const outlet = async (history: Message[], chatId: string): Promise<string> => {
     const body = {
       model: 'gpt-4o',
@@ -40,15 +34,8 @@ describe('context filter: trimming long tool results over HTTP', () => {
       .expect(200);
     return (response.body.messages as Message[]).at(-1)!.content as string;
   };
-  const setValves = async (values: Record<string, string | number | boolean>) => {
-    const form = Object.fromEntries(
-      Object.entries({ max_tokens: MAX, recent: 2, show_context_note: true, ...values }).map(([key, value]) => [
-        key,
-        String(value),
-      ]),
-    );
-    await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
-  };
+  const setValves = (values: Record<string, string | number | boolean>) =>
+    setContextValves(runtime, { max_tokens: MAX, recent: 2, show_context_note: true, ...values });
 
   beforeAll(async () => {
     runtime = await createTestRuntime({ filters: ['context.ts'] });

@@ -46,3 +46,12 @@ export async function functionInlet(
       .description ?? '';
   return { sent: response.body.body.messages as Message[], status };
 }
+
+/** The context filter's admin valves, sent as the valves form sends them (every value a string). */
+export async function setContextValves(
+  runtime: TestRuntime,
+  values: Record<string, string | number | boolean>,
+): Promise<void> {
+  const form = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
+  await request(runtime.app).post('/context/valves/update').set(runtime.auth).send(form).expect(200);
+}
