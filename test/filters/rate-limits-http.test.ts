@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import { priorSpendOutlet } from '../helpers/server-calls.js';
 
 /**
  * The spend-limit filter's request rate limits (`rate_limits`), independent of money, over HTTP: a sliding window of
@@ -260,19 +261,7 @@ describe('rate limits and a cheaper model with the spend-limit filter in a worke
       .set(runtime.auth)
       .send({
         user,
-        body: {
-          model: 'openai/gpt-4o',
-          id: 'w-seed',
-          messages: [
-            { role: 'user', content: 'hi' },
-            {
-              id: 'w-seed',
-              role: 'assistant',
-              content: 'Hello.',
-              usage: { prompt_tokens: 10, completion_tokens: 5, cost: 0.09 },
-            },
-          ],
-        },
+        body: priorSpendOutlet('w-seed', 0.09),
       })
       .expect(200);
     const switched = await inlet(user, 'w-cheap-1').expect(200);

@@ -61,3 +61,18 @@ export function reportedReplyOutlet(chatId: string) {
     id: 'r-1',
   };
 }
+
+/**
+ * An outlet body of an earlier reply `id` that cost `cost` USD (OpenRouter-style `usage.cost`, 10 + 5 tokens, no
+ * chat): spend a user has already made, before the request a test is about.
+ */
+export function priorSpendOutlet(id: string, cost: number) {
+  return {
+    model: 'openai/gpt-4o',
+    id,
+    messages: [
+      { role: 'user', content: 'hi' },
+      { id, role: 'assistant', content: 'Hello.', usage: { prompt_tokens: 10, completion_tokens: 5, cost } },
+    ],
+  };
+}

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startFakeOpenAI } from './helpers/fake-openai.js';
+import { priorSpendOutlet } from '../helpers/server-calls.js';
 
 /**
  * The `cheaper` soft mode with Eunoe's own openai-proxy manifold (a loopback OpenAI upstream), on Open WebUI's path:
@@ -50,19 +51,7 @@ describe('a cheaper model through the openai-proxy', () => {
       .set(runtime.auth)
       .send({
         user,
-        body: {
-          model: 'openai/gpt-4o',
-          id: 'seed',
-          messages: [
-            { role: 'user', content: 'hi' },
-            {
-              id: 'seed',
-              role: 'assistant',
-              content: 'Hello.',
-              usage: { prompt_tokens: 10, completion_tokens: 5, cost: 0.0009 },
-            },
-          ],
-        },
+        body: priorSpendOutlet('seed', 0.0009),
       })
       .expect(200);
     const messages = [{ role: 'user', content: 'Say hello' }];
