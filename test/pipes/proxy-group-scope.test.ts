@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import type { TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startFakeOpenAI } from './helpers/fake-openai.js';
+import { proxyMoneyRuntime, type ProxyMoneyRuntime } from './helpers/proxy-money-runtime.js';
 
 /**
  * docs/accounting.md, "What counts toward a scope": a direct caller's reply, recorded by the openai-proxy (a loopback
@@ -10,25 +10,17 @@ import { startFakeOpenAI } from './helpers/fake-openai.js';
  */
 describe("the openai-proxy's records count toward the caller's group", () => {
   let runtime: TestRuntime;
-  let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
+  let setup: ProxyMoneyRuntime;
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    runtime = await createTestRuntime({
-      filters: ['openai-proxy.ts', 'accounting.ts', 'spend-limit.ts'],
-      env: { FILTER_ISOLATION: 'off' },
-    });
-    const update = (id: string, values: Record<string, unknown>) =>
-      request(runtime.app).post(`/${id}/valves/update`).set(runtime.auth).send(values).expect(200);
-    await update('openai-proxy', { base_url: fake.url, api_key: 'sk-upstream' });
+    setup = await proxyMoneyRuntime();
+    ({ runtime } = setup);
+    const { update } = setup;
     await update('spend-limit', {
       group_limits: { Team: { monthly_usd: 5 } },
       group_members: { Team: ['u-api-a', 'u-api-b'] },
     });
   });
-  afterAll(async () => {
-    await runtime.dispose();
-    await fake.close();
-  });
+  afterAll(async () => setup?.close());
 
   const records = async (userId: string) =>
     (await request(runtime.app).get(`/usage?user=${userId}`).set(runtime.auth).expect(200)).body.records as Array<{

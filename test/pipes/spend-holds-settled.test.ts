@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRuntime, type TestRuntime } from '../helpers/create-test-runtime.js';
+import type { TestRuntime } from '../helpers/create-test-runtime.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startFakeOpenAI } from './helpers/fake-openai.js';
+import { proxyMoneyRuntime, type ProxyMoneyRuntime } from './helpers/proxy-money-runtime.js';
 
 /**
  * Which reply settles which spend hold, on the two real paths through the openai-proxy manifold (a loopback
@@ -11,24 +11,16 @@ import { startFakeOpenAI } from './helpers/fake-openai.js';
  */
 describe('spend holds are settled by the recorded reply', () => {
   let runtime: TestRuntime;
-  let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
+  let setup: ProxyMoneyRuntime;
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    runtime = await createTestRuntime({
-      filters: ['openai-proxy.ts', 'accounting.ts', 'spend-limit.ts'],
-      env: { FILTER_ISOLATION: 'off' },
-    });
-    const update = (id: string, values: Record<string, unknown>) =>
-      request(runtime.app).post(`/${id}/valves/update`).set(runtime.auth).send(values).expect(200);
-    await update('openai-proxy', { base_url: fake.url, api_key: 'sk-upstream' });
+    setup = await proxyMoneyRuntime();
+    ({ runtime } = setup);
+    const { update } = setup;
     // gpt-4o-mini ($0.15 / $0.60 per M tokens): "Say hello" with the 1,000-token default completion is
     // estimated at ~$0.0006; a $0.001 cap has room for one such request in flight, not two.
     await update('spend-limit', { monthly_limit_usd: 0.001 });
   });
-  afterAll(async () => {
-    await runtime.dispose();
-    await fake.close();
-  });
+  afterAll(async () => setup?.close());
 
   /** The user's live holds in USD (a probe holding nothing, expired at once). */
   const held = async (userId: string) => {
