@@ -14,27 +14,14 @@ import {
 } from '../../src/domain/engine/index.js';
 import { containsEntity } from '../../src/domain/engine/trim/contains-entity.js';
 import { escapeHtml } from '../../src/domain/engine/trim/details-blocks.js';
-import { EVIDENCE, syslogText } from '../helpers/syslog.js';
+import { EVIDENCE, syslogText, syslogToolChat } from '../helpers/syslog.js';
 
 /** The echo loop's pure parts: entities of a reply, where they came from, decay and bounds, and the boost in planning. */
 
 const REPLY = 'The nvme0n1 controller overheated and was throttled; its error code was E4217.';
 
 /** A tool turn, the question about it and the reply that answered it (its entities are in one line of the log). */
-function history(log = syslogText(3000, 1700)): Record<string, unknown>[] {
-  return [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{"path":"/log"}' } }],
-    },
-    { role: 'tool', tool_call_id: 'call_1', content: log },
-    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
-    { role: 'user', content: 'Which controller overheated, and what was its error code?' },
-  ];
-}
+const history = (log?: string): Record<string, unknown>[] => syslogToolChat(log);
 
 /** The chat on the next turn: the reply, then a follow-up that names nothing of the line it is about. */
 function followUp(log?: string): Record<string, unknown>[] {

@@ -7,7 +7,7 @@ import {
   planContext,
   validateMessageOrder,
 } from '../../src/domain/engine/index.js';
-import { EVIDENCE, syslogText } from '../helpers/syslog.js';
+import { EVIDENCE, syslogToolChat } from '../helpers/syslog.js';
 
 /**
  * A trimmed copy is the same message as its original: it keeps the original's id (pins, `!weight`, the previous
@@ -17,20 +17,7 @@ import { EVIDENCE, syslogText } from '../helpers/syslog.js';
 
 const QUESTION = 'Which controller overheated, and what was its error code?';
 
-function chat(): Record<string, unknown>[] {
-  return [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'Show me the system log of the server.' },
-    {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{"path":"/log"}' } }],
-    },
-    { role: 'tool', tool_call_id: 'call_1', content: syslogText(3000, 1700) },
-    { role: 'assistant', content: 'The log shows routine session starts and one kernel warning.' },
-    { role: 'user', content: QUESTION },
-  ];
-}
+const chat = (): Record<string, unknown>[] => syslogToolChat();
 
 const tool = (messages: readonly unknown[]) =>
   messages.find((message) => (message as { role: string }).role === 'tool') as { content: string };
